@@ -1,0 +1,332 @@
+// Command fcp copies files and trees into FAT images, out of them, and
+// within or between them, with mtools' addressing (-i IMAGE ::/path, or
+// IMAGE::/path) and cp's rules.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"ftools/cmd/internal/cmdutil"
+	"ftools/pkg/fat"
+	fio "ftools/pkg/io"
+)
+
+func main() { cmdutil.Main(run) }
+
+func flags() []cli.Flag {
+	fl := []cli.Flag{
+		&cli.StringFlag{Name: "image", Aliases: []string{"i"}, Usage: "the image that `IMAGE` paths starting with :: refer to"},
+		&cli.BoolFlag{Name: "recursive", Aliases: []string{"r", "R", "s"}, Usage: "copy directories and their contents"},
+		&cli.BoolFlag{Name: "preserve", Aliases: []string{"p"}, Value: true, Usage: "keep modification times (the default)"},
+		&cli.BoolFlag{Name: "no-preserve", Usage: "stamp copies with the current time"},
+		&cli.BoolFlag{Name: "no-clobber", Aliases: []string{"n"}, Usage: "do not overwrite existing files"},
+		&cli.BoolFlag{Name: "no-progress", Usage: "never draw a progress bar"},
+	}
+	fl = append(fl, cmdutil.ImageFlags()...)
+	fl = append(fl, cmdutil.IOFlags(true)...)
+	return append(fl, cmdutil.OutputFlags()...)
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	app := cmdutil.NewApp("fcp", "copy files and trees into, out of and within FAT images",
+		"fcp [flags] SOURCE... DEST\n\nPaths inside an image are written ::/path (with -i IMAGE) or IMAGE::/path;\nIMAGE may be PATH@@OFFSET. Other paths are host paths.", stdout, stderr)
+	app.Flags = flags()
+	app.Action = func(c *cli.Context) error {
+		if err := cmdutil.NeedArgs(c, 2, -1); err != nil {
+			return err
+		}
+		return fcp(c, stdout, stderr)
+	}
+	return app.Run(args)
+}
+
+// report is fcp --json's output.
+type report struct {
+	Files   int        `json:"files"`
+	Dirs    int        `json:"dirs"`
+	Bytes   int64      `json:"bytes"`
+	Skipped []string   `json:"skipped"`
+	Failed  int        `json:"failed"`
+	Error   string     `json:"error,omitempty"`
+	Stats   *fio.Stats `json:"stats,omitempty"`
+}
+
+func fcp(c *cli.Context, stdout, stderr io.Writer) error {
+	args := c.Args().Slice()
+	defImage := c.String("image")
+	var srcs []operand
+	for _, a := range args[:len(args)-1] {
+		op, err := parseOperand(a, defImage)
+		if err != nil {
+			return err
+		}
+		srcs = append(srcs, op)
+	}
+	dst, err := parseOperand(args[len(args)-1], defImage)
+	if err != nil {
+		return err
+	}
+	anyImage := dst.inImage()
+	for _, s := range srcs {
+		anyImage = anyImage || s.inImage()
+	}
+	if !anyImage {
+		return errors.New("neither a SOURCE nor DEST is inside an image (write ::/path with -i IMAGE, or IMAGE::/path); use cp for host copies")
+	}
+	imgs, err := openImages(c, srcs, dst)
+	if err != nil {
+		return err
+	}
+	preserve := c.Bool("preserve") && !c.Bool("no-preserve")
+	sideOf := func(op operand) any {
+		if op.inImage() {
+			return volSide{vol: imgs[op.image].vol, preserve: preserve}
+		}
+		return hostSide{preserve: preserve}
+	}
+	explicit := func(op operand) bool { return !strings.HasPrefix(op.raw, "::") }
+	show := func(op operand, p string) string {
+		if op.inImage() {
+			return volPathShow(op.image, p, explicit(op))
+		}
+		return p
+	}
+
+	ioSize := fio.DefaultIOSize
+	for _, im := range imgs {
+		ioSize = im.dev.IOSize()
+		break
+	}
+	cp := &copier{
+		recursive: c.Bool("recursive"),
+		noClobber: c.Bool("no-clobber"),
+		buf:       make([]byte, ioSize),
+		warn:      func(f string, a ...any) { fmt.Fprintf(stderr, "fcp: "+f+"\n", a...) },
+		progress:  func(int64) {},
+	}
+
+	// Expand wildcards in image sources.
+	var expanded []end
+	var opErrs []error
+	for _, s := range srcs {
+		ends, err := expand(s, sideOf(s), show)
+		if err != nil {
+			opErrs = append(opErrs, err)
+			continue
+		}
+		expanded = append(expanded, ends...)
+	}
+
+	bar := newBar(c, stderr, expanded)
+	if bar != nil {
+		cp.progress = func(n int64) { bar.Add64(n) }
+	}
+
+	dstSide := sideOf(dst)
+	dstEnd := end{dstSide, dst.path, show(dst, dst.path)}
+	runErr := cp.copyAll(expanded, dstEnd, dst, len(srcs) > 1)
+	if bar != nil {
+		bar.Finish()
+		fmt.Fprintln(stderr)
+	}
+	closeErr := closeImages(imgs)
+
+	var stop *errStop
+	var errs []error
+	errs = append(errs, opErrs...)
+	if runErr != nil && !errors.Is(runErr, errReported) {
+		errs = append(errs, runErr)
+	}
+	if closeErr != nil {
+		errs = append(errs, closeErr)
+	}
+	failed := len(errs) > 0 || errors.Is(runErr, errReported) || cp.failed > 0
+	if c.Bool(cmdutil.FlagJSON) {
+		rep := report{Files: cp.files, Dirs: cp.dirs, Bytes: cp.bytes, Skipped: cp.skipped, Failed: cp.failed + len(errs)}
+		if rep.Skipped == nil {
+			rep.Skipped = []string{}
+		}
+		if len(errs) > 0 {
+			rep.Error = errors.Join(errs...).Error()
+		}
+		if c.Bool(cmdutil.FlagStats) {
+			st := totalStats(imgs)
+			rep.Stats = &st
+		}
+		cmdutil.PrintJSON(stdout, rep)
+	} else if c.Bool(cmdutil.FlagStats) {
+		st := totalStats(imgs)
+		st.WriteTo(stderr)
+	}
+	if !failed {
+		return nil
+	}
+	if errors.As(runErr, &stop) && len(errs) == 1 {
+		return stop.err
+	}
+	if len(errs) == 0 {
+		return cmdutil.Exit(1, nil)
+	}
+	return errors.Join(errs...)
+}
+
+// copyAll copies each source to the destination with cp's rules: into DEST
+// when it is a directory (or several sources are given, or DEST ends in a
+// slash), else as DEST.
+func (cp *copier) copyAll(srcs []end, dst end, dstOp operand, many bool) error {
+	ds := dst.dst()
+	dfi, err := ds.stat(dst.path)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	intoDir := many || dstOp.slash || (exists && dfi.IsDir())
+	if exists && !dfi.IsDir() && (many || dstOp.slash) {
+		return fmt.Errorf("target '%s' is not a directory", dst.show)
+	}
+	if !exists {
+		parent := parentPath(dst)
+		if intoDir {
+			parent = dst.path
+		}
+		if pfi, perr := ds.stat(parent); perr != nil || !pfi.IsDir() {
+			if !cp.recursive {
+				what := dst.show
+				if !intoDir {
+					what = parent
+				}
+				return fmt.Errorf("cannot create '%s': directory '%s' does not exist (give -r to create it)", dst.show, what)
+			}
+			if err := ds.mkdirAll(parent, zeroTime); err != nil {
+				return cp.fatal(fmt.Errorf("cannot create directory '%s': %w", parent, err))
+			}
+		}
+	}
+	var firstErr error
+	for _, s := range srcs {
+		target := dst
+		sfi, err := s.src().stat(s.path)
+		if err != nil {
+			firstErr = keep(firstErr, fmt.Errorf("cannot stat '%s': %w", s.show, err))
+			cp.failed++
+			continue
+		}
+		contents := sfi.IsDir() && s.contents()
+		if intoDir && !contents {
+			name := s.src().base(s.path)
+			if why := ds.nameProblem(name); why != "" {
+				cp.warn("skipping '%s': the name %q %s", s.show, name, why)
+				cp.skipped = append(cp.skipped, s.show)
+				continue
+			}
+			target = end{dst.side, ds.join(dst.path, name), ds.join(dst.show, name)}
+		}
+		if sameFile(s, target) {
+			firstErr = keep(firstErr, fmt.Errorf("'%s' and '%s' are the same file", s.show, target.show))
+			continue
+		}
+		if sfi.IsDir() && inside(s, target) {
+			firstErr = keep(firstErr, fmt.Errorf("cannot copy a directory, '%s', into itself, '%s'", s.show, target.show))
+			continue
+		}
+		if contents {
+			if !cp.recursive {
+				firstErr = keep(firstErr, fmt.Errorf("-r not specified; omitting directory '%s'", s.show))
+				continue
+			}
+			err = cp.copyDir(end{s.side, s.path, s.show}, target, sfi)
+		} else {
+			err = cp.copyTo(s, target)
+		}
+		if err != nil {
+			var stop *errStop
+			if errors.As(err, &stop) {
+				return err
+			}
+			if !errors.Is(err, errReported) {
+				cp.warn("%v", err)
+			}
+			cp.failed++
+			firstErr = keep(firstErr, errReported)
+		}
+	}
+	if firstErr != nil && !errors.Is(firstErr, errReported) {
+		cp.warn("%v", firstErr)
+		return errReported
+	}
+	return firstErr
+}
+
+func keep(first, err error) error {
+	if first != nil {
+		return first
+	}
+	return err
+}
+
+// contents reports whether a source operand asks for a directory's contents.
+func (e end) contents() bool {
+	return strings.HasSuffix(e.show, "/.") || e.show == "." || strings.HasSuffix(e.show, "::/") || e.show == "::/"
+}
+
+func parentPath(e end) string { return path.Dir(e.path) }
+
+// sameFile and inside compare two ends on the same volume.
+func sameFile(a, b end) bool {
+	va, ok1 := a.side.(volSide)
+	vb, ok2 := b.side.(volSide)
+	return ok1 && ok2 && va.vol == vb.vol && strings.EqualFold(a.path, b.path)
+}
+
+func inside(a, b end) bool {
+	va, ok1 := a.side.(volSide)
+	vb, ok2 := b.side.(volSide)
+	if !ok1 || !ok2 || va.vol != vb.vol {
+		return false
+	}
+	ap, bp := strings.ToLower(a.path), strings.ToLower(b.path)
+	return ap == "." || strings.HasPrefix(bp, ap+"/")
+}
+
+// expand turns an image source with wildcards in its last element into the
+// matching entries (matched case-insensitively, as FAT names are).
+func expand(op operand, side any, show func(operand, string) string) ([]end, error) {
+	base := path.Base(op.path)
+	s := side.(source)
+	if !op.inImage() || !strings.ContainsAny(base, "*?[") {
+		sh := show(op, op.path)
+		if op.contents && op.inImage() {
+			sh = strings.TrimSuffix(sh, "/") + "/."
+		} else if op.contents {
+			sh = op.raw
+		}
+		return []end{{side, op.path, sh}}, nil
+	}
+	dir := path.Dir(op.path)
+	ents, err := s.readDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("cannot list '%s': %w", show(op, dir), err)
+	}
+	pat := fat.FoldName(base)
+	if _, err := path.Match(pat, ""); err != nil {
+		return nil, fmt.Errorf("bad pattern '%s': %w", op.raw, err)
+	}
+	var out []end
+	for _, e := range ents {
+		if ok, _ := path.Match(pat, fat.FoldName(e.Name())); ok {
+			p := side.(source).join(dir, e.Name())
+			out = append(out, end{side, p, show(op, p)})
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no match for '%s'", op.raw)
+	}
+	return out, nil
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"ftools/cmd/internal/cmdutil"
+
+	"ftools/pkg/fat"
+	fio "ftools/pkg/io"
+)
+
+// params turns fmkfs's flags into format parameters. Values not given stay
+// zero, which Plan reads as "as mkfs.fat would choose".
+func params(c *cli.Context) (fat.FormatParams, error) {
+	p := fat.FormatParams{AlignData: true}
+	switch t := c.Int("fat"); t {
+	case 0:
+	case 12, 16, 32:
+		p.Type = fat.Type(t)
+	default:
+		return p, fmt.Errorf("--fat %d: FAT types are 12, 16 and 32", t)
+	}
+	p.SectorSize = c.Int("sector-size")
+	if c.IsSet("cluster-size") {
+		n, err := fio.ParseSize(c.String("cluster-size"))
+		if err != nil {
+			return p, fmt.Errorf("--cluster-size: %w", err)
+		}
+		if n <= 0 || n > 1<<30 {
+			return p, fmt.Errorf("--cluster-size %s: out of range", c.String("cluster-size"))
+		}
+		p.ClusterSize = int(n)
+	}
+	p.SectorsPerCluster = c.Int("sectors-per-cluster")
+	p.ReservedSectors = c.Int("reserved")
+	p.NumFATs = c.Int("fats")
+	p.RootEntries = c.Int("root-entries")
+	p.Label = c.String("label")
+	if c.IsSet("media") {
+		n, err := strconv.ParseUint(c.String("media"), 0, 8)
+		if err != nil {
+			return p, fmt.Errorf("--media %q: want a byte such as 0xF8", c.String("media"))
+		}
+		if n != 0xF0 && n < 0xF8 {
+			return p, fmt.Errorf("--media 0x%02X: the media byte must be 0xF0 or 0xF8..0xFF", n)
+		}
+		p.Media = uint8(n)
+	}
+	if c.IsSet("hidden") {
+		n, err := strconv.ParseUint(c.String("hidden"), 0, 32)
+		if err != nil {
+			return p, fmt.Errorf("--hidden %q: want a sector count", c.String("hidden"))
+		}
+		p.HiddenSectors = uint32(n)
+	}
+	for _, bad := range []struct {
+		name string
+		v    int
+	}{{"sector-size", p.SectorSize}, {"sectors-per-cluster", p.SectorsPerCluster}, {"reserved", p.ReservedSectors}, {"fats", p.NumFATs}, {"root-entries", p.RootEntries}} {
+		if bad.v < 0 {
+			return p, fmt.Errorf("--%s %d: must not be negative", bad.name, bad.v)
+		}
+	}
+	p.AllowSmallFAT32 = c.Bool(cmdutil.FlagForce)
+	id, err := volumeID(c)
+	if err != nil {
+		return p, err
+	}
+	p.VolumeID = id
+	return p, nil
+}
+
+// volumeID is --volume-id, else derived from SOURCE_DATE_EPOCH (so that
+// reproducible builds give identical images), else random.
+func volumeID(c *cli.Context) (uint32, error) {
+	if c.IsSet("volume-id") {
+		n, err := strconv.ParseUint(c.String("volume-id"), 16, 32)
+		if err != nil {
+			return 0, fmt.Errorf("--volume-id %q: want up to 8 hex digits", c.String("volume-id"))
+		}
+		return uint32(n), nil
+	}
+	if t, ok := cmdutil.SourceDateEpoch(); ok {
+		return uint32(t.Unix()), nil
+	}
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return uint32(time.Now().UnixNano()), nil
+	}
+	return binary.LittleEndian.Uint32(b[:]), nil
+}

@@ -1,0 +1,149 @@
+// Package cmdutil holds what every ftools command shares: the urfave/cli
+// application skeleton, the image, I/O and output flags, exit codes, --stats
+// and --json output, and the progress bar. Commands stay thin: they parse
+// flags here, call pkg/fat, and print.
+package cmdutil
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"github.com/urfave/cli/v2"
+)
+
+// ExitError carries a specific exit status (fverify's 4 and 8, 130 on
+// SIGINT). A nil Err exits with Code without printing anything.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Exit wraps err so that the command exits with code.
+func Exit(code int, err error) error { return &ExitError{Code: code, Err: err} }
+
+// RunFunc is the shape of every command's run function: tests call it
+// directly with their own writers.
+type RunFunc func(args []string, stdout, stderr io.Writer) error
+
+// Main runs run with the process's arguments and streams, prints its error
+// prefixed with the command name, and exits with the right status.
+func Main(run RunFunc) {
+	err := run(os.Args, os.Stdout, os.Stderr)
+	os.Exit(Report(os.Stderr, progName(), err))
+}
+
+// Report prints err (if any) as "name: message" on w and returns the exit
+// status for it: 0 for nil, the ExitError's code, else 1.
+func Report(w io.Writer, name string, err error) int {
+	if err == nil {
+		return 0
+	}
+	code := 1
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		code = ee.Code
+		if ee.Err == nil {
+			return code
+		}
+	}
+	fmt.Fprintf(w, "%s: %v\n", name, err)
+	return code
+}
+
+func progName() string {
+	if len(os.Args) > 0 {
+		return baseName(os.Args[0])
+	}
+	return "ftools"
+}
+
+func baseName(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '/' {
+			return p[i+1:]
+		}
+	}
+	return p
+}
+
+// NewApp returns a urfave/cli application with the conventions all ftools
+// commands share: output to the given writers, no exit from inside the
+// library, --version from the build information, shell completion.
+func NewApp(name, usage, usageText string, stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:                 name,
+		Usage:                usage,
+		UsageText:            usageText,
+		Version:              Version(),
+		Writer:               stdout,
+		ErrWriter:            stderr,
+		HideHelpCommand:      true,
+		EnableBashCompletion: true,
+		ExitErrHandler:       func(*cli.Context, error) {},
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return fmt.Errorf("%w (see '%s --help')", err, name)
+		},
+	}
+}
+
+// Version is the module version and VCS revision this binary was built from.
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = "+dirty"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev != "" {
+		v += " " + rev + modified
+	}
+	return v
+}
+
+// PrintJSON writes v as indented JSON followed by a newline.
+func PrintJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// NeedArgs checks the number of positional arguments.
+func NeedArgs(c *cli.Context, min, max int) error {
+	n := c.NArg()
+	if n < min || (max >= 0 && n > max) {
+		if n < min {
+			return fmt.Errorf("missing operand (see '%s --help')", c.App.Name)
+		}
+		return fmt.Errorf("too many operands: %q (see '%s --help')", c.Args().Slice()[max:], c.App.Name)
+	}
+	return nil
+}

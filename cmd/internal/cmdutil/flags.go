@@ -1,0 +1,113 @@
+package cmdutil
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	fio "ftools/pkg/io"
+)
+
+// Flag names shared by the commands; man pages and completion use them too.
+const (
+	FlagSync      = "sync"
+	FlagStats     = "stats"
+	FlagJSON      = "json"
+	FlagIOSize    = "io-size"
+	FlagBuffered  = "buffered"
+	FlagPartition = "partition"
+	FlagForce     = "force"
+)
+
+// OutputFlags are --stats and --json, which every command takes.
+func OutputFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: FlagStats, Usage: "print what reached the device on stderr: requests, bytes, average size, flushes, time"},
+		&cli.BoolFlag{Name: FlagJSON, Usage: "print the result (and the I/O statistics) as one JSON object"},
+	}
+}
+
+// IOFlags are the block I/O flags: --io-size and --buffered, plus --sync
+// for commands that write.
+func IOFlags(write bool) []cli.Flag {
+	fl := []cli.Flag{
+		&cli.StringFlag{Name: FlagIOSize, Value: "4M", Usage: "largest read or write request (`SIZE`, K/M suffixes)"},
+		&cli.BoolFlag{Name: FlagBuffered, Usage: "use buffered I/O instead of O_DIRECT"},
+	}
+	if write {
+		fl = append(fl, &cli.StringFlag{Name: FlagSync, Value: fio.DefaultSync.String(),
+			Usage: "flush policy: none, close (one flush at the end), file (after each file), always (O_DSYNC)"})
+	}
+	return fl
+}
+
+// ImageFlags are the flags that locate a volume: --partition.
+func ImageFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: FlagPartition, Usage: "use partition `N` (1-based) of an MBR or GPT table"},
+	}
+}
+
+// DeviceOptions builds pkg/io options from the shared flags.
+func DeviceOptions(c *cli.Context, write bool) (fio.Options, error) {
+	o := fio.Options{Write: write, Sync: fio.DefaultSync}
+	if c.IsSet(FlagIOSize) || c.String(FlagIOSize) != "" {
+		n, err := fio.ParseSize(c.String(FlagIOSize))
+		if err != nil {
+			return o, fmt.Errorf("--io-size: %w", err)
+		}
+		if n < 4096 || n > 1<<30 || n%4096 != 0 {
+			return o, fmt.Errorf("--io-size %s: must be a multiple of 4 KiB between 4 KiB and 1 GiB", c.String(FlagIOSize))
+		}
+		o.IOSize = int(n)
+	}
+	o.Buffered = c.Bool(FlagBuffered)
+	if write && c.String(FlagSync) != "" {
+		p, err := fio.ParseSyncPolicy(c.String(FlagSync))
+		if err != nil {
+			return o, fmt.Errorf("--sync: %w", err)
+		}
+		o.Sync = p
+	}
+	o.Partition = c.Int(FlagPartition)
+	if o.Partition < 0 {
+		return o, fmt.Errorf("--partition %d: partitions are numbered from 1", o.Partition)
+	}
+	o.Force = c.Bool(FlagForce)
+	return o, nil
+}
+
+// OpenImage opens an image spec (PATH or PATH@@OFFSET) with the shared flags.
+func OpenImage(c *cli.Context, spec string, write bool) (*fio.Device, error) {
+	path, off, err := fio.ParseImageSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	o, err := DeviceOptions(c, write)
+	if err != nil {
+		return nil, err
+	}
+	o.Offset = off
+	return Open(path, o)
+}
+
+// Open opens a device with pkg/io and says which flag gets past a refusal.
+func Open(path string, o fio.Options) (*fio.Device, error) {
+	d, err := fio.Open(path, o)
+	if errors.Is(err, fio.ErrPartitioned) {
+		return nil, fmt.Errorf("%w; give --partition N, or --force to use the whole disk", err)
+	}
+	return d, err
+}
+
+// PrintStats writes the device's statistics to w when --stats is set and
+// --json is not (JSON output carries them instead).
+func PrintStats(c *cli.Context, w io.Writer, dev *fio.Device) {
+	if dev == nil || !c.Bool(FlagStats) || c.Bool(FlagJSON) {
+		return
+	}
+	st := dev.Stats()
+	st.WriteTo(w)
+}

@@ -1,0 +1,256 @@
+package fat
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+)
+
+// MaxDirEntries is the most 32-byte slots one directory may hold: FAT
+// limits a directory to 2 MiB (65,536 entries).
+const MaxDirEntries = 65536
+
+// dir is a directory loaded whole into memory: its raw slots, its records
+// by folded name, and the set of its short names, so that adding a name
+// costs O(1) however many names share a prefix.
+type dir struct {
+	v      *Volume
+	first  Cluster   // first cluster; 0 for the FAT12/16 fixed root
+	chain  []Cluster // the directory's clusters (nil for the fixed root)
+	raw    []byte
+	recs   []*Record          // in slot order; removed ones are nil
+	byName map[string]*Record // FoldName of long and short names
+	shorts *ShortNameSet
+	dirty  map[int]struct{} // sectors of raw to write back
+	end    int              // index of the end-marker slot (len(raw)/32 if none)
+	hint   int              // no free run starts before this slot
+}
+
+// isRoot reports whether d is the volume's root directory.
+func (d *dir) isRoot() bool {
+	return d.first == 0 || d.first == d.v.layout.RootCluster && d.v.layout.Type == FAT32
+}
+
+// loadDir reads the directory whose first cluster is first (0: fixed root).
+func (v *Volume) loadDir(first Cluster) (*dir, error) {
+	if d, ok := v.dirs[first]; ok {
+		return d, nil
+	}
+	l := v.layout
+	d := &dir{v: v, first: first, dirty: map[int]struct{}{}}
+	if first == 0 {
+		if l.Type == FAT32 {
+			return nil, fmt.Errorf("%w: FAT32 has no fixed root directory", ErrCorrupt)
+		}
+		d.raw = make([]byte, l.RootDirSize)
+		if _, err := v.dev.ReadAt(d.raw, l.RootDirOffset); err != nil {
+			return nil, fmt.Errorf("fat: reading the root directory: %w", err)
+		}
+	} else {
+		chain, err := Chain(v.table, first)
+		if err != nil {
+			return nil, fmt.Errorf("fat: directory at cluster %d: %w", first, err)
+		}
+		if int64(len(chain))*l.ClusterSize > MaxDirEntries*DirEntrySize {
+			return nil, &FormatError{Structure: "directory", Field: "cluster chain", Offset: l.ClusterOffset(first), Value: len(chain),
+				Msg: fmt.Sprintf("is longer than FAT's limit of %d entries", MaxDirEntries), Err: ErrCorrupt}
+		}
+		d.chain = chain
+		d.raw = make([]byte, int64(len(chain))*l.ClusterSize)
+		if err := v.readClusters(d.raw, chain); err != nil {
+			return nil, fmt.Errorf("fat: reading the directory at cluster %d: %w", first, err)
+		}
+	}
+	recs, _ := ParseDir(d.raw)
+	d.byName = make(map[string]*Record, 2*len(recs))
+	d.shorts = NewShortNameSet()
+	for i := range recs {
+		r := &recs[i]
+		d.recs = append(d.recs, r)
+		d.shorts.Add(r.Short)
+		if r.Entry.IsLabel() || r.Short == DotName || r.Short == DotDotName {
+			continue
+		}
+		d.index(r)
+	}
+	d.end = len(d.raw) / DirEntrySize
+	for i := 0; i < len(d.raw); i += DirEntrySize {
+		if d.raw[i] == SlotEnd {
+			d.end = i / DirEntrySize
+			break
+		}
+	}
+	v.dirs[first] = d
+	return d, nil
+}
+
+func (d *dir) index(r *Record) {
+	d.byName[FoldName(r.Name)] = r
+	d.byName[FoldName(r.Short.String())] = r
+}
+
+// lookup finds a member by name, case-insensitively, by long or short name.
+func (d *dir) lookup(name string) *Record {
+	return d.byName[FoldName(name)]
+}
+
+// list returns the members, without ".", ".." and the volume label.
+func (d *dir) list() []*Record {
+	out := make([]*Record, 0, len(d.recs))
+	for _, r := range d.recs {
+		if r == nil || r.Entry.IsLabel() || r.Short == DotName || r.Short == DotDotName {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// add stores a new member named name with entry e (its Name and NTRes are
+// filled in here) and returns its record.
+func (d *dir) add(name string, e DirEntry) (*Record, error) {
+	if err := ValidateLongName(name); err != nil {
+		return nil, err
+	}
+	if d.lookup(name) != nil {
+		return nil, fs.ErrExist
+	}
+	info, err := MakeShortName(name, d.shorts)
+	if err != nil {
+		return nil, err
+	}
+	e.Name, e.NTRes = info.Short, info.NTRes
+	slots, err := EncodeRecord(name, info, e)
+	if err != nil {
+		return nil, err
+	}
+	n := len(slots) / DirEntrySize
+	pos := FindFreeSlots(d.raw, n, d.hint)
+	for pos < 0 || pos+n > len(d.raw)/DirEntrySize {
+		if err := d.grow(); err != nil {
+			return nil, err
+		}
+		pos = FindFreeSlots(d.raw, n, d.hint)
+	}
+	copy(d.raw[pos*DirEntrySize:], slots)
+	d.markDirty(pos, n)
+	if pos+n > d.end {
+		// Slots past the old end marker may hold garbage: keep an explicit
+		// end marker right after the new record.
+		d.end = pos + n
+		if d.end < len(d.raw)/DirEntrySize {
+			clear(d.raw[d.end*DirEntrySize : (d.end+1)*DirEntrySize])
+			d.markDirty(d.end, 1)
+		}
+	}
+	if pos == d.hint {
+		d.hint = pos + n
+	}
+	r := &Record{Name: name, Short: info.Short, Entry: e, Slot: pos, Slots: n, HasLong: info.NeedLong}
+	if !info.NeedLong {
+		r.Name = info.Short.Display(info.NTRes)
+	}
+	d.insertSorted(r)
+	d.shorts.Add(info.Short)
+	d.index(r)
+	return r, nil
+}
+
+func (d *dir) insertSorted(r *Record) {
+	i := sort.Search(len(d.recs), func(i int) bool { return d.recs[i] != nil && d.recs[i].Slot > r.Slot })
+	d.recs = append(d.recs, nil)
+	copy(d.recs[i+1:], d.recs[i:])
+	d.recs[i] = r
+}
+
+// update rewrites r's short entry in place (size, cluster, times).
+func (d *dir) update(r *Record) {
+	slot := r.Slot + r.Slots - 1
+	r.Entry.Encode(d.raw[slot*DirEntrySize:])
+	d.markDirty(slot, 1)
+}
+
+// remove marks r's slots deleted.
+func (d *dir) remove(r *Record) {
+	MarkDeleted(d.raw, *r)
+	d.markDirty(r.Slot, r.Slots)
+	for i, x := range d.recs {
+		if x == r {
+			d.recs[i] = nil
+			break
+		}
+	}
+	if d.byName[FoldName(r.Name)] == r {
+		delete(d.byName, FoldName(r.Name))
+	}
+	if d.byName[FoldName(r.Short.String())] == r {
+		delete(d.byName, FoldName(r.Short.String()))
+	}
+	d.shorts.Remove(r.Short)
+	if r.Slot < d.hint {
+		d.hint = r.Slot
+	}
+}
+
+// ErrDirFull is returned when a directory cannot take another name.
+var ErrDirFull = errors.New("fat: directory is full")
+
+// grow adds a zeroed cluster to a chained directory. The new cluster's
+// zeros go out with the data, before the FAT links it in.
+func (d *dir) grow() error {
+	l := d.v.layout
+	if d.first == 0 {
+		return fmt.Errorf("%w: the %s root directory holds at most %d entries", ErrDirFull, l.Type, l.RootDirSize/DirEntrySize)
+	}
+	if int64(len(d.raw))+l.ClusterSize > MaxDirEntries*DirEntrySize {
+		return fmt.Errorf("%w: a FAT directory holds at most %d entries", ErrDirFull, MaxDirEntries)
+	}
+	exts, err := d.v.allocate(1, d.chain[len(d.chain)-1])
+	if err != nil {
+		return err
+	}
+	c := exts[0].Start
+	zero := make([]byte, l.ClusterSize)
+	if err := d.v.writeData(l.ClusterOffset(c), zero); err != nil {
+		return err
+	}
+	d.chain = append(d.chain, c)
+	d.raw = append(d.raw, zero...)
+	return nil
+}
+
+func (d *dir) markDirty(slot, n int) {
+	per := int(d.v.layout.SectorSize) / DirEntrySize
+	for s := slot / per; s <= (slot+n-1)/per; s++ {
+		d.dirty[s] = struct{}{}
+	}
+	d.v.dirtyDirs[d.first] = d
+}
+
+// offsetOf maps a byte offset inside the directory to the device.
+func (d *dir) offsetOf(off int64) int64 {
+	if d.first == 0 {
+		return d.v.layout.RootDirOffset + off
+	}
+	cs := d.v.layout.ClusterSize
+	return d.v.layout.ClusterOffset(d.chain[off/cs]) + off%cs
+}
+
+// flush queues the dirty sectors into b.
+func (d *dir) flush(b interface{ Write(int64, []byte) error }) error {
+	ss := d.v.layout.SectorSize
+	secs := make([]int, 0, len(d.dirty))
+	for s := range d.dirty {
+		secs = append(secs, s)
+	}
+	sort.Ints(secs)
+	for _, s := range secs {
+		off := int64(s) * ss
+		if err := b.Write(d.offsetOf(off), d.raw[off:off+ss]); err != nil {
+			return err
+		}
+	}
+	clear(d.dirty)
+	return nil
+}

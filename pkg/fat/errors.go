@@ -1,0 +1,67 @@
+package fat
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors. Every error this package returns for bad on-disk data or
+// bad parameters wraps one of them, so callers can test with errors.Is.
+var (
+	// ErrNotFAT means the data does not look like a FAT file system at all.
+	ErrNotFAT = errors.New("fat: not a FAT file system")
+	// ErrCorrupt means the data is a FAT file system with inconsistent fields.
+	ErrCorrupt = errors.New("fat: file system is corrupt")
+	// ErrNoSpace means an allocation found no free cluster.
+	ErrNoSpace = errors.New("fat: no space left on volume")
+	// ErrInvalidParams means Plan cannot build a volume from the parameters.
+	ErrInvalidParams = errors.New("fat: impossible format parameters")
+)
+
+// FormatError says what was wrong and where, like debug/elf's FormatError.
+type FormatError struct {
+	Structure string // "boot sector", "FSINFO", "FAT", ...
+	Field     string // "bytes per sector"
+	Offset    int64  // byte offset of the field from the structure's start (or volume), -1 if none
+	Value     any    // the offending value, nil if none
+	Msg       string // "not a power of two"
+	Err       error  // sentinel it wraps (ErrNotFAT or ErrCorrupt)
+}
+
+// Error formats the error as
+// "fat: boot sector: bytes per sector 300 at 0x0b: not a power of two".
+func (e *FormatError) Error() string {
+	var b strings.Builder
+	b.WriteString("fat: ")
+	b.WriteString(e.Structure)
+	if e.Field != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Field)
+	}
+	if e.Value != nil {
+		fmt.Fprintf(&b, " %v", e.Value)
+	}
+	if e.Offset >= 0 {
+		fmt.Fprintf(&b, " at 0x%02x", e.Offset)
+	}
+	if e.Msg != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Msg)
+	}
+	return b.String()
+}
+
+// Unwrap returns the sentinel the error wraps.
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// paramError is a Plan error: one sentence naming the limit, wrapping
+// ErrInvalidParams.
+type paramError struct{ msg string }
+
+func (e *paramError) Error() string { return "fat: " + e.msg }
+func (e *paramError) Unwrap() error { return ErrInvalidParams }
+
+func paramErrorf(format string, args ...any) error {
+	return &paramError{msg: fmt.Sprintf(format, args...)}
+}

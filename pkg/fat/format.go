@@ -1,0 +1,121 @@
+package fat
+
+import (
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	fio "ftools/pkg/io"
+)
+
+// Format writes a new, empty FAT file system on dev as p describes (see
+// Plan for the defaults). p.Size 0 means the whole device; p.SectorSize 0
+// means the device's logical sector size. now stamps the label's directory
+// entry. Everything is checked before the first write.
+//
+// Only what must be zero is zeroed (reserved sectors, FATs, the FAT12/16
+// root directory or the FAT32 root cluster), with dev.Zero's cheapest means;
+// the boot sector, FSINFO, their backups, the first FAT entries and the
+// label then go out in one batch.
+func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layout, error) {
+	devSS := dev.SectorSize()
+	if p.SectorSize == 0 {
+		p.SectorSize = devSS
+	} else if p.SectorSize < devSS {
+		return nil, nil, fmt.Errorf("%w: sector size %d is smaller than the device's logical sector size %d", ErrInvalidParams, p.SectorSize, devSS)
+	}
+	if p.Size == 0 {
+		p.Size = dev.Size()
+	} else if p.Size > dev.Size() {
+		return nil, nil, fmt.Errorf("%w: %d bytes asked but %s holds only %d", ErrInvalidParams, p.Size, dev.Path(), dev.Size())
+	}
+	bs, l, err := Plan(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !dev.Writable() {
+		return nil, nil, ErrReadOnly
+	}
+
+	// Zero the metadata area, and the FAT32 root cluster with it when it is
+	// the first cluster (as always here).
+	zeroEnd := l.DataOffset
+	if l.Type == FAT32 {
+		zeroEnd = l.ClusterOffset(l.RootCluster) + l.ClusterSize
+	}
+	if err := dev.Zero(0, zeroEnd); err != nil {
+		return nil, nil, fmt.Errorf("fat: zeroing the metadata area: %w", err)
+	}
+
+	b := dev.NewBatch()
+	ss := l.SectorSize
+	sector := make([]byte, ss)
+	bs.Encode(sector)
+	queue := func(off int64, p []byte) {
+		if err == nil {
+			err = b.Write(off, p)
+		}
+	}
+	queue(0, sector)
+	if l.Type == FAT32 {
+		fi := &FSInfo{FreeCount: l.Clusters - 1, NextFree: uint32(l.RootCluster)}
+		info := make([]byte, ss)
+		fi.Encode(info)
+		queue(l.FSInfoOffset, info)
+		if l.BackupBootOffset != 0 {
+			queue(l.BackupBootOffset, sector)
+			queue(l.BackupBootOffset+ss, info)
+		}
+	}
+
+	head := fatHead(l, bs.Media)
+	for i := 0; i < l.NumFATs; i++ {
+		queue(l.FATCopyOffset(i), head)
+	}
+
+	if bs.VolumeLabel != blankLabel {
+		e := DirEntry{Name: bs.VolumeLabel, Attr: AttrVolumeID}
+		e.SetTimes(now, now, now)
+		e.CreateTime, e.CreateDate, e.CreateTenth, e.AccessDate = 0, 0, 0, 0
+		ent := make([]byte, DirEntrySize)
+		e.Encode(ent)
+		root := l.RootDirOffset
+		if l.Type == FAT32 {
+			root = l.ClusterOffset(l.RootCluster)
+		}
+		queue(root, ent)
+	}
+	if err == nil {
+		err = b.Flush()
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("fat: writing the new file system: %w", err)
+	}
+	return bs, l, nil
+}
+
+// blankLabel is the label field of a volume without a label.
+var blankLabel = [11]byte{'N', 'O', ' ', 'N', 'A', 'M', 'E', ' ', ' ', ' ', ' '}
+
+// fatHead returns the first bytes of a new FAT: entry 0 holds the media
+// byte, entry 1 the end-of-chain mark, and on FAT32 entry 2 ends the root
+// directory's chain.
+func fatHead(l *Layout, media uint8) []byte {
+	switch l.Type {
+	case FAT12:
+		v0, v1 := uint32(0xF00)|uint32(media), uint32(0xFFF)
+		packed := v0 | v1<<12
+		return []byte{byte(packed), byte(packed >> 8), byte(packed >> 16)}
+	case FAT16:
+		h := make([]byte, 4)
+		binary.LittleEndian.PutUint16(h[0:], 0xFF00|uint16(media))
+		binary.LittleEndian.PutUint16(h[2:], 0xFFFF)
+		return h
+	default:
+		h := make([]byte, 12)
+		binary.LittleEndian.PutUint32(h[0:], 0x0FFFFF00|uint32(media))
+		binary.LittleEndian.PutUint32(h[4:], 0x0FFFFFFF)
+		binary.LittleEndian.PutUint32(h[8:], 0x0FFFFFFF)
+		return h
+	}
+}

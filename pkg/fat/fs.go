@@ -1,0 +1,229 @@
+package fat
+
+import (
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// Errors for operations on the wrong kind of entry; they are the system's
+// errno values so that messages read as cp's do and errors.Is works.
+var (
+	ErrNotDir   error = syscall.ENOTDIR
+	ErrIsDir    error = syscall.EISDIR
+	ErrNotEmpty error = syscall.ENOTEMPTY
+)
+
+// Volume implements fs.FS, fs.StatFS and fs.ReadDirFS, so fs.WalkDir works
+// on it. Names are slash-separated paths from the root ("." is the root);
+// they match case-insensitively, by long or short name, as FAT requires.
+var (
+	_ fs.FS        = (*Volume)(nil)
+	_ fs.StatFS    = (*Volume)(nil)
+	_ fs.ReadDirFS = (*Volume)(nil)
+)
+
+// Open opens a file or directory for reading.
+func (v *Volume) Open(name string) (fs.File, error) {
+	_, r, err := v.lookup("open", name)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{v: v, rec: r, name: cleanPath(name)}
+	if f.isDir() {
+		if f.dir, err = v.dirOf(r); err != nil {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+		return f, nil
+	}
+	if r.Entry.Cluster != 0 {
+		chain, err := Chain(v.table, r.Entry.Cluster)
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+		need := (int64(r.Entry.Size) + v.layout.ClusterSize - 1) / v.layout.ClusterSize
+		if int64(len(chain)) < need {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: &FormatError{Structure: "file", Field: "cluster chain", Offset: v.layout.ClusterOffset(r.Entry.Cluster),
+				Value: len(chain), Msg: "is shorter than the file's size " + strconv.FormatUint(uint64(r.Entry.Size), 10), Err: ErrCorrupt}}
+		}
+		f.chain = chain
+	} else if r.Entry.Size != 0 {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: &FormatError{Structure: "directory entry", Field: "first cluster", Offset: -1, Value: 0,
+			Msg: "is 0 for a file of " + strconv.FormatUint(uint64(r.Entry.Size), 10) + " bytes", Err: ErrCorrupt}}
+	}
+	return f, nil
+}
+
+// Stat describes a file or directory.
+func (v *Volume) Stat(name string) (fs.FileInfo, error) {
+	_, r, err := v.lookup("stat", name)
+	if err != nil {
+		return nil, err
+	}
+	return &FileInfo{rec: r, cs: v.layout.ClusterSize, name: path.Base(cleanPath(name))}, nil
+}
+
+// ReadDir lists a directory in name order.
+func (v *Volume) ReadDir(name string) ([]fs.DirEntry, error) {
+	f, err := v.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	df, ok := f.(*File)
+	if !ok || !df.isDir() {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: ErrNotDir}
+	}
+	ents, err := df.ReadDir(-1)
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	return ents, err
+}
+
+// File is an open file or directory of a volume.
+type File struct {
+	v     *Volume
+	rec   *Record // nil for the root
+	name  string
+	chain []Cluster
+	off   int64
+	dir   *dir
+	dirAt int
+}
+
+func (f *File) isDir() bool { return f.rec == nil || f.rec.Entry.IsDir() }
+
+// Stat describes the file.
+func (f *File) Stat() (fs.FileInfo, error) {
+	return &FileInfo{rec: f.rec, cs: f.v.layout.ClusterSize, name: path.Base(f.name)}, nil
+}
+
+// Close releases the file.
+func (f *File) Close() error { return nil }
+
+// Read reads file data with as few requests as the clusters allow: one per
+// contiguous run of clusters, however large p is.
+func (f *File) Read(p []byte) (int, error) {
+	if f.isDir() {
+		return 0, &fs.PathError{Op: "read", Path: f.name, Err: ErrIsDir}
+	}
+	size := int64(f.rec.Entry.Size)
+	if f.off >= size {
+		return 0, io.EOF
+	}
+	if rem := size - f.off; int64(len(p)) > rem {
+		p = p[:rem]
+	}
+	n, err := f.ReadAt(p, f.off)
+	f.off += int64(n)
+	return n, err
+}
+
+// ReadAt reads len(p) bytes from offset off of the file.
+func (f *File) ReadAt(p []byte, off int64) (int, error) {
+	if f.isDir() {
+		return 0, &fs.PathError{Op: "read", Path: f.name, Err: ErrIsDir}
+	}
+	v := f.v
+	if v.data != nil && v.data.Pending() > 0 {
+		if err := v.data.Flush(); err != nil {
+			return 0, err
+		}
+	}
+	size := int64(f.rec.Entry.Size)
+	cs := v.layout.ClusterSize
+	done := 0
+	for done < len(p) && off < size {
+		ci := off / cs
+		within := off % cs
+		run := int64(1)
+		for ci+run < int64(len(f.chain)) && f.chain[ci+run] == f.chain[ci]+Cluster(run) {
+			run++
+		}
+		n := run*cs - within
+		if rem := size - off; n > rem {
+			n = rem
+		}
+		if want := int64(len(p) - done); n > want {
+			n = want
+		}
+		if _, err := v.dev.ReadAt(p[done:done+int(n)], v.layout.ClusterOffset(f.chain[ci])+within); err != nil {
+			return done, &fs.PathError{Op: "read", Path: f.name, Err: err}
+		}
+		done += int(n)
+		off += n
+	}
+	if done < len(p) {
+		return done, io.EOF
+	}
+	return done, nil
+}
+
+// ReadDir lists the directory's members (without "." and "..") in the
+// order they are stored.
+func (f *File) ReadDir(n int) ([]fs.DirEntry, error) {
+	if !f.isDir() {
+		return nil, &fs.PathError{Op: "readdir", Path: f.name, Err: ErrNotDir}
+	}
+	recs := f.dir.list()
+	if f.dirAt >= len(recs) {
+		if n > 0 {
+			return nil, io.EOF
+		}
+		return nil, nil
+	}
+	recs = recs[f.dirAt:]
+	if n > 0 && len(recs) > n {
+		recs = recs[:n]
+	}
+	f.dirAt += len(recs)
+	out := make([]fs.DirEntry, len(recs))
+	for i, r := range recs {
+		out[i] = fs.FileInfoToDirEntry(&FileInfo{rec: r, cs: f.v.layout.ClusterSize, name: r.Name})
+	}
+	return out, nil
+}
+
+// FileInfo describes a file or directory; Sys returns its *Record (nil for
+// the root).
+type FileInfo struct {
+	rec  *Record
+	cs   int64
+	name string
+}
+
+func (i *FileInfo) Name() string {
+	if i.rec == nil {
+		return "/"
+	}
+	return i.rec.Name
+}
+
+func (i *FileInfo) Size() int64 {
+	if i.rec == nil || i.rec.Entry.IsDir() {
+		return 0
+	}
+	return int64(i.rec.Entry.Size)
+}
+
+func (i *FileInfo) Mode() fs.FileMode {
+	if i.rec == nil || i.rec.Entry.IsDir() {
+		return fs.ModeDir | 0o755
+	}
+	if i.rec.Entry.Attr&AttrReadOnly != 0 {
+		return 0o444
+	}
+	return 0o644
+}
+
+func (i *FileInfo) ModTime() time.Time {
+	if i.rec == nil {
+		return time.Time{}
+	}
+	return i.rec.Entry.ModTimeValue()
+}
+
+func (i *FileInfo) IsDir() bool { return i.Mode().IsDir() }
+func (i *FileInfo) Sys() any    { return i.rec }

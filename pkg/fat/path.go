@@ -1,0 +1,94 @@
+package fat
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+)
+
+// cleanPath turns a volume path ("/a/b", "a/b/", "::/a") into the form the
+// walkers use: no leading or trailing slash, "." for the root.
+func cleanPath(name string) string {
+	name = strings.TrimPrefix(name, "::")
+	name = strings.ReplaceAll(name, "\\", "/")
+	name = path.Clean("/" + name)
+	if name == "/" {
+		return "."
+	}
+	return name[1:]
+}
+
+// rootDir loads the root directory.
+func (v *Volume) rootDir() (*dir, error) {
+	if v.layout.Type == FAT32 {
+		return v.loadDir(v.layout.RootCluster)
+	}
+	return v.loadDir(0)
+}
+
+// dirOf loads the directory a record names. A ".." entry of a first-level
+// directory holds cluster 0, which means the root.
+func (v *Volume) dirOf(r *Record) (*dir, error) {
+	if r == nil || r.Entry.Cluster == 0 {
+		return v.rootDir()
+	}
+	if !r.Entry.IsDir() {
+		return nil, fmt.Errorf("%s: not a directory", r.Name)
+	}
+	return v.loadDir(r.Entry.Cluster)
+}
+
+// lookup resolves name to its parent directory and record; the root has a
+// nil record and a nil parent. op names the operation for errors.
+func (v *Volume) lookup(op, name string) (*dir, *Record, error) {
+	name = cleanPath(name)
+	root, err := v.rootDir()
+	if err != nil {
+		return nil, nil, err
+	}
+	if name == "." {
+		return nil, nil, nil
+	}
+	d := root
+	parts := strings.Split(name, "/")
+	for i, part := range parts {
+		r := d.lookup(part)
+		if r == nil {
+			return nil, nil, &fs.PathError{Op: op, Path: "/" + name, Err: fs.ErrNotExist}
+		}
+		if i == len(parts)-1 {
+			return d, r, nil
+		}
+		if !r.Entry.IsDir() {
+			return nil, nil, &fs.PathError{Op: op, Path: "/" + strings.Join(parts[:i+1], "/"), Err: ErrNotDir}
+		}
+		if d, err = v.dirOf(r); err != nil {
+			return nil, nil, &fs.PathError{Op: op, Path: "/" + strings.Join(parts[:i+1], "/"), Err: err}
+		}
+	}
+	return nil, nil, nil // not reached
+}
+
+// parentOf resolves the directory that holds name (which need not exist)
+// and returns it with name's last element.
+func (v *Volume) parentOf(op, name string) (*dir, string, error) {
+	name = cleanPath(name)
+	if name == "." {
+		return nil, "", &fs.PathError{Op: op, Path: "/", Err: fs.ErrExist}
+	}
+	dirName, base := path.Split(name)
+	pd, pr, err := v.lookup(op, dirName)
+	if err != nil {
+		return nil, "", err
+	}
+	_ = pd
+	if pr != nil && !pr.Entry.IsDir() {
+		return nil, "", &fs.PathError{Op: op, Path: "/" + strings.TrimSuffix(dirName, "/"), Err: ErrNotDir}
+	}
+	d, err := v.dirOf(pr)
+	if err != nil {
+		return nil, "", &fs.PathError{Op: op, Path: "/" + name, Err: err}
+	}
+	return d, base, nil
+}

@@ -1,0 +1,408 @@
+package fat
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"time"
+
+	fio "ftools/pkg/io"
+)
+
+// maxBootRead is how much of the volume's start Open reads to find the boot
+// sector: the largest logical sector size FAT allows.
+const maxBootRead = 4096
+
+// Volume is an open FAT file system on a device. A writable volume keeps the
+// FAT in memory, records which parts of it changed, and writes those parts
+// to every FAT copy in one batch when flushed.
+type Volume struct {
+	dev    *fio.Device
+	boot   *BootSector
+	raw    []byte // the boot sector as read (one logical sector)
+	layout *Layout
+	table  Table
+	info   *FSInfo // nil on FAT12/16, or when FSINFO is unreadable
+	free   uint32  // free clusters, counted from the FAT at open and kept current
+
+	writable  bool
+	setDirty  bool // this session set the dirty bit and clears it on Close
+	wasDirty  bool // the volume was dirty before it was opened
+	infoDirty bool
+	closed    bool
+	warnings  []string
+
+	cursor      Cluster          // where the next allocation search starts
+	dirs        map[Cluster]*dir // loaded directories by first cluster (0: fixed root)
+	dirtyDirs   map[Cluster]*dir // directories with slots to write back
+	data        *fio.Batch       // file data and new directory clusters, written first
+	pendingFree [][]Cluster      // chains to free once the entries that named them are gone
+
+	// Clock stamps the times ftools writes (creation, access, and
+	// modification where none is given); nil means time.Now. Tests and
+	// reproducible builds set it.
+	Clock func() time.Time
+}
+
+// Now is the volume's clock.
+func (v *Volume) Now() time.Time {
+	if v.Clock != nil {
+		return v.Clock()
+	}
+	return time.Now()
+}
+
+// Open reads the boot sector, the first FAT and (FAT32) FSINFO from dev. The
+// volume is writable when dev is. Problems that do not stop use of the volume
+// are collected as warnings (see Warnings).
+func Open(dev *fio.Device) (*Volume, error) {
+	n := int64(maxBootRead)
+	if dev.Size() < n {
+		n = dev.Size()
+	}
+	if n < 512 {
+		return nil, fmt.Errorf("%w: %s: %d bytes is too small to hold a boot sector", ErrNotFAT, dev.Path(), dev.Size())
+	}
+	buf := make([]byte, n)
+	if _, err := dev.ReadAt(buf, 0); err != nil {
+		return nil, fmt.Errorf("fat: reading boot sector: %w", err)
+	}
+	bs, err := DecodeBootSector(buf)
+	if err != nil {
+		return nil, err
+	}
+	l, err := bs.Layout()
+	if err != nil {
+		return nil, err
+	}
+	v := &Volume{dev: dev, boot: bs, raw: buf[:l.SectorSize], layout: l, writable: dev.Writable()}
+	v.wasDirty = bs.Dirty()
+	if l.TotalSize > dev.Size() {
+		msg := fmt.Sprintf("the boot sector says the volume has %d bytes but %s holds only %d", l.TotalSize, dev.Path(), dev.Size())
+		if v.writable {
+			return nil, fmt.Errorf("%w: %s", ErrCorrupt, msg)
+		}
+		v.warnings = append(v.warnings, msg)
+	}
+	if end := l.FATOffset + l.FATSize; end > dev.Size() {
+		return nil, &FormatError{Structure: "FAT", Field: "end", Offset: end, Msg: fmt.Sprintf("lies past the end of %s (%d bytes)", dev.Path(), dev.Size()), Err: ErrCorrupt}
+	}
+	fatRaw := make([]byte, l.FATSize)
+	if _, err := dev.ReadAt(fatRaw, l.FATOffset); err != nil {
+		return nil, fmt.Errorf("fat: reading FAT 1 at byte %d: %w", l.FATOffset, err)
+	}
+	if v.table, err = NewTable(l.Type, fatRaw, l.Clusters); err != nil {
+		return nil, err
+	}
+	v.free = CountFree(v.table)
+	if l.Type == FAT32 {
+		v.readFSInfo()
+		v.checkBackupBoot()
+	}
+	v.cursor = v.cursorStart()
+	v.dirs = map[Cluster]*dir{}
+	v.dirtyDirs = map[Cluster]*dir{}
+	return v, nil
+}
+
+func (v *Volume) readFSInfo() {
+	l := v.layout
+	sec := make([]byte, l.SectorSize)
+	if _, err := v.dev.ReadAt(sec, l.FSInfoOffset); err != nil {
+		v.warnings = append(v.warnings, fmt.Sprintf("FSINFO at byte %d unreadable: %v", l.FSInfoOffset, err))
+		return
+	}
+	fi, err := DecodeFSInfo(sec)
+	if err != nil {
+		v.warnings = append(v.warnings, fmt.Sprintf("FSINFO at byte %d: %v", l.FSInfoOffset, err))
+		return
+	}
+	v.info = fi
+	if fi.FreeCount != FSInfoUnknown && fi.FreeCount != v.free {
+		v.warnings = append(v.warnings, fmt.Sprintf("FSINFO free count %d is wrong: the FAT has %d free clusters", fi.FreeCount, v.free))
+	}
+	if fi.NextFree != FSInfoUnknown && (fi.NextFree < 2 || fi.NextFree > uint32(l.MaxCluster())) {
+		v.warnings = append(v.warnings, fmt.Sprintf("FSINFO next free cluster %d is out of range 2..%d", fi.NextFree, l.MaxCluster()))
+	}
+}
+
+func withoutDirty(sector []byte) []byte {
+	bs, err := DecodeBootSector(sector)
+	if err != nil {
+		return sector
+	}
+	bs.SetDirty(false)
+	out := bytes.Clone(sector)
+	bs.Encode(out)
+	return out
+}
+
+func (v *Volume) checkBackupBoot() {
+	l := v.layout
+	if l.BackupBootOffset == 0 {
+		v.warnings = append(v.warnings, "no backup boot sector")
+		return
+	}
+	b := make([]byte, l.SectorSize)
+	if _, err := v.dev.ReadAt(b, l.BackupBootOffset); err != nil {
+		v.warnings = append(v.warnings, fmt.Sprintf("backup boot sector at byte %d unreadable: %v", l.BackupBootOffset, err))
+		return
+	}
+	// The dirty bit lives only in the primary copy, as Linux keeps it, so
+	// compare the two with it cleared.
+	if !bytes.Equal(withoutDirty(v.raw), withoutDirty(b)) {
+		v.warnings = append(v.warnings, fmt.Sprintf("backup boot sector at byte %d differs from the boot sector", l.BackupBootOffset))
+	}
+}
+
+// Device is the device the volume lives on.
+func (v *Volume) Device() *fio.Device { return v.dev }
+
+// BootSector is the decoded boot sector.
+func (v *Volume) BootSector() *BootSector { return v.boot }
+
+// Layout is the volume's region layout.
+func (v *Volume) Layout() *Layout { return v.layout }
+
+// Table is the in-memory first FAT.
+func (v *Volume) Table() Table { return v.table }
+
+// FSInfo is the FAT32 FSINFO sector as read (and as changed since); nil on
+// FAT12/16 or when it could not be read.
+func (v *Volume) FSInfo() *FSInfo { return v.info }
+
+// FreeClusters is the number of free clusters according to the FAT.
+func (v *Volume) FreeClusters() uint32 { return v.free }
+
+// WasDirty reports whether the dirty bit was set when the volume was opened.
+func (v *Volume) WasDirty() bool { return v.wasDirty }
+
+// Warnings lists oddities found while opening the volume.
+func (v *Volume) Warnings() []string { return v.warnings }
+
+// ErrReadOnly is returned when a change is asked of a read-only volume.
+var ErrReadOnly = errors.New("fat: volume is open read-only")
+
+// ErrNoFSInfo is returned when FSINFO is asked of a FAT12/16 volume.
+var ErrNoFSInfo = errors.New("fat: FAT12 and FAT16 volumes have no FSINFO sector")
+
+// begin marks the volume dirty before its first change (FAT16/32), so that a
+// crash in the middle is visible to fsck.
+func (v *Volume) begin() error {
+	if !v.writable {
+		return ErrReadOnly
+	}
+	if v.closed {
+		return errors.New("fat: volume is closed")
+	}
+	if v.setDirty || v.wasDirty || v.layout.Type == FAT12 {
+		return nil
+	}
+	v.boot.SetDirty(true)
+	if err := v.writeBoot(); err != nil {
+		return err
+	}
+	v.setDirty = true
+	return nil
+}
+
+func (v *Volume) writeBoot() error {
+	v.boot.Encode(v.raw)
+	if _, err := v.dev.WriteAt(v.raw, 0); err != nil {
+		return fmt.Errorf("fat: writing boot sector: %w", err)
+	}
+	return nil
+}
+
+// SetNextCluster sets FSINFO's next free cluster hint: allocation (by
+// ftools, the Linux driver and mtools) then starts after cluster n.
+func (v *Volume) SetNextCluster(n uint32) error {
+	if v.info == nil {
+		return v.noFSInfo()
+	}
+	if n != FSInfoUnknown && (n < 2 || n > uint32(v.layout.MaxCluster())) {
+		return fmt.Errorf("fat: next cluster %d is out of range: clusters are numbered 2..%d", n, v.layout.MaxCluster())
+	}
+	if err := v.begin(); err != nil {
+		return err
+	}
+	v.info.NextFree = n
+	v.infoDirty = true
+	return nil
+}
+
+// SetFreeCount sets FSINFO's free cluster count to n as given, right or
+// wrong (benchmarks and tests need both).
+func (v *Volume) SetFreeCount(n uint32) error {
+	if v.info == nil {
+		return v.noFSInfo()
+	}
+	if n != FSInfoUnknown && n > v.layout.Clusters {
+		return fmt.Errorf("fat: free count %d is larger than the volume's %d clusters", n, v.layout.Clusters)
+	}
+	if err := v.begin(); err != nil {
+		return err
+	}
+	v.info.FreeCount = n
+	v.infoDirty = true
+	return nil
+}
+
+// Recount writes the true free count from the FAT into FSINFO, and a valid
+// next free hint (the last allocated cluster before the first free one) where
+// the old one is out of range.
+func (v *Volume) Recount() error {
+	if v.info == nil {
+		return v.noFSInfo()
+	}
+	if err := v.begin(); err != nil {
+		return err
+	}
+	v.info.FreeCount = v.free
+	if nf := v.info.NextFree; nf < 2 || nf > uint32(v.layout.MaxCluster()) {
+		v.info.NextFree = 2
+		if c, ok := FirstFree(v.table, 2); ok && c > 2 {
+			v.info.NextFree = uint32(c) - 1
+		}
+	}
+	v.infoDirty = true
+	return nil
+}
+
+func (v *Volume) noFSInfo() error {
+	if v.layout.Type != FAT32 {
+		return fmt.Errorf("%w (this volume is %s)", ErrNoFSInfo, v.layout.Type)
+	}
+	return errors.New("fat: this volume's FSINFO sector is unreadable; fix it with fverify --repair first")
+}
+
+// FlushFAT writes the changed ranges of the FAT to every FAT copy, all in
+// one batch so that the device sees them together.
+func (v *Volume) FlushFAT() error {
+	ss := int(v.layout.SectorSize)
+	ranges := v.table.DirtyRanges(ss)
+	if len(ranges) == 0 {
+		return nil
+	}
+	b := v.dev.NewBatch()
+	raw := v.table.Bytes()
+	for i := 0; i < v.layout.NumFATs; i++ {
+		base := v.layout.FATCopyOffset(i)
+		for _, r := range ranges {
+			if err := b.Write(base+r[0], raw[r[0]:r[1]]); err != nil {
+				return fmt.Errorf("fat: writing FAT %d: %w", i+1, err)
+			}
+		}
+	}
+	if err := b.Flush(); err != nil {
+		return fmt.Errorf("fat: writing FATs: %w", err)
+	}
+	v.table.ClearDirty()
+	return nil
+}
+
+// flushFSInfo writes FSINFO if it changed.
+func (v *Volume) flushFSInfo() error {
+	if !v.infoDirty || v.info == nil {
+		return nil
+	}
+	sec := make([]byte, v.layout.SectorSize)
+	if _, err := v.dev.ReadAt(sec, v.layout.FSInfoOffset); err != nil {
+		return fmt.Errorf("fat: reading FSINFO: %w", err)
+	}
+	v.info.Encode(sec)
+	if _, err := v.dev.WriteAt(sec, v.layout.FSInfoOffset); err != nil {
+		return fmt.Errorf("fat: writing FSINFO: %w", err)
+	}
+	v.infoDirty = false
+	return nil
+}
+
+// Commit makes everything written so far durable in the order that keeps
+// the volume consistent at every step: file data and new directory clusters,
+// then the FATs (all copies, one batch), then directory entries (one batch),
+// then the FATs again for clusters that removed or replaced files held, then
+// FSINFO. A crash in between leaves at worst lost clusters, a stale free
+// count or the dirty bit: never an entry that points at unwritten data, or
+// clusters that two files share.
+func (v *Volume) Commit() error {
+	if v.data != nil {
+		if err := v.data.Flush(); err != nil {
+			return fmt.Errorf("fat: writing data: %w", err)
+		}
+	}
+	if err := v.FlushFAT(); err != nil {
+		return err
+	}
+	if len(v.dirtyDirs) > 0 {
+		b := v.dev.NewBatch()
+		for k, d := range v.dirtyDirs {
+			if err := d.flush(b); err != nil {
+				return fmt.Errorf("fat: writing directories: %w", err)
+			}
+			delete(v.dirtyDirs, k)
+		}
+		if err := b.Flush(); err != nil {
+			return fmt.Errorf("fat: writing directories: %w", err)
+		}
+	}
+	if len(v.pendingFree) > 0 {
+		for _, cs := range v.pendingFree {
+			v.freeClusters(cs)
+		}
+		v.pendingFree = nil
+		if err := v.FlushFAT(); err != nil {
+			return err
+		}
+	}
+	return v.flushFSInfo()
+}
+
+// writeData queues file data (or a new directory cluster) at off; it goes
+// out in large merged writes before any metadata that refers to it.
+func (v *Volume) writeData(off int64, p []byte) error {
+	if v.data == nil {
+		v.data = v.dev.NewBatch()
+	}
+	return v.data.Write(off, p)
+}
+
+// readClusters reads the clusters of chain into buf, one request per
+// contiguous run (split by the device at its request size).
+func (v *Volume) readClusters(buf []byte, chain []Cluster) error {
+	if v.data != nil && v.data.Pending() > 0 {
+		if err := v.data.Flush(); err != nil {
+			return err
+		}
+	}
+	cs := v.layout.ClusterSize
+	pos := int64(0)
+	for _, e := range extentsOf(chain) {
+		n := int64(e.Len) * cs
+		if _, err := v.dev.ReadAt(buf[pos:pos+n], v.layout.ClusterOffset(e.Start)); err != nil {
+			return err
+		}
+		pos += n
+	}
+	return nil
+}
+
+// Close commits everything pending and clears the dirty bit this session set.
+// It does not close the device.
+func (v *Volume) Close() error {
+	if v.closed {
+		return nil
+	}
+	if !v.writable {
+		v.closed = true
+		return nil
+	}
+	err := v.Commit()
+	if err == nil && v.setDirty {
+		v.boot.SetDirty(false)
+		err = v.writeBoot()
+		v.setDirty = false
+	}
+	v.closed = true
+	return err
+}

@@ -1,0 +1,343 @@
+package fat
+
+import (
+	"fmt"
+	"io/fs"
+	"time"
+
+	fio "ftools/pkg/io"
+)
+
+// MaxFileSize is the largest file FAT can hold: 4 GiB - 1 byte.
+const MaxFileSize = 1<<32 - 1
+
+// ErrFileTooLarge is returned for data past MaxFileSize.
+var ErrFileTooLarge = fmt.Errorf("fat: a FAT file holds at most %d bytes (4 GiB - 1)", int64(MaxFileSize))
+
+// Writer writes one new file (or replaces one) on a volume. Its clusters
+// are allocated up front from the size hint, as one contiguous run where the
+// volume has one; data goes out through the volume's data batch; the
+// directory entry appears only when the Writer is closed and the volume
+// commits, so a crash never leaves an entry that points at unwritten data.
+type Writer struct {
+	v       *Volume
+	parent  *dir
+	name    string
+	old     *Record // the file being replaced, if any
+	mtime   time.Time
+	exts    []Extent
+	alloc   int64 // clusters allocated
+	written int64
+	ext     int   // extent holding the write position
+	extPos  int64 // bytes of exts before exts[ext]
+	done    bool
+}
+
+// Create starts a file at name (its parent must exist). An existing file of
+// that name is replaced once the new one is complete; its clusters are freed
+// after the entry stops naming them. sizeHint is the expected size: that
+// many bytes are allocated at once, and a size beyond the free space fails
+// here, before anything is written.
+func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, error) {
+	if sizeHint > MaxFileSize {
+		return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: ErrFileTooLarge}
+	}
+	if err := v.begin(); err != nil {
+		return nil, err
+	}
+	parent, base, err := v.parentOf("create", name)
+	if err != nil {
+		return nil, err
+	}
+	w := &Writer{v: v, parent: parent, name: base, mtime: mtime}
+	if r := parent.lookup(base); r != nil {
+		if r.Entry.IsDir() || r.Entry.IsLabel() {
+			return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: ErrIsDir}
+		}
+		w.old = r
+	} else if err := ValidateLongName(base); err != nil {
+		return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: err}
+	}
+	if sizeHint > 0 {
+		if err := w.grow(v.clustersFor(sizeHint)); err != nil {
+			return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: err}
+		}
+	}
+	return w, nil
+}
+
+func (v *Volume) clustersFor(n int64) int64 {
+	return (n + v.layout.ClusterSize - 1) / v.layout.ClusterSize
+}
+
+// grow allocates n more clusters at the end of the file's chain.
+func (w *Writer) grow(n int64) error {
+	var after Cluster
+	if len(w.exts) > 0 {
+		after = w.exts[len(w.exts)-1].End() - 1
+	}
+	exts, err := w.v.allocate(uint32(n), after)
+	if err != nil {
+		return err
+	}
+	for _, e := range exts {
+		if k := len(w.exts); k > 0 && w.exts[k-1].End() == e.Start {
+			w.exts[k-1].Len += e.Len
+			continue
+		}
+		w.exts = append(w.exts, e)
+	}
+	w.alloc += n
+	return nil
+}
+
+// Write queues p as the file's next bytes.
+func (w *Writer) Write(p []byte) (int, error) {
+	v := w.v
+	cs := v.layout.ClusterSize
+	if w.written+int64(len(p)) > MaxFileSize {
+		return 0, ErrFileTooLarge
+	}
+	if need := v.clustersFor(w.written+int64(len(p))) - w.alloc; need > 0 {
+		if err := w.grow(need); err != nil {
+			return 0, err
+		}
+	}
+	done := 0
+	for done < len(p) {
+		e := w.exts[w.ext]
+		extBytes := int64(e.Len) * cs
+		within := w.written - w.extPos
+		if within >= extBytes {
+			w.extPos += extBytes
+			w.ext++
+			continue
+		}
+		n := extBytes - within
+		if rem := int64(len(p) - done); n > rem {
+			n = rem
+		}
+		if err := v.writeData(v.layout.ClusterOffset(e.Start)+within, p[done:done+int(n)]); err != nil {
+			return done, err
+		}
+		done += int(n)
+		w.written += n
+	}
+	return done, nil
+}
+
+// Close gives back the clusters the file did not use and records its entry
+// (or updates the replaced one). Under --sync file the volume commits and
+// flushes here.
+func (w *Writer) Close() error {
+	if w.done {
+		return nil
+	}
+	w.done = true
+	v := w.v
+	used := v.clustersFor(w.written)
+	if used < w.alloc {
+		v.trimExtents(&w.exts, used)
+		w.alloc = used
+	}
+	var first Cluster
+	if len(w.exts) > 0 {
+		first = w.exts[0].Start
+	}
+	now := v.Now()
+	if w.old != nil {
+		old := w.old
+		oldChain, err := chainOrNil(v, old.Entry.Cluster)
+		if err != nil {
+			return err
+		}
+		old.Entry.Cluster, old.Entry.Size = first, uint32(w.written)
+		old.Entry.Attr |= AttrArchive
+		old.Entry.SetTimes(old.Entry.CreateTimeValue(), w.mtime, now)
+		w.parent.update(old)
+		if len(oldChain) > 0 {
+			v.pendingFree = append(v.pendingFree, oldChain)
+		}
+	} else {
+		e := DirEntry{Attr: AttrArchive, Cluster: first, Size: uint32(w.written)}
+		e.SetTimes(now, w.mtime, now)
+		if _, err := w.parent.add(w.name, e); err != nil {
+			w.release()
+			return err
+		}
+	}
+	if v.dev.Policy() == fio.SyncFile {
+		if err := v.Commit(); err != nil {
+			return err
+		}
+		return v.dev.FileDone()
+	}
+	return nil
+}
+
+// Abort drops the file: its clusters, which nothing on disk names, are
+// free again at once. A replaced file stays as it was.
+func (w *Writer) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	w.release()
+}
+
+func (w *Writer) release() {
+	w.v.trimExtents(&w.exts, 0)
+	w.alloc = 0
+}
+
+// trimExtents keeps the first keep clusters of exts (ending the chain
+// there) and frees the rest.
+func (v *Volume) trimExtents(exts *[]Extent, keep int64) {
+	var freed []Cluster
+	var kept []Extent
+	left := keep
+	for _, e := range *exts {
+		switch {
+		case left >= int64(e.Len):
+			kept = append(kept, e)
+			left -= int64(e.Len)
+		case left > 0:
+			kept = append(kept, Extent{e.Start, uint32(left)})
+			for c := e.Start + Cluster(left); c < e.End(); c++ {
+				freed = append(freed, c)
+			}
+			left = 0
+		default:
+			for c := e.Start; c < e.End(); c++ {
+				freed = append(freed, c)
+			}
+		}
+	}
+	if len(kept) > 0 {
+		v.table.Set(kept[len(kept)-1].End()-1, v.table.EOC())
+	}
+	v.freeClusters(freed)
+	*exts = kept
+}
+
+func chainOrNil(v *Volume, c Cluster) ([]Cluster, error) {
+	if c == 0 {
+		return nil, nil
+	}
+	return Chain(v.table, c)
+}
+
+// Mkdir makes a directory; its parent must exist.
+func (v *Volume) Mkdir(name string, mtime time.Time) error {
+	if err := v.begin(); err != nil {
+		return err
+	}
+	parent, base, err := v.parentOf("mkdir", name)
+	if err != nil {
+		return err
+	}
+	if parent.lookup(base) != nil {
+		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: fs.ErrExist}
+	}
+	if err := ValidateLongName(base); err != nil {
+		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: err}
+	}
+	exts, err := v.allocate(1, 0)
+	if err != nil {
+		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: err}
+	}
+	c := exts[0].Start
+	now := v.Now()
+	l := v.layout
+	raw := make([]byte, l.ClusterSize)
+	dot := DirEntry{Name: DotName, Attr: AttrDirectory, Cluster: c}
+	dot.SetTimes(now, mtime, now)
+	dot.Encode(raw[0:])
+	dotdot := dot
+	dotdot.Name = DotDotName
+	dotdot.Cluster = parent.first
+	if parent.isRoot() {
+		dotdot.Cluster = 0
+	}
+	dotdot.Encode(raw[DirEntrySize:])
+	if err := v.writeData(l.ClusterOffset(c), raw); err != nil {
+		return err
+	}
+	e := DirEntry{Attr: AttrDirectory, Cluster: c}
+	e.SetTimes(now, mtime, now)
+	if _, err := parent.add(base, e); err != nil {
+		v.freeClusters([]Cluster{c})
+		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: err}
+	}
+	d := &dir{v: v, first: c, chain: []Cluster{c}, raw: raw, dirty: map[int]struct{}{}, byName: map[string]*Record{}, shorts: NewShortNameSet(), end: 2, hint: 2}
+	d.shorts.Add(DotName)
+	d.shorts.Add(DotDotName)
+	d.recs = []*Record{{Name: ".", Short: DotName, Entry: dot, Slot: 0, Slots: 1}, {Name: "..", Short: DotDotName, Entry: dotdot, Slot: 1, Slots: 1}}
+	v.dirs[c] = d
+	return nil
+}
+
+// MkdirAll makes a directory and any missing parents.
+func (v *Volume) MkdirAll(name string, mtime time.Time) error {
+	name = cleanPath(name)
+	if name == "." {
+		return nil
+	}
+	_, r, err := v.lookup("mkdir", name)
+	if err == nil {
+		if r != nil && !r.Entry.IsDir() {
+			return &fs.PathError{Op: "mkdir", Path: "/" + name, Err: ErrNotDir}
+		}
+		return nil
+	}
+	if parent := pathDir(name); parent != "." {
+		if err := v.MkdirAll(parent, mtime); err != nil {
+			return err
+		}
+	}
+	return v.Mkdir(name, mtime)
+}
+
+func pathDir(name string) string {
+	for i := len(name) - 1; i >= 0; i-- {
+		if name[i] == '/' {
+			return name[:i]
+		}
+	}
+	return "."
+}
+
+// Remove deletes a file or an empty directory. Its clusters become free
+// once the volume commits the deleted entry.
+func (v *Volume) Remove(name string) error {
+	if err := v.begin(); err != nil {
+		return err
+	}
+	parent, r, err := v.lookup("remove", name)
+	if err != nil {
+		return err
+	}
+	if r == nil {
+		return &fs.PathError{Op: "remove", Path: "/", Err: fs.ErrPermission}
+	}
+	if r.Entry.IsDir() {
+		d, err := v.dirOf(r)
+		if err != nil {
+			return &fs.PathError{Op: "remove", Path: "/" + cleanPath(name), Err: err}
+		}
+		if len(d.list()) > 0 {
+			return &fs.PathError{Op: "remove", Path: "/" + cleanPath(name), Err: ErrNotEmpty}
+		}
+		delete(v.dirs, r.Entry.Cluster)
+		delete(v.dirtyDirs, r.Entry.Cluster)
+	}
+	chain, err := chainOrNil(v, r.Entry.Cluster)
+	if err != nil {
+		return &fs.PathError{Op: "remove", Path: "/" + cleanPath(name), Err: err}
+	}
+	parent.remove(r)
+	if len(chain) > 0 {
+		v.pendingFree = append(v.pendingFree, chain)
+	}
+	return nil
+}

@@ -1,0 +1,328 @@
+package io
+
+import (
+	"errors"
+	"fmt"
+	goio "io"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Sentinel errors, wrapped so that errors.Is finds them.
+var (
+	ErrOutOfRange  = errors.New("io: access outside the volume")
+	ErrReadOnly    = errors.New("io: device opened read-only")
+	ErrClosed      = errors.New("io: device closed")
+	ErrMounted     = errors.New("io: device is mounted")
+	ErrPartitioned = errors.New("io: whole disk holds a partition table")
+	ErrNoPartition = errors.New("io: no such partition")
+)
+
+// maxPooled is how many IOSize buffers a Device keeps for reuse.
+const maxPooled = 4
+
+// Device is an image file, block device or memory buffer, seen as the
+// volume window [Start, Start+Size). Its methods are safe for concurrent use,
+// but concurrent writes to overlapping ranges leave either one's bytes.
+type Device struct {
+	path       string
+	start      int64 // absolute offset of the volume
+	size       int64 // bytes in the volume
+	rawSize    int64 // bytes in the whole file or device
+	sectorSize int
+	ioSize     int
+	blockDev   bool
+	writable   bool
+	policy     SyncPolicy
+	opened     time.Time
+
+	mu       sync.Mutex // guards everything below
+	be       backend
+	direct   bool
+	directOK bool // a direct request succeeded; EINVAL is no longer a reason to fall back
+	align    int  // offset/length alignment of requests (1 when buffered)
+	bufAlign int  // address alignment of pooled buffers
+	fallback string
+	st       Stats
+	closed   bool
+	elapsed  time.Duration
+	pool     [][]byte
+}
+
+func newDevice(be backend, path string, rawSize int64, sectorSize, align, ioSize int, direct, writable bool, policy SyncPolicy) *Device {
+	d := &Device{
+		path: path, size: rawSize, rawSize: rawSize, sectorSize: sectorSize,
+		ioSize: ioSize, writable: writable, policy: policy, opened: time.Now(),
+		be: be, direct: direct, align: 1, bufAlign: 1,
+	}
+	if direct {
+		d.align = align
+		d.bufAlign = max(align, 4096)
+	}
+	return d
+}
+
+// NewMemDevice returns a writable in-memory device of size bytes with
+// sectorSize-byte logical sectors, for tests of other packages. It uses
+// buffered semantics (Align 1) and counts requests like a real device.
+// It panics if size is negative or sectorSize is not a power of two.
+func NewMemDevice(size int64, sectorSize int) *Device {
+	if size < 0 || sectorSize <= 0 || sectorSize&(sectorSize-1) != 0 {
+		panic(fmt.Sprintf("io: NewMemDevice(%d, %d): bad size or sector size", size, sectorSize))
+	}
+	return newDevice(&memBackend{data: make([]byte, size)}, "memory", size, sectorSize, 1, DefaultIOSize, false, true, SyncNone)
+}
+
+// Path is the file or device path given to Open.
+func (d *Device) Path() string { return d.path }
+
+// Size is the number of bytes from the volume start to its end.
+func (d *Device) Size() int64 { return d.size }
+
+// Start is the absolute byte offset of the volume in the file or device.
+func (d *Device) Start() int64 { return d.start }
+
+// SectorSize is the logical sector size: BLKSSZGET on block devices, 512 for files.
+func (d *Device) SectorSize() int { return d.sectorSize }
+
+// Align is the alignment of offsets and lengths of direct requests (1 when buffered).
+func (d *Device) Align() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.align
+}
+
+// IOSize is the largest request the Device issues.
+func (d *Device) IOSize() int { return d.ioSize }
+
+// IsBlockDevice reports whether the Device is a block device.
+func (d *Device) IsBlockDevice() bool { return d.blockDev }
+
+// Writable reports whether the Device was opened for writing.
+func (d *Device) Writable() bool { return d.writable }
+
+// Direct reports whether O_DIRECT is in use.
+func (d *Device) Direct() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.direct
+}
+
+// Policy is the sync policy.
+func (d *Device) Policy() SyncPolicy { return d.policy }
+
+// Stats returns the counters so far.
+func (d *Device) Stats() Stats {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.st
+	s.Elapsed = d.elapsed
+	if !d.closed {
+		s.Elapsed = time.Since(d.opened)
+	}
+	s.Direct, s.Align, s.Fallback, s.Policy = d.direct, d.align, d.fallback, d.policy
+	return s
+}
+
+// check validates a request of n bytes at volume offset off.
+func (d *Device) check(op string, off, n int64) error {
+	if off < 0 || n < 0 || off > d.size || n > d.size-off {
+		return fmt.Errorf("io: %s: %s of %d bytes at offset %d (0x%x): volume is %d bytes: %w",
+			d.path, op, n, off, off, d.size, ErrOutOfRange)
+	}
+	return nil
+}
+
+// ReadAt reads len(p) bytes at volume offset off. Any alignment is fine;
+// reads past Size are errors, never short reads.
+func (d *Device) ReadAt(p []byte, off int64) (int, error) {
+	if err := d.check("read", off, int64(len(p))); err != nil {
+		return 0, err
+	}
+	abs := d.start + off
+	a := int64(d.Align())
+	if a == 1 || (abs%a == 0 && int64(len(p))%a == 0 && isAligned(p, d.bufAlign)) {
+		for done := 0; done < len(p); done += d.ioSize {
+			end := min(done+d.ioSize, len(p))
+			if err := d.pread(p[done:end], abs+int64(done)); err != nil {
+				return done, err
+			}
+		}
+		return len(p), nil
+	}
+	// Bounce through aligned buffers covering the aligned span.
+	buf := d.getBuf()
+	defer d.putBuf(buf)
+	s, e := roundDown(abs, a), min(roundUp(abs+int64(len(p)), a), d.rawSize)
+	for cs := s; cs < e; cs += int64(d.ioSize) {
+		ce := min(cs+int64(d.ioSize), e)
+		if err := d.pread(buf[:ce-cs], cs); err != nil {
+			return 0, err
+		}
+		lo, hi := max(cs, abs), min(ce, abs+int64(len(p)))
+		copy(p[lo-abs:hi-abs], buf[lo-cs:hi-cs])
+	}
+	return len(p), nil
+}
+
+// WriteAt writes p at volume offset off at once, through a one-off Batch.
+func (d *Device) WriteAt(p []byte, off int64) (int, error) {
+	b := d.NewBatch()
+	if err := b.Write(off, p); err != nil {
+		return 0, err
+	}
+	if err := b.Flush(); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// op is one kind of backend request.
+type op int
+
+const (
+	opRead op = iota
+	opWrite
+)
+
+// pread fills buf from absolute offset abs; pwrite writes buf there. Each
+// backend call is counted. A direct request whose length is not a multiple
+// of the alignment (the tail of an odd-sized file) is split so that only
+// the tail goes through the buffered path.
+func (d *Device) pread(buf []byte, abs int64) error  { return d.rw(opRead, buf, abs) }
+func (d *Device) pwrite(buf []byte, abs int64) error { return d.rw(opWrite, buf, abs) }
+
+func (d *Device) rw(o op, buf []byte, abs int64) error {
+	a := int64(d.Align())
+	if n := int64(len(buf)); a > 1 && n > a && n%a != 0 {
+		if err := d.rw(o, buf[:roundDown(n, a)], abs); err != nil {
+			return err
+		}
+		buf, abs = buf[roundDown(n, a):], abs+roundDown(n, a)
+	}
+	for len(buf) > 0 {
+		n, err := d.call(o, buf, abs)
+		if err != nil {
+			name := "read"
+			if o == opWrite {
+				name = "write"
+			}
+			if err == goio.EOF {
+				err = goio.ErrUnexpectedEOF
+			}
+			return fmt.Errorf("io: %s: %s of %d bytes at byte %d: %w", d.path, name, len(buf), abs, err)
+		}
+		buf, abs = buf[n:], abs+int64(n)
+	}
+	return nil
+}
+
+// call issues one request, counts it, and falls back to buffered I/O when
+// the first direct request answers EINVAL.
+func (d *Device) call(o op, buf []byte, abs int64) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return 0, ErrClosed
+	}
+	for {
+		var n int
+		var err error
+		if o == opRead {
+			n, err = d.be.ReadAt(buf, abs)
+			d.st.ReadRequests++
+			d.st.ReadBytes += int64(n)
+		} else {
+			n, err = d.be.WriteAt(buf, abs)
+			d.st.WriteRequests++
+			d.st.WriteBytes += int64(n)
+		}
+		if err == unix.EINVAL && d.direct && !d.directOK {
+			if dd, ok := d.be.(directDropper); ok {
+				if derr := dd.dropDirect(); derr != nil {
+					return 0, derr
+				}
+				d.direct, d.align, d.bufAlign = false, 1, 1
+				d.fallback = "O_DIRECT request refused (EINVAL), using buffered I/O"
+				continue
+			}
+		}
+		if err == nil && n == 0 && len(buf) > 0 {
+			err = goio.ErrNoProgress
+		}
+		if err == nil && d.direct {
+			d.directOK = true
+		}
+		return n, err
+	}
+}
+
+// Sync issues fdatasync now (counted as a flush), whatever the policy.
+// On a read-only device it does nothing.
+func (d *Device) Sync() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	if !d.writable {
+		return nil
+	}
+	d.st.Flushes++
+	if err := d.be.Sync(); err != nil {
+		return fmt.Errorf("io: %s: fdatasync: %w", d.path, err)
+	}
+	return nil
+}
+
+// FileDone marks the end of one file: it syncs when the policy is SyncFile.
+func (d *Device) FileDone() error {
+	if d.policy == SyncFile {
+		return d.Sync()
+	}
+	return nil
+}
+
+// Close syncs when the policy is SyncClose or SyncFile, then closes.
+func (d *Device) Close() error {
+	var serr error
+	if d.policy == SyncClose || d.policy == SyncFile {
+		serr = d.Sync()
+		if errors.Is(serr, ErrClosed) {
+			return serr
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	d.closed = true
+	d.elapsed = time.Since(d.opened)
+	d.pool = nil
+	return errors.Join(serr, d.be.Close())
+}
+
+// getBuf returns an aligned buffer of IOSize bytes from the pool.
+func (d *Device) getBuf() []byte {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for len(d.pool) > 0 {
+		b := d.pool[len(d.pool)-1]
+		d.pool = d.pool[:len(d.pool)-1]
+		if isAligned(b, d.bufAlign) {
+			return b
+		}
+	}
+	return alignedBuf(d.ioSize, d.bufAlign)
+}
+
+func (d *Device) putBuf(b []byte) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.closed && len(d.pool) < maxPooled {
+		d.pool = append(d.pool, b)
+	}
+}

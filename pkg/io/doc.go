@@ -1,0 +1,26 @@
+// Package io is the block I/O layer of ftools: it opens FAT image files and
+// block devices, and moves bytes between them and memory.
+//
+// Importers alias it fio (fio "ftools/pkg/io") because its name hides the
+// standard library's io.
+//
+// A Device is a window onto a file or block device: the whole of it, a byte
+// range starting at an offset (IMAGE@@OFFSET), or one partition of an MBR or
+// GPT table (read with go-diskfs). Offsets given to a Device are relative to
+// the start of that window, and nothing outside it can be read or written.
+//
+// I/O uses O_DIRECT where the file system or device allows it. Callers may
+// pass any offset, length and buffer: the Device does the alignment work
+// itself, reading only the partial edge blocks of a write (read-modify-write)
+// and bouncing unaligned buffers through a pool of aligned ones. Where direct
+// I/O is refused (EINVAL) or pointless (tmpfs keeps data in the page cache
+// either way) it falls back to buffered I/O and says why in Stats.Fallback.
+//
+// A Batch collects writes, then sorts and merges them and submits large
+// aligned writes of at most IOSize bytes. The sync policy decides when
+// fdatasync is issued. Stats counts every request that reached the kernel.
+//
+// The package never prints. It is Linux-only (pread, pwrite, fallocate,
+// statx and block-device ioctls). Extended (logical) MBR partitions are not
+// supported; only the four primary slots are.
+package io

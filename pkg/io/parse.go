@@ -1,0 +1,116 @@
+package io
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// DefaultIOSize is the largest request size used when Options.IOSize is 0.
+const DefaultIOSize = 4 << 20
+
+// SyncPolicy says when written data is flushed to stable storage.
+type SyncPolicy int
+
+// Sync policies, as chosen with --sync.
+const (
+	SyncNone   SyncPolicy = iota // never flush; Close just closes
+	SyncClose                    // one flush when the device is closed
+	SyncFile                     // a flush after every file (FileDone) and on close
+	SyncAlways                   // O_DSYNC: every write is durable when it returns
+)
+
+// DefaultSync is the policy commands use when --sync is not given.
+const DefaultSync = SyncClose
+
+var syncNames = [...]string{SyncNone: "none", SyncClose: "close", SyncFile: "file", SyncAlways: "always"}
+
+// ParseSyncPolicy parses "none", "close", "file" or "always".
+func ParseSyncPolicy(s string) (SyncPolicy, error) {
+	for p, name := range syncNames {
+		if strings.EqualFold(strings.TrimSpace(s), name) {
+			return SyncPolicy(p), nil
+		}
+	}
+	return 0, fmt.Errorf("io: sync policy %q: want none, close, file or always", s)
+}
+
+// String returns the policy's name as ParseSyncPolicy accepts it.
+func (p SyncPolicy) String() string {
+	if p >= 0 && int(p) < len(syncNames) {
+		return syncNames[p]
+	}
+	return fmt.Sprintf("SyncPolicy(%d)", int(p))
+}
+
+// MarshalText encodes the policy as its name.
+func (p SyncPolicy) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// UnmarshalText decodes a policy name.
+func (p *SyncPolicy) UnmarshalText(b []byte) error {
+	v, err := ParseSyncPolicy(string(b))
+	if err == nil {
+		*p = v
+	}
+	return err
+}
+
+// sizeSuffixes maps upper-cased unit suffixes to their binary multiples.
+var sizeSuffixes = map[string]int64{
+	"": 1, "B": 1,
+	"K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10,
+	"M": 1 << 20, "MB": 1 << 20, "MIB": 1 << 20,
+	"G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30,
+	"T": 1 << 40, "TB": 1 << 40, "TIB": 1 << 40,
+}
+
+// ParseSize parses a byte count as mtools and mkfs users write it: a decimal
+// number with an optional binary unit ("512", "4K", "4k", "4KiB", "1M", "2G",
+// "1T"; K, KB and KiB all mean 1024), or a plain hexadecimal number "0x...".
+// Errors name the input.
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	if len(t) > 2 && (t[:2] == "0x" || t[:2] == "0X") {
+		v, err := strconv.ParseInt(t[2:], 16, 64)
+		if err != nil {
+			return 0, fmt.Errorf("io: size %q: not a hexadecimal number that fits in 63 bits", s)
+		}
+		return v, nil
+	}
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, fmt.Errorf("io: size %q: want a number such as 512, 4K, 1M, 2G or 0x200", s)
+	}
+	mult, ok := sizeSuffixes[strings.ToUpper(t[i:])]
+	if !ok {
+		return 0, fmt.Errorf("io: size %q: unknown unit %q (want K, M, G or T)", s, t[i:])
+	}
+	v, err := strconv.ParseInt(t[:i], 10, 64)
+	if err != nil || v > math.MaxInt64/mult {
+		return 0, fmt.Errorf("io: size %q: too large", s)
+	}
+	return v * mult, nil
+}
+
+// ParseImageSpec splits "PATH@@OFFSET" into the path and the byte offset
+// (parsed with ParseSize). Without "@@" the offset is 0.
+func ParseImageSpec(s string) (path string, offset int64, err error) {
+	i := strings.LastIndex(s, "@@")
+	if i < 0 {
+		path = s
+	} else {
+		path = s[:i]
+		offset, err = ParseSize(s[i+2:])
+		if err != nil {
+			return "", 0, fmt.Errorf("io: image %q: offset: %w", s, err)
+		}
+	}
+	if path == "" {
+		return "", 0, fmt.Errorf("io: image %q: empty path", s)
+	}
+	return path, offset, nil
+}

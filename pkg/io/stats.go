@@ -1,0 +1,92 @@
+package io
+
+import (
+	"encoding/json"
+	"fmt"
+	goio "io"
+	"strings"
+	"time"
+)
+
+// Stats counts what reached the kernel: every pread, pwrite, fallocate,
+// ioctl and fdatasync the Device issued.
+type Stats struct {
+	WriteRequests int64         `json:"write_requests"`
+	WriteBytes    int64         `json:"write_bytes"`
+	ReadRequests  int64         `json:"read_requests"`
+	ReadBytes     int64         `json:"read_bytes"`
+	Flushes       int64         `json:"flushes"`
+	ZeroRequests  int64         `json:"zero_requests"` // successful fallocate / BLKZEROOUT calls
+	ZeroBytes     int64         `json:"zero_bytes"`    // bytes those calls covered
+	Elapsed       time.Duration `json:"-"`             // since Open (or until Close)
+	Direct        bool          `json:"direct"`
+	Align         int           `json:"align"` // alignment of direct requests (1 when buffered)
+	// Fallback says why buffered I/O is in use although direct I/O was
+	// asked for; "" when direct I/O is in use or buffered I/O was forced.
+	Fallback string     `json:"fallback"`
+	Policy   SyncPolicy `json:"sync"`
+}
+
+// AvgWriteSize is the mean size of a write request in bytes (0 without writes).
+func (s Stats) AvgWriteSize() int64 {
+	if s.WriteRequests == 0 {
+		return 0
+	}
+	return s.WriteBytes / s.WriteRequests
+}
+
+// MarshalJSON encodes the stats with snake_case keys, the elapsed time as
+// elapsed_seconds and the derived avg_write_size.
+func (s Stats) MarshalJSON() ([]byte, error) {
+	type plain Stats // drops this method
+	return json.Marshal(struct {
+		plain
+		AvgWriteSize   int64   `json:"avg_write_size"`
+		ElapsedSeconds float64 `json:"elapsed_seconds"`
+	}{plain(s), s.AvgWriteSize(), s.Elapsed.Seconds()})
+}
+
+// WriteTo writes the stats as the human lines --stats prints.
+func (s Stats) WriteTo(w goio.Writer) (int64, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "writes: %d requests, %s, avg %s\n", s.WriteRequests, humanBytes(s.WriteBytes), humanBytes(s.AvgWriteSize()))
+	var avgRead int64
+	if s.ReadRequests > 0 {
+		avgRead = s.ReadBytes / s.ReadRequests
+	}
+	fmt.Fprintf(&b, "reads: %d requests, %s, avg %s\n", s.ReadRequests, humanBytes(s.ReadBytes), humanBytes(avgRead))
+	fmt.Fprintf(&b, "zeroed: %d requests, %s\n", s.ZeroRequests, humanBytes(s.ZeroBytes))
+	fmt.Fprintf(&b, "flushes: %d (sync=%s)\n", s.Flushes, s.Policy)
+	secs := s.Elapsed.Seconds()
+	if secs > 0 {
+		rate := float64(s.WriteBytes+s.ReadBytes) / secs / 1e9
+		fmt.Fprintf(&b, "time: %.3f s, %.1f GB/s\n", secs, rate)
+	} else {
+		fmt.Fprintf(&b, "time: %.3f s\n", secs)
+	}
+	switch {
+	case s.Direct:
+		fmt.Fprintf(&b, "I/O: O_DIRECT (align %d)\n", s.Align)
+	case s.Fallback != "":
+		fmt.Fprintf(&b, "I/O: %s\n", s.Fallback)
+	default:
+		b.WriteString("I/O: buffered\n")
+	}
+	n, err := goio.WriteString(w, b.String())
+	return int64(n), err
+}
+
+// humanBytes formats n with one decimal in the largest binary unit that fits.
+func humanBytes(n int64) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	v := float64(n)
+	for _, u := range []string{"KiB", "MiB", "GiB", "TiB"} {
+		v /= 1024
+		if v < 1024 || u == "TiB" {
+			return fmt.Sprintf("%.1f %s", v, u)
+		}
+	}
+	return "" // not reached
+}

@@ -1,0 +1,182 @@
+// Package tests holds ftools' end-to-end tests: they build the commands,
+// run them on images and loop devices, and hold every image against the
+// oracles (fsck.fat -n and mtools), and every image the oracles write
+// against our reader.
+package tests
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// binDir holds the commands built once for the whole test binary.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ftools-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Dir(filepath.Dir(file))
+	build := exec.Command("go", "build", "-o", dir+"/", "./cmd/...")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building the commands: %v\n%s", err, out)
+		os.Exit(2)
+	}
+	binDir = dir
+	os.Setenv("PATH", dir+":"+os.Getenv("PATH")+":/usr/sbin:/sbin")
+	// mtools refuses images whose geometry it dislikes unless told not to
+	// check; our images are checked by fsck.fat instead.
+	os.Setenv("MTOOLS_SKIP_CHECK", "1")
+	os.Setenv("TZ", "UTC")
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// need fails the test when an oracle is missing: the README's test command
+// installs them, so a missing one is a broken set-up, not a reason to skip.
+func need(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is missing: run scripts/deps (the README's test command does)", tool)
+		}
+	}
+}
+
+// result is a finished command.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// run runs a command and returns its output and exit status.
+func run(t *testing.T, name string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatalf("%s %s: %v", name, strings.Join(args, " "), err)
+		}
+		code = ee.ExitCode()
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// ok runs a command that must succeed and returns its stdout.
+func ok(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	r := run(t, name, args...)
+	if r.code != 0 {
+		t.Fatalf("%s %s: exit %d\nstdout:\n%s\nstderr:\n%s", name, strings.Join(args, " "), r.code, r.stdout, r.stderr)
+	}
+	return r.stdout
+}
+
+// fails runs a command that must fail and returns its stderr.
+func fails(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	r := run(t, name, args...)
+	if r.code == 0 {
+		t.Fatalf("%s %s: succeeded, want an error\nstdout:\n%s", name, strings.Join(args, " "), r.stdout)
+	}
+	return r.stderr
+}
+
+// fsckClean runs fsck.fat -n on an image (or a byte range of it, copied out
+// first) and fails the test unless it is clean.
+func fsckClean(t *testing.T, img string, offset int64) {
+	t.Helper()
+	need(t, "fsck.fat")
+	target := img
+	if offset != 0 {
+		target = extract(t, img, offset)
+	}
+	r := run(t, "fsck.fat", "-n", target)
+	if r.code != 0 {
+		t.Fatalf("fsck.fat -n %s (offset %d): exit %d\n%s%s", img, offset, r.code, r.stdout, r.stderr)
+	}
+}
+
+// extract copies the part of img from offset to its end into a sparse temp
+// file, for tools that cannot take an offset.
+func extract(t *testing.T, img string, offset int64) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "part.img")
+	ok(t, "dd", "if="+img, "of="+out, "bs=1M", "iflag=skip_bytes", fmt.Sprintf("skip=%d", offset), "conv=sparse", "status=none")
+	return out
+}
+
+// mimg is the mtools image argument for an image with a volume at offset.
+func mimg(img string, offset int64) string {
+	if offset == 0 {
+		return img
+	}
+	return fmt.Sprintf("%s@@%d", img, offset)
+}
+
+// jsonOut runs a command with --json and decodes its output into v.
+func jsonOut(t *testing.T, v any, name string, args ...string) {
+	t.Helper()
+	out := ok(t, name, args...)
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("%s %s: output is not JSON: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+}
+
+// writeFile writes n pseudo-random bytes to a host file and returns them.
+func writeFile(t *testing.T, path string, n int, seed byte) []byte {
+	t.Helper()
+	b := make([]byte, n)
+	x := uint32(seed)*2654435761 + 1
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = byte(x)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// roundTripMtools copies a file into the volume with mcopy, reads it back and
+// compares: the volume must be usable by mtools.
+func roundTripMtools(t *testing.T, img string, offset int64) {
+	t.Helper()
+	need(t, "mcopy", "mdir")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "in.bin")
+	want := writeFile(t, src, 100_000, 7)
+	mi := mimg(img, offset)
+	ok(t, "mcopy", "-i", mi, src, "::/IN.BIN")
+	if out := ok(t, "mdir", "-i", mi, "::/"); !strings.Contains(out, "IN") {
+		t.Fatalf("mdir does not list IN.BIN:\n%s", out)
+	}
+	back := filepath.Join(dir, "back.bin")
+	ok(t, "mcopy", "-i", mi, "::/IN.BIN", back)
+	got, err := os.ReadFile(back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("mcopy read back %d bytes that differ from the %d written", len(got), len(want))
+	}
+}

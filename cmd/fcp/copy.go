@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path"
-	"strings"
 	"syscall"
 
 	"ftools/pkg/fat"
@@ -189,16 +187,4 @@ func (cp *copier) fatal(err error) error {
 		return &errStop{err}
 	}
 	return err
-}
-
-// volPathShow is how a volume path appears in messages.
-func volPathShow(image, p string, explicit bool) string {
-	s := "::/" + strings.TrimPrefix(path.Clean("/"+p), "/")
-	if p == "." {
-		s = "::/"
-	}
-	if explicit {
-		return image + s
-	}
-	return s
 }

@@ -22,7 +22,7 @@ func main() { cmdutil.Main(run) }
 
 func flags() []cli.Flag {
 	fl := []cli.Flag{
-		&cli.StringFlag{Name: "image", Aliases: []string{"i"}, Usage: "the image that `IMAGE` paths starting with :: refer to"},
+		cmdutil.ImageFlag(),
 		&cli.BoolFlag{Name: "recursive", Aliases: []string{"r", "R", "s"}, Usage: "copy directories and their contents"},
 		&cli.BoolFlag{Name: "preserve", Aliases: []string{"p"}, Value: true, Usage: "keep modification times (the default)"},
 		&cli.BoolFlag{Name: "no-preserve", Usage: "stamp copies with the current time"},
@@ -60,50 +60,48 @@ type report struct {
 
 func fcp(c *cli.Context, stdout, stderr io.Writer) error {
 	args := c.Args().Slice()
-	defImage := c.String("image")
-	var srcs []operand
+	defImage := c.String(cmdutil.FlagImage)
+	var srcs []cmdutil.Operand
 	for _, a := range args[:len(args)-1] {
-		op, err := parseOperand(a, defImage)
+		op, err := cmdutil.ParseOperand(a, defImage)
 		if err != nil {
 			return err
 		}
 		srcs = append(srcs, op)
 	}
-	dst, err := parseOperand(args[len(args)-1], defImage)
+	dst, err := cmdutil.ParseOperand(args[len(args)-1], defImage)
 	if err != nil {
 		return err
 	}
-	anyImage := dst.inImage()
+	anyImage := dst.InImage()
 	for _, s := range srcs {
-		anyImage = anyImage || s.inImage()
+		anyImage = anyImage || s.InImage()
 	}
 	if !anyImage {
 		return errors.New("neither a SOURCE nor DEST is inside an image (write ::/path with -i IMAGE, or IMAGE::/path); use cp for host copies")
 	}
-	imgs, err := openImages(c, srcs, dst)
-	if err != nil {
-		return err
+	// The destination's image opens writable, the others read-only; an
+	// image that is both is opened once, writable.
+	imgs := cmdutil.Images{}
+	defer imgs.Close()
+	ioSize := fio.DefaultIOSize
+	for _, op := range append([]cmdutil.Operand{dst}, srcs...) {
+		if op.InImage() {
+			im, err := imgs.Open(c, op.Image, dst.InImage() && op.Image == dst.Image)
+			if err != nil {
+				return err
+			}
+			ioSize = im.Dev.IOSize()
+		}
 	}
 	preserve := c.Bool("preserve") && !c.Bool("no-preserve")
-	sideOf := func(op operand) any {
-		if op.inImage() {
-			return volSide{vol: imgs[op.image].vol, preserve: preserve}
+	sideOf := func(op cmdutil.Operand) any {
+		if op.InImage() {
+			return volSide{vol: imgs[op.Image].Vol, preserve: preserve}
 		}
 		return hostSide{preserve: preserve}
 	}
-	explicit := func(op operand) bool { return !strings.HasPrefix(op.raw, "::") }
-	show := func(op operand, p string) string {
-		if op.inImage() {
-			return volPathShow(op.image, p, explicit(op))
-		}
-		return p
-	}
-
-	ioSize := fio.DefaultIOSize
-	for _, im := range imgs {
-		ioSize = im.dev.IOSize()
-		break
-	}
+	show := func(op cmdutil.Operand, p string) string { return op.Show(p) }
 	cp := &copier{
 		recursive: c.Bool("recursive"),
 		noClobber: c.Bool("no-clobber"),
@@ -130,13 +128,13 @@ func fcp(c *cli.Context, stdout, stderr io.Writer) error {
 	}
 
 	dstSide := sideOf(dst)
-	dstEnd := end{dstSide, dst.path, show(dst, dst.path)}
+	dstEnd := end{dstSide, dst.Path, show(dst, dst.Path)}
 	runErr := cp.copyAll(expanded, dstEnd, dst, len(srcs) > 1)
 	if bar != nil {
 		bar.Finish()
 		fmt.Fprintln(stderr)
 	}
-	closeErr := closeImages(imgs)
+	closeErr := imgs.Close()
 
 	var stop *errStop
 	var errs []error
@@ -157,12 +155,12 @@ func fcp(c *cli.Context, stdout, stderr io.Writer) error {
 			rep.Error = errors.Join(errs...).Error()
 		}
 		if c.Bool(cmdutil.FlagStats) {
-			st := totalStats(imgs)
+			st := imgs.Stats()
 			rep.Stats = &st
 		}
 		cmdutil.PrintJSON(stdout, rep)
 	} else if c.Bool(cmdutil.FlagStats) {
-		st := totalStats(imgs)
+		st := imgs.Stats()
 		st.WriteTo(stderr)
 	}
 	if !failed {
@@ -180,15 +178,15 @@ func fcp(c *cli.Context, stdout, stderr io.Writer) error {
 // copyAll copies each source to the destination with cp's rules: into DEST
 // when it is a directory (or several sources are given, or DEST ends in a
 // slash), else as DEST.
-func (cp *copier) copyAll(srcs []end, dst end, dstOp operand, many bool) error {
+func (cp *copier) copyAll(srcs []end, dst end, dstOp cmdutil.Operand, many bool) error {
 	ds := dst.dst()
 	dfi, err := ds.stat(dst.path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	intoDir := many || dstOp.slash || (exists && dfi.IsDir())
-	if exists && !dfi.IsDir() && (many || dstOp.slash) {
+	intoDir := many || dstOp.Slash || (exists && dfi.IsDir())
+	if exists && !dfi.IsDir() && (many || dstOp.Slash) {
 		return fmt.Errorf("target '%s' is not a directory", dst.show)
 	}
 	if !exists {
@@ -297,26 +295,26 @@ func inside(a, b end) bool {
 
 // expand turns an image source with wildcards in its last element into the
 // matching entries (matched case-insensitively, as FAT names are).
-func expand(op operand, side any, show func(operand, string) string) ([]end, error) {
-	base := path.Base(op.path)
+func expand(op cmdutil.Operand, side any, show func(cmdutil.Operand, string) string) ([]end, error) {
+	base := path.Base(op.Path)
 	s := side.(source)
-	if !op.inImage() || !strings.ContainsAny(base, "*?[") {
-		sh := show(op, op.path)
-		if op.contents && op.inImage() {
+	if !op.InImage() || !strings.ContainsAny(base, "*?[") {
+		sh := show(op, op.Path)
+		if op.Contents && op.InImage() {
 			sh = strings.TrimSuffix(sh, "/") + "/."
-		} else if op.contents {
-			sh = op.raw
+		} else if op.Contents {
+			sh = op.Raw
 		}
-		return []end{{side, op.path, sh}}, nil
+		return []end{{side, op.Path, sh}}, nil
 	}
-	dir := path.Dir(op.path)
+	dir := path.Dir(op.Path)
 	ents, err := s.readDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("cannot list '%s': %w", show(op, dir), err)
 	}
 	pat := fat.FoldName(base)
 	if _, err := path.Match(pat, ""); err != nil {
-		return nil, fmt.Errorf("bad pattern '%s': %w", op.raw, err)
+		return nil, fmt.Errorf("bad pattern '%s': %w", op.Raw, err)
 	}
 	var out []end
 	for _, e := range ents {
@@ -326,7 +324,7 @@ func expand(op operand, side any, show func(operand, string) string) ([]end, err
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no match for '%s'", op.raw)
+		return nil, fmt.Errorf("no match for '%s'", op.Raw)
 	}
 	return out, nil
 }

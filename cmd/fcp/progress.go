@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"ftools/cmd/internal/cmdutil"
-	fio "ftools/pkg/io"
 )
 
 var zeroTime time.Time
@@ -50,13 +49,4 @@ func treeSize(s source, p string, recursive bool, depth int) int64 {
 		}
 	}
 	return n
-}
-
-// totalStats adds up the statistics of every image the command opened.
-func totalStats(imgs map[string]*image) fio.Stats {
-	var t fio.Stats
-	for _, im := range imgs {
-		t = t.Add(im.dev.Stats())
-	}
-	return t
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -222,12 +221,3 @@ func (volSide) nameProblem(name string) string {
 	}
 	return ""
 }
-
-func describeSide(s any, p string) string {
-	if _, ok := s.(volSide); ok {
-		return "::/" + strings.TrimPrefix(p, ".")
-	}
-	return p
-}
-
-var _ = fmt.Sprint

@@ -1,0 +1,150 @@
+package cmdutil
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"ftools/pkg/fat"
+	fio "ftools/pkg/io"
+)
+
+// FlagImage is -i IMAGE, the image that "::/path" operands refer to.
+const FlagImage = "image"
+
+// ImageFlag is -i/--image.
+func ImageFlag() cli.Flag {
+	return &cli.StringFlag{Name: FlagImage, Aliases: []string{"i"}, Usage: "the image that `IMAGE` paths starting with :: refer to"}
+}
+
+// Operand is one path argument as mtools writes them: a host path, or a
+// path inside an image (`::/path` with -i IMAGE, or `IMAGE::/path`).
+type Operand struct {
+	Raw      string
+	Image    string // image spec, "" for a host path
+	Path     string // host path, or volume path ("." for the root)
+	Slash    bool   // given with a trailing slash: must be a directory
+	Contents bool   // ends in "/." (or is the image root): what is inside
+}
+
+// InImage reports whether the operand names a path inside an image.
+func (o Operand) InImage() bool { return o.Image != "" }
+
+// Explicit reports whether the image was named in the operand itself.
+func (o Operand) Explicit() bool { return !strings.HasPrefix(o.Raw, "::") }
+
+// Show is the operand's volume path as messages print it.
+func (o Operand) Show(p string) string {
+	if !o.InImage() {
+		return p
+	}
+	s := "::/" + strings.TrimPrefix(path.Clean("/"+p), "/")
+	if p == "." {
+		s = "::/"
+	}
+	if o.Explicit() {
+		return o.Image + s
+	}
+	return s
+}
+
+// ParseOperand splits an argument into image and path; defImage is -i's.
+func ParseOperand(arg, defImage string) (Operand, error) {
+	op := Operand{Raw: arg}
+	i := strings.Index(arg, "::")
+	if i < 0 {
+		op.Path = arg
+		op.Slash = strings.HasSuffix(arg, "/") && arg != "/"
+		op.Contents = arg == "." || strings.HasSuffix(arg, "/.")
+		return op, nil
+	}
+	op.Image = arg[:i]
+	if op.Image == "" {
+		op.Image = defImage
+	}
+	if op.Image == "" {
+		return op, fmt.Errorf("%s: an image path needs an image: give -i IMAGE or write IMAGE::/path", arg)
+	}
+	p := strings.ReplaceAll(arg[i+2:], "\\", "/")
+	op.Slash = strings.HasSuffix(p, "/") && strings.Trim(p, "/") != ""
+	op.Contents = strings.Trim(p, "/") == "" || p == "." || strings.HasSuffix(p, "/.")
+	op.Path = path.Clean("/" + p)[1:]
+	if op.Path == "" {
+		op.Path = "."
+	}
+	return op, nil
+}
+
+// ImageOperand parses an argument that must name a path inside an image.
+func ImageOperand(c *cli.Context, arg string) (Operand, error) {
+	op, err := ParseOperand(arg, c.String(FlagImage))
+	if err != nil {
+		return op, err
+	}
+	if !op.InImage() {
+		if c.String(FlagImage) == "" {
+			return op, fmt.Errorf("%s: not a path inside an image: write ::/path with -i IMAGE, or IMAGE::/path", arg)
+		}
+		// With -i, a bare path means a path in that image, as mtools
+		// users often type it.
+		return ParseOperand("::"+arg, c.String(FlagImage))
+	}
+	return op, nil
+}
+
+// Image is one open image: its device and volume.
+type Image struct {
+	Spec string
+	Dev  *fio.Device
+	Vol  *fat.Volume
+}
+
+// Images holds the images one command opened, each once.
+type Images map[string]*Image
+
+// Open opens (once) the image an operand names, writable if write.
+// Volumes stamp times with Now (SOURCE_DATE_EPOCH aware).
+func (ims Images) Open(c *cli.Context, spec string, write bool) (*Image, error) {
+	if im := ims[spec]; im != nil {
+		return im, nil
+	}
+	dev, err := OpenImage(c, spec, write)
+	if err != nil {
+		return nil, err
+	}
+	vol, err := fat.Open(dev)
+	if err != nil {
+		dev.Close()
+		return nil, fmt.Errorf("%s: %w", spec, err)
+	}
+	vol.Clock = Now
+	im := &Image{Spec: spec, Dev: dev, Vol: vol}
+	ims[spec] = im
+	return im, nil
+}
+
+// Close commits and closes every image; the first error wins.
+func (ims Images) Close() error {
+	var errs []error
+	for _, im := range ims {
+		if err := im.Vol.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", im.Spec, err))
+		}
+		if err := im.Dev.Close(); err != nil && !errors.Is(err, fio.ErrClosed) {
+			errs = append(errs, fmt.Errorf("%s: %w", im.Spec, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Stats adds up the statistics of every image.
+func (ims Images) Stats() fio.Stats {
+	var t fio.Stats
+	for _, im := range ims {
+		t = t.Add(im.Dev.Stats())
+	}
+	return t
+}

@@ -6,7 +6,7 @@ import (
 )
 
 // commands lists every command ftools builds.
-var commands = []string{"fmkfs", "fsinfo", "fcp"}
+var commands = []string{"fmkfs", "fsinfo", "fcp", "ffallocate"}
 
 // Every command answers --help and --version, and refuses an unknown flag
 // with a one-line error.

@@ -40,7 +40,9 @@ func (v *Volume) cursorStart() Cluster {
 // first new one. It prefers one contiguous run, the first that fits at or
 // after the cursor (wrapping around), so that consecutive files lie next to
 // each other; failing that it takes the largest free runs, the fewest that
-// hold n clusters. Only the in-memory FAT changes; FlushFAT writes it.
+// hold n clusters. A chain being extended grows in place when the clusters
+// after its end are free. Only the in-memory FAT changes; FlushFAT writes
+// it.
 func (v *Volume) allocate(n uint32, after Cluster) ([]Extent, error) {
 	if n == 0 {
 		return nil, nil
@@ -51,7 +53,16 @@ func (v *Volume) allocate(n uint32, after Cluster) ([]Extent, error) {
 	if err := v.begin(); err != nil {
 		return nil, err
 	}
-	exts := v.firstFit(n)
+	var exts []Extent
+	if after != 0 && after < v.layout.MaxCluster() {
+		// Extending a chain: right after its end, if that is free.
+		if e, ok := v.scanRun(after+1, after+Cluster(n), n); ok {
+			exts = []Extent{e}
+		}
+	}
+	if exts == nil {
+		exts = v.firstFit(n)
+	}
 	if exts == nil {
 		exts = v.fewestRuns(n)
 	}

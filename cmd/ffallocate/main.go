@@ -1,0 +1,114 @@
+// Command ffallocate gives a file in a FAT image its clusters up front, as
+// one contiguous run where possible, like fallocate(1).
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"ftools/cmd/internal/cmdutil"
+	"ftools/pkg/fat"
+	fio "ftools/pkg/io"
+)
+
+func main() { cmdutil.Main(run) }
+
+func flags() []cli.Flag {
+	fl := []cli.Flag{
+		&cli.StringFlag{Name: "length", Aliases: []string{"l"}, Required: true, Usage: "allocate `LENGTH` bytes (K/M/G suffixes)"},
+		&cli.BoolFlag{Name: "keep-size", Aliases: []string{"n"}, Usage: "allocate past the end without changing the file's size"},
+		&cli.BoolFlag{Name: "no-zero", Usage: "do not zero the new clusters (their old contents become readable in the file)"},
+		cmdutil.ImageFlag(),
+	}
+	fl = append(fl, cmdutil.ImageFlags()...)
+	fl = append(fl, cmdutil.IOFlags(true)...)
+	return append(fl, cmdutil.OutputFlags()...)
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	app := cmdutil.NewApp("ffallocate", "preallocate clusters for a file in a FAT image",
+		"ffallocate [flags] -l LENGTH (-i IMAGE ::/path | IMAGE::/path)", stdout, stderr)
+	app.Flags = flags()
+	app.Action = func(c *cli.Context) error {
+		if err := cmdutil.NeedArgs(c, 1, 1); err != nil {
+			return err
+		}
+		return fallocate(c, c.Args().First(), stdout, stderr)
+	}
+	return app.Run(args)
+}
+
+// run is one allocated run, for output.
+type runOut struct {
+	Start    uint32 `json:"start"`
+	Clusters uint32 `json:"clusters"`
+	Offset   int64  `json:"offset"` // byte offset of the run in the volume
+}
+
+type result struct {
+	Path      string     `json:"path"`
+	Size      int64      `json:"size"`
+	Allocated int64      `json:"allocated_bytes"`
+	Created   bool       `json:"created"`
+	Runs      []runOut   `json:"runs"`
+	Stats     *fio.Stats `json:"stats,omitempty"`
+}
+
+func fallocate(c *cli.Context, arg string, stdout, stderr io.Writer) error {
+	length, err := fio.ParseSize(c.String("length"))
+	if err != nil {
+		return fmt.Errorf("--length: %w", err)
+	}
+	if length > fat.MaxFileSize {
+		return fmt.Errorf("--length %s: %w", c.String("length"), fat.ErrFileTooLarge)
+	}
+	op, err := cmdutil.ImageOperand(c, arg)
+	if err != nil {
+		return err
+	}
+	if op.Path == "." {
+		return errors.New("give a file path inside the image, not its root")
+	}
+	imgs := cmdutil.Images{}
+	defer imgs.Close()
+	im, err := imgs.Open(c, op.Image, true)
+	if err != nil {
+		return err
+	}
+	noZero := c.Bool("no-zero")
+	res, err := im.Vol.Fallocate(op.Path, length, fat.FallocateOptions{KeepSize: c.Bool("keep-size"), NoZero: noZero})
+	if err != nil {
+		return err
+	}
+	if err := imgs.Close(); err != nil {
+		return err
+	}
+	l := im.Vol.Layout()
+	out := result{Path: op.Show(op.Path), Size: res.Size, Created: res.Created, Runs: []runOut{}}
+	for _, e := range res.Extents {
+		out.Runs = append(out.Runs, runOut{Start: uint32(e.Start), Clusters: e.Len, Offset: l.ClusterOffset(e.Start)})
+		out.Allocated += int64(e.Len) * l.ClusterSize
+	}
+	if noZero && len(res.Extents) > 0 {
+		fmt.Fprintln(stderr, "ffallocate: warning: --no-zero: the new clusters' old contents are now readable in the file")
+	}
+	if c.Bool(cmdutil.FlagJSON) {
+		if c.Bool(cmdutil.FlagStats) {
+			st := imgs.Stats()
+			out.Stats = &st
+		}
+		return cmdutil.PrintJSON(stdout, out)
+	}
+	fmt.Fprintf(stdout, "%s: size %d, allocated %d bytes in %d run(s)\n", out.Path, out.Size, out.Allocated, len(out.Runs))
+	for _, r := range out.Runs {
+		fmt.Fprintf(stdout, "  clusters %d-%d (%d), at byte %d\n", r.Start, r.Start+r.Clusters-1, r.Clusters, r.Offset)
+	}
+	if c.Bool(cmdutil.FlagStats) {
+		st := imgs.Stats()
+		st.WriteTo(stderr)
+	}
+	return nil
+}

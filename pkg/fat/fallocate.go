@@ -1,0 +1,143 @@
+package fat
+
+import (
+	"fmt"
+	"io/fs"
+)
+
+// FallocateOptions tune Fallocate.
+type FallocateOptions struct {
+	// KeepSize allocates past the end without changing the file's size,
+	// as FALLOC_FL_KEEP_SIZE does on Linux. fsck.fat calls such clusters
+	// excess, and the Linux driver frees them when the file is released.
+	KeepSize bool
+	// NoZero leaves the new clusters' old contents in place: they become
+	// readable in the file.
+	NoZero bool
+}
+
+// FallocateResult is what Fallocate did.
+type FallocateResult struct {
+	Extents []Extent // clusters newly given to the file, in chain order
+	Size    int64    // the file's size afterwards
+	Created bool     // the file did not exist before
+}
+
+// Fallocate gives the file at name clusters for length bytes, creating it
+// (its parent must exist) or extending it; it never shrinks a file. New
+// clusters come as one contiguous run where the volume has one (right after
+// the file's last cluster, else the first after FSINFO's hint), otherwise
+// the fewest runs. Unless opts.NoZero they are zeroed with the device's
+// cheapest means, and so is the slack of the old last cluster that a larger
+// size exposes. A request beyond the free space fails before anything is
+// written, leaving the volume byte for byte as it was.
+func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*FallocateResult, error) {
+	p := "/" + cleanPath(name)
+	if length < 0 {
+		return nil, &fs.PathError{Op: "fallocate", Path: p, Err: fmt.Errorf("negative length %d", length)}
+	}
+	if length > MaxFileSize {
+		return nil, &fs.PathError{Op: "fallocate", Path: p, Err: ErrFileTooLarge}
+	}
+	if !v.writable {
+		return nil, ErrReadOnly
+	}
+	parent, base, err := v.parentOf("fallocate", name)
+	if err != nil {
+		return nil, err
+	}
+	rec := parent.lookup(base)
+	if rec == nil {
+		if err := ValidateLongName(base); err != nil {
+			return nil, &fs.PathError{Op: "fallocate", Path: p, Err: err}
+		}
+	} else if rec.Entry.IsDir() || rec.Entry.IsLabel() {
+		return nil, &fs.PathError{Op: "fallocate", Path: p, Err: ErrIsDir}
+	}
+	var chain []Cluster
+	var oldSize int64
+	if rec != nil {
+		oldSize = int64(rec.Entry.Size)
+		if chain, err = chainOrNil(v, rec.Entry.Cluster); err != nil {
+			return nil, &fs.PathError{Op: "fallocate", Path: p, Err: err}
+		}
+	}
+	cs := v.layout.ClusterSize
+	need := v.clustersFor(length) - int64(len(chain))
+	if need > int64(v.free) {
+		return nil, &fs.PathError{Op: "fallocate", Path: p, Err: &NoSpaceError{Need: need * cs, Free: int64(v.free) * cs}}
+	}
+	res := &FallocateResult{Size: oldSize, Created: rec == nil}
+	if need > 0 {
+		var after Cluster
+		if len(chain) > 0 {
+			after = chain[len(chain)-1]
+		}
+		if res.Extents, err = v.allocate(uint32(need), after); err != nil {
+			return nil, &fs.PathError{Op: "fallocate", Path: p, Err: err}
+		}
+	}
+	if err := v.begin(); err != nil {
+		return nil, err
+	}
+	newSize := oldSize
+	if !opts.KeepSize && length > oldSize {
+		newSize = length
+	}
+	if !opts.NoZero {
+		if err := v.zeroNew(chain, oldSize, newSize, res.Extents); err != nil {
+			return nil, &fs.PathError{Op: "fallocate", Path: p, Err: err}
+		}
+	}
+	first := Cluster(0)
+	if len(chain) > 0 {
+		first = chain[0]
+	} else if len(res.Extents) > 0 {
+		first = res.Extents[0].Start
+	}
+	res.Size = newSize
+	if rec == nil {
+		e := DirEntry{Attr: AttrArchive, Cluster: first, Size: uint32(newSize)}
+		now := v.Now()
+		e.SetTimes(now, now, now)
+		if _, err := parent.add(base, e); err != nil {
+			v.trimExtents(&res.Extents, 0)
+			return nil, &fs.PathError{Op: "fallocate", Path: p, Err: err}
+		}
+		return res, nil
+	}
+	if rec.Entry.Cluster != first || int64(rec.Entry.Size) != newSize {
+		rec.Entry.Cluster = first
+		if int64(rec.Entry.Size) != newSize {
+			rec.Entry.Size = uint32(newSize)
+			rec.Entry.SetTimes(rec.Entry.CreateTimeValue(), v.Now(), v.Now())
+		}
+		parent.update(rec)
+	}
+	return res, nil
+}
+
+// zeroNew zeroes the new extents, and the bytes of the old last cluster
+// between the old size and the new one.
+func (v *Volume) zeroNew(chain []Cluster, oldSize, newSize int64, exts []Extent) error {
+	cs := v.layout.ClusterSize
+	if newSize > oldSize && len(chain) > 0 && oldSize%cs != 0 {
+		last := oldSize / cs
+		if last < int64(len(chain)) {
+			end := cs
+			if newSize < (last+1)*cs {
+				end = newSize - last*cs
+			}
+			off := v.layout.ClusterOffset(chain[last])
+			if err := v.dev.Zero(off+oldSize%cs, end-oldSize%cs); err != nil {
+				return err
+			}
+		}
+	}
+	for _, e := range exts {
+		if err := v.dev.Zero(v.layout.ClusterOffset(e.Start), int64(e.Len)*cs); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -189,6 +189,19 @@ func compareTrees(t *testing.T, want, got string, dirTimes bool) {
 	}
 }
 
+// compareFile fails the test unless two host files hold the same bytes.
+func compareFile(t *testing.T, want, got string) {
+	t.Helper()
+	w, err1 := os.ReadFile(want)
+	g, err2 := os.ReadFile(got)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("reading %s and %s: %v, %v", want, got, err1, err2)
+	}
+	if !bytes.Equal(w, g) {
+		t.Fatalf("%s: %d bytes that differ from the %d of %s", got, len(g), len(w), want)
+	}
+}
+
 func sortedKeys(m map[string]treeEntry) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -258,6 +271,12 @@ func TestFcpRoundTrip(t *testing.T) {
 			ok(t, "fcp", append(append([]string{"-r"}, outFlags...), "::/tree", out2)...)
 			compareTrees(t, src, filepath.Join(out2, "tree"), true)
 			fsckClean(t, img, tc.offset)
+			if tc.offset != 0 {
+				// IMAGE@@OFFSET::/path needs no -i.
+				one := filepath.Join(dir, "one.txt")
+				ok(t, "fcp", img+"@@1048576::/tree/level one/one.txt", one)
+				compareFile(t, filepath.Join(src, "level one", "one.txt"), one)
+			}
 		})
 	}
 }
@@ -475,6 +494,10 @@ func TestFcpCpSemantics(t *testing.T) {
 			ok(t, "mmd", "-i", f.img, "::/d", "::/d/one.txt")
 			msg = fails(t, "fcp", "-i", f.img, f.h("one.txt"), "::/d")
 			mustContain(t, "a file onto a directory", msg, "cannot overwrite directory")
+			hostFile := filepath.Join(t.TempDir(), "file")
+			writeFile(t, hostFile, 3, 1)
+			msg = fails(t, "fcp", "-r", "-i", f.img, "::/d", hostFile)
+			mustContain(t, "an image directory onto a host file", msg, "cannot overwrite non-directory")
 		}},
 		{"dir-without-r", func(t *testing.T, f cpFixture) {
 			msg := fails(t, "fcp", "-i", f.img, f.h("photos"), "::/")
@@ -493,6 +516,9 @@ func TestFcpCpSemantics(t *testing.T) {
 			msg = fails(t, "fcp", "-i", f.img, f.h("nosuch.txt"), f.h("one.txt"), "::/")
 			mustContain(t, "one missing source of two", msg, "nosuch.txt")
 			f.want(t, "/one.txt", "one.txt")
+			// Every missing source is named, as cp does.
+			msg = fails(t, "fcp", "-i", f.img, f.h("nosuch1.txt"), f.h("nosuch2.txt"), "::/")
+			mustContain(t, "two missing sources", msg, "nosuch1.txt", "nosuch2.txt")
 		}},
 		{"missing-dest-dir", func(t *testing.T, f cpFixture) {
 			msg := fails(t, "fcp", "-i", f.img, f.h("one.txt"), "::/no/such/one.txt")
@@ -509,6 +535,42 @@ func TestFcpCpSemantics(t *testing.T) {
 			f.want(t, "/no/such/one.txt", "one.txt")
 			ok(t, "fcp", "-r", "-i", f.img, f.h("photos"), "::/new/parents/")
 			f.want(t, "/new/parents/photos/a.jpg", "photos/a.jpg")
+		}},
+		{"times", func(t *testing.T, f cpFixture) {
+			old := time.Date(2019, 5, 6, 7, 8, 10, 0, time.UTC)
+			if err := os.Chtimes(f.h("one.txt"), old, old); err != nil {
+				t.Fatal(err)
+			}
+			stamp := time.Date(2022, 6, 7, 8, 9, 10, 0, time.UTC)
+			t.Setenv("SOURCE_DATE_EPOCH", fmt.Sprint(stamp.Unix()))
+			ok(t, "fcp", "-i", f.img, f.h("one.txt"), "::/kept.txt")
+			ok(t, "fcp", "--no-preserve", "-i", f.img, f.h("one.txt"), "::/stamped.txt")
+			dir := t.TempDir()
+			for name, want := range map[string]time.Time{"kept.txt": old, "stamped.txt": stamp} {
+				ok(t, "mcopy", "-m", "-i", f.img, "::/"+name, filepath.Join(dir, name))
+				if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || !fi.ModTime().Equal(want) {
+					t.Fatalf("::/%s has mtime %v, want %s", name, fi.ModTime().UTC(), want)
+				}
+			}
+			ok(t, "fcp", "-i", f.img, "::/kept.txt", filepath.Join(dir, "out.txt"))
+			if fi, _ := os.Stat(filepath.Join(dir, "out.txt")); !fi.ModTime().Equal(old) {
+				t.Fatalf("copy-out with -p (the default): mtime %v, want %s", fi.ModTime().UTC(), old)
+			}
+			ok(t, "fcp", "--no-preserve", "-i", f.img, "::/kept.txt", filepath.Join(dir, "np.txt"))
+			if fi, _ := os.Stat(filepath.Join(dir, "np.txt")); fi.ModTime().Equal(old) {
+				t.Fatal("copy-out with --no-preserve kept the image's mtime")
+			}
+		}},
+		{"stats-on-stderr", func(t *testing.T, f cpFixture) {
+			r := run(t, "fcp", "--stats", "-i", f.img, f.h("one.txt"), "::/")
+			if r.code != 0 || r.stdout != "" {
+				t.Fatalf("fcp --stats: exit %d, stdout %q", r.code, r.stdout)
+			}
+			mustContain(t, "fcp --stats", r.stderr, "writes: ", "flushes: 1")
+			rep, _ := fcpJSON(t, "-i", f.img, f.h("two.txt"), "::/")
+			if rep.Stats != nil || rep.Files != 1 || rep.Bytes != int64(len(f.data["two.txt"])) {
+				t.Fatalf("fcp --json without --stats: %+v", rep)
+			}
 		}},
 		{"image-to-image", func(t *testing.T, f cpFixture) {
 			ok(t, "fcp", "-r", "-i", f.img, f.h("photos"), f.h("one.txt"), "::/")

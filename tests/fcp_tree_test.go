@@ -129,8 +129,17 @@ func mdirCount(t *testing.T, img, dir string) int {
 		t.Fatalf("mdir ::%s has no file count:\n%s", dir, out)
 	}
 	n, _ := strconv.Atoi(m[1])
+	if dir != "/" {
+		// mdir lists and counts a subfolder's "." and ".." entries.
+		if !mdirDotsRE.MatchString(out) {
+			t.Fatalf("mdir ::%s does not list \".\" and \"..\":\n%s", dir, out)
+		}
+		n -= 2
+	}
 	return n
 }
+
+var mdirDotsRE = regexp.MustCompile(`(?m)^\.\s+<DIR>[^\n]*\n\.\.\s+<DIR>`)
 
 // 3,000 long names sharing a 42-character prefix in one folder.
 func TestFcpManyNames(t *testing.T) {
@@ -211,6 +220,9 @@ func TestFcpFolderEntryLimit(t *testing.T) {
 	if !strings.Contains(r.stderr, "65536") && !strings.Contains(r.stderr, "65,536") && !strings.Contains(r.stderr, "at most") {
 		t.Fatalf("the error does not name the 65,536-entry limit:\n%s", lastLines(r.stderr, 10))
 	}
+	if strings.Contains(r.stderr, ":://") {
+		t.Errorf("messages show image paths with a doubled slash (\":://\"):\n%s", lastLines(r.stderr, 3))
+	}
 	fsckClean(t, img, 0)
 }
 
@@ -264,9 +276,26 @@ func TestFcpHostileNames(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(out, "good.txt")); err != nil || !bytes.Equal(got, want) {
 		t.Errorf("good.txt was not copied next to the hostile names: %v", err)
 	}
-	// The same entries reached through a wildcard.
-	r = run(t, "fcp", "-i", img, "::/*", filepath.Join(base, "x", "y", "out2"))
-	t.Logf("fcp '::/*': exit %d\n%s", r.code, r.stderr)
+	// The same entries reached through a wildcard ("*" cannot match a
+	// name holding "/"): each is skipped with a warning, never read as a
+	// path ("..", backslashes) of the volume.
+	out2 := filepath.Join(base, "x", "y", "out2")
+	r = run(t, "fcp", "-r", "-i", img, "::/*", out2)
+	t.Logf("fcp -r '::/*': exit %d\n%s", r.code, r.stderr)
+	if r.code != 0 {
+		t.Errorf("fcp -r '::/*' exit %d, want 0 as for fcp -r ::/", r.code)
+	}
+	for _, h := range hostileNames[1:] {
+		if !strings.Contains(r.stderr, fmt.Sprintf("the name %q", h.long)) {
+			t.Errorf("fcp -r '::/*': no warning skips %q", h.long)
+		}
+	}
+	if strings.Contains(r.stderr, "../../evil") {
+		t.Errorf("fcp -r '::/*' read the root again (it reports \"../../evil\", which \"*\" cannot match): the entry named \"..\" was taken for the parent folder")
+	}
+	if ents, _ := os.ReadDir(out2); len(ents) != 1 {
+		t.Errorf("fcp -r '::/*' made %d entries in DEST, want 1 (good.txt)", len(ents))
+	}
 
 	allowed := map[string]bool{}
 	for _, p := range []string{"img", "img/disk.img", "img/good.txt", "x", "x/y", "x/y/out", "x/y/out/good.txt", "x/y/out2", "x/y/out2/good.txt"} {

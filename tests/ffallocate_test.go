@@ -20,7 +20,7 @@ type fallocJSON struct {
 	} `json:"runs"`
 }
 
-func sha(t *testing.T, path string) [32]byte {
+func imageSum(t *testing.T, path string) [32]byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -84,12 +84,12 @@ func TestFfallocate(t *testing.T) {
 
 			// Not enough space: an error naming the numbers, the image
 			// byte for byte as it was.
-			before := sha(t, img)
+			before := imageSum(t, img)
 			msg := fails(t, "ffallocate", "-l", "3G", "-i", img, "::/huge")
 			if !strings.Contains(msg, "no space left on volume: need ") || !strings.Contains(msg, " free") {
 				t.Fatalf("ENOSPC message: %q", msg)
 			}
-			if sha(t, img) != before {
+			if imageSum(t, img) != before {
 				t.Fatal("a refused ffallocate changed the image")
 			}
 		})

@@ -90,7 +90,11 @@ func (cp *copier) copyContents(src, dst end, fi fs.FileInfo) error {
 	var firstErr error
 	for _, e := range ents {
 		name := e.Name()
-		if why := dst.dst().nameProblem(name); why != "" {
+		why := unaddressable(name)
+		if why == "" {
+			why = dst.dst().nameProblem(name)
+		}
+		if why != "" {
 			cp.warn("skipping '%s': the name %q %s", src.src().join(src.show, name), name, why)
 			cp.skipped = append(cp.skipped, src.src().join(src.show, name))
 			continue

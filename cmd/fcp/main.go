@@ -84,14 +84,18 @@ func fcp(c *cli.Context, stdout, stderr io.Writer) error {
 	// image that is both is opened once, writable.
 	imgs := cmdutil.Images{}
 	defer imgs.Close()
-	ioSize := fio.DefaultIOSize
+	var buf []byte
 	for _, op := range append([]cmdutil.Operand{dst}, srcs...) {
 		if op.InImage() {
 			im, err := imgs.Open(c, op.Image, dst.InImage() && op.Image == dst.Image)
 			if err != nil {
 				return err
 			}
-			ioSize = im.Dev.IOSize()
+			if buf == nil {
+				// Aligned, so that reads from the image go straight
+				// into it with O_DIRECT.
+				buf = im.Dev.AlignedBuffer(im.Dev.IOSize())
+			}
 		}
 	}
 	preserve := c.Bool("preserve") && !c.Bool("no-preserve")
@@ -105,7 +109,7 @@ func fcp(c *cli.Context, stdout, stderr io.Writer) error {
 	cp := &copier{
 		recursive: c.Bool("recursive"),
 		noClobber: c.Bool("no-clobber"),
-		buf:       make([]byte, ioSize),
+		buf:       buf,
 		warn:      func(f string, a ...any) { fmt.Fprintf(stderr, "fcp: "+f+"\n", a...) },
 		progress:  func(int64) {},
 	}
@@ -114,7 +118,7 @@ func fcp(c *cli.Context, stdout, stderr io.Writer) error {
 	var expanded []end
 	var opErrs []error
 	for _, s := range srcs {
-		ends, err := expand(s, sideOf(s), show)
+		ends, err := expand(s, sideOf(s), show, cp.warn)
 		if err != nil {
 			opErrs = append(opErrs, err)
 			continue
@@ -207,13 +211,17 @@ func (cp *copier) copyAll(srcs []end, dst end, dstOp cmdutil.Operand, many bool)
 			}
 		}
 	}
-	var firstErr error
+	failed := false
+	report := func(err error) {
+		cp.warn("%v", err)
+		cp.failed++
+		failed = true
+	}
 	for _, s := range srcs {
 		target := dst
 		sfi, err := s.src().stat(s.path)
 		if err != nil {
-			firstErr = keep(firstErr, fmt.Errorf("cannot stat '%s': %w", s.show, err))
-			cp.failed++
+			report(fmt.Errorf("cannot stat '%s': %w", s.show, err))
 			continue
 		}
 		contents := sfi.IsDir() && s.contents()
@@ -227,19 +235,19 @@ func (cp *copier) copyAll(srcs []end, dst end, dstOp cmdutil.Operand, many bool)
 			target = end{dst.side, ds.join(dst.path, name), ds.join(dst.show, name)}
 		}
 		if sameFile(s, target) {
-			firstErr = keep(firstErr, fmt.Errorf("'%s' and '%s' are the same file", s.show, target.show))
+			report(fmt.Errorf("'%s' and '%s' are the same file", s.show, target.show))
 			continue
 		}
 		if sfi.IsDir() && inside(s, target) {
-			firstErr = keep(firstErr, fmt.Errorf("cannot copy a directory, '%s', into itself, '%s'", s.show, target.show))
+			report(fmt.Errorf("cannot copy a directory, '%s', into itself, '%s'", s.show, target.show))
 			continue
 		}
 		if contents {
 			if !cp.recursive {
-				firstErr = keep(firstErr, fmt.Errorf("-r not specified; omitting directory '%s'", s.show))
+				report(fmt.Errorf("-r not specified; omitting directory '%s'", s.show))
 				continue
 			}
-			err = cp.copyDir(end{s.side, s.path, s.show}, target, sfi)
+			err = cp.copyDir(end{s.side, s.path, strings.TrimSuffix(s.show, "/.")}, target, sfi)
 		} else {
 			err = cp.copyTo(s, target)
 		}
@@ -248,25 +256,17 @@ func (cp *copier) copyAll(srcs []end, dst end, dstOp cmdutil.Operand, many bool)
 			if errors.As(err, &stop) {
 				return err
 			}
-			if !errors.Is(err, errReported) {
-				cp.warn("%v", err)
+			if errors.Is(err, errReported) {
+				failed = true
+				continue
 			}
-			cp.failed++
-			firstErr = keep(firstErr, errReported)
+			report(err)
 		}
 	}
-	if firstErr != nil && !errors.Is(firstErr, errReported) {
-		cp.warn("%v", firstErr)
+	if failed {
 		return errReported
 	}
-	return firstErr
-}
-
-func keep(first, err error) error {
-	if first != nil {
-		return first
-	}
-	return err
+	return nil
 }
 
 // contents reports whether a source operand asks for a directory's contents.
@@ -295,7 +295,7 @@ func inside(a, b end) bool {
 
 // expand turns an image source with wildcards in its last element into the
 // matching entries (matched case-insensitively, as FAT names are).
-func expand(op cmdutil.Operand, side any, show func(cmdutil.Operand, string) string) ([]end, error) {
+func expand(op cmdutil.Operand, side any, show func(cmdutil.Operand, string) string, warn func(string, ...any)) ([]end, error) {
 	base := path.Base(op.Path)
 	s := side.(source)
 	if !op.InImage() || !strings.ContainsAny(base, "*?[") {
@@ -319,6 +319,10 @@ func expand(op cmdutil.Operand, side any, show func(cmdutil.Operand, string) str
 	var out []end
 	for _, e := range ents {
 		if ok, _ := path.Match(pat, fat.FoldName(e.Name())); ok {
+			if why := unaddressable(e.Name()); why != "" {
+				warn("skipping '%s': the name %q %s", s.join(show(op, dir), e.Name()), e.Name(), why)
+				continue
+			}
 			p := side.(source).join(dir, e.Name())
 			out = append(out, end{side, p, show(op, p)})
 		}
@@ -327,4 +331,18 @@ func expand(op cmdutil.Operand, side any, show func(cmdutil.Operand, string) str
 		return nil, fmt.Errorf("no match for '%s'", op.Raw)
 	}
 	return out, nil
+}
+
+// unaddressable says why a name read from a volume cannot be named in a
+// path ("" if it can): it would be read as a separator or a parent.
+func unaddressable(name string) string {
+	switch {
+	case name == "" || name == "." || name == "..":
+		return "is not a usable file name"
+	case strings.ContainsAny(name, "/\\"):
+		return "contains a slash"
+	case strings.ContainsRune(name, 0):
+		return "contains a NUL byte"
+	}
+	return ""
 }

@@ -103,13 +103,8 @@ func (h hostSide) create(p string, _ int64, mtime time.Time) (fileSink, error) {
 // nameProblem refuses names that would leave the destination folder or
 // cannot be host file names.
 func (hostSide) nameProblem(name string) string {
-	switch {
-	case name == "" || name == "." || name == "..":
-		return "is not a usable file name"
-	case strings.ContainsAny(name, "/\\"):
-		return "contains a slash"
-	case strings.ContainsRune(name, 0):
-		return "contains a NUL byte"
+	if why := unaddressable(name); why != "" {
+		return why
 	}
 	for _, r := range name {
 		if r < 0x20 || r == 0x7f {
@@ -184,8 +179,11 @@ func (v volSide) open(p string) (io.ReadCloser, error) {
 }
 
 func (volSide) join(d, n string) string {
-	if d == "." || d == "" {
+	switch {
+	case d == "." || d == "":
 		return n
+	case strings.HasSuffix(d, "/"):
+		return d + n
 	}
 	return d + "/" + n
 }

@@ -127,10 +127,8 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 		return 0, &fs.PathError{Op: "read", Path: f.name, Err: ErrIsDir}
 	}
 	v := f.v
-	if v.data != nil && v.data.Pending() > 0 {
-		if err := v.data.Flush(); err != nil {
-			return 0, err
-		}
+	if err := v.flushData(); err != nil {
+		return 0, err
 	}
 	size := int64(f.rec.Entry.Size)
 	cs := v.layout.ClusterSize

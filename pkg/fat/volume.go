@@ -35,7 +35,7 @@ type Volume struct {
 	cursor      Cluster          // where the next allocation search starts
 	dirs        map[Cluster]*dir // loaded directories by first cluster (0: fixed root)
 	dirtyDirs   map[Cluster]*dir // directories with slots to write back
-	data        *fio.Batch       // file data and new directory clusters, written first
+	data        *fio.Stream      // file data and new directory clusters, written first
 	pendingFree [][]Cluster      // chains to free once the entries that named them are gone
 
 	// Clock stamps the times ftools writes (creation, access, and
@@ -326,10 +326,8 @@ func (v *Volume) flushFSInfo() error {
 // count or the dirty bit: never an entry that points at unwritten data, or
 // clusters that two files share.
 func (v *Volume) Commit() error {
-	if v.data != nil {
-		if err := v.data.Flush(); err != nil {
-			return fmt.Errorf("fat: writing data: %w", err)
-		}
+	if err := v.flushData(); err != nil {
+		return err
 	}
 	if err := v.FlushFAT(); err != nil {
 		return err
@@ -362,18 +360,28 @@ func (v *Volume) Commit() error {
 // out in large merged writes before any metadata that refers to it.
 func (v *Volume) writeData(off int64, p []byte) error {
 	if v.data == nil {
-		v.data = v.dev.NewBatch()
+		v.data = v.dev.NewStream()
 	}
 	return v.data.Write(off, p)
+}
+
+// flushData writes queued data and waits for it, so that it can be read
+// back or referred to.
+func (v *Volume) flushData() error {
+	if v.data == nil {
+		return nil
+	}
+	if err := v.data.Flush(); err != nil {
+		return fmt.Errorf("fat: writing data: %w", err)
+	}
+	return nil
 }
 
 // readClusters reads the clusters of chain into buf, one request per
 // contiguous run (split by the device at its request size).
 func (v *Volume) readClusters(buf []byte, chain []Cluster) error {
-	if v.data != nil && v.data.Pending() > 0 {
-		if err := v.data.Flush(); err != nil {
-			return err
-		}
+	if err := v.flushData(); err != nil {
+		return err
 	}
 	cs := v.layout.ClusterSize
 	pos := int64(0)
@@ -398,6 +406,9 @@ func (v *Volume) Close() error {
 		return nil
 	}
 	err := v.Commit()
+	if v.data != nil {
+		v.data.Close()
+	}
 	if err == nil && v.setDirty {
 		v.boot.SetDirty(false)
 		err = v.writeBoot()

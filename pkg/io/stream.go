@@ -1,0 +1,195 @@
+package io
+
+import (
+	"fmt"
+	"sync"
+)
+
+// streamDepth is how many filled buffers may wait for the writer: with the
+// one being filled, the caller reads its next chunk while the device writes
+// the previous ones.
+const streamDepth = 2
+
+// Stream writes bulk data (file contents) that mostly arrives in ascending,
+// contiguous pieces. It combines contiguous pieces into aligned buffers of
+// IOSize bytes and writes full buffers from a goroutine of its own, so that
+// the caller's reading of its source overlaps the device's writing. A piece
+// that does not continue the current buffer starts a new one; partial edge
+// blocks are read first (read-modify-write), after every write in flight
+// has landed, so no block is ever written from stale contents.
+//
+// Bytes written through a Stream reach the device only by Flush; other
+// readers of the same range must call Flush first.
+type Stream struct {
+	d     *Device
+	cur   []byte // buffer being filled; nil when none
+	start int64  // absolute offset of cur[0] (aligned)
+	n     int    // bytes of cur in use (from cur[0])
+
+	jobs chan streamJob
+	wg   sync.WaitGroup // writes in flight
+	mu   sync.Mutex
+	err  error // first write error
+	quit chan struct{}
+	once sync.Once
+}
+
+type streamJob struct {
+	buf []byte
+	abs int64
+}
+
+// NewStream returns a stream writing to d. Close it (or Flush it and stop
+// using it) when done.
+func (d *Device) NewStream() *Stream {
+	s := &Stream{d: d, jobs: make(chan streamJob, streamDepth), quit: make(chan struct{})}
+	go s.writer()
+	return s
+}
+
+func (s *Stream) writer() {
+	for j := range s.jobs {
+		err := s.d.pwrite(j.buf, j.abs)
+		s.d.putBuf(j.buf[:cap(j.buf)])
+		if err != nil {
+			s.mu.Lock()
+			if s.err == nil {
+				s.err = err
+			}
+			s.mu.Unlock()
+		}
+		s.wg.Done()
+	}
+	close(s.quit)
+}
+
+func (s *Stream) failed() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Write queues p at volume offset off; it copies p.
+func (s *Stream) Write(off int64, p []byte) error {
+	d := s.d
+	if !d.writable {
+		return fmt.Errorf("io: %s: write of %d bytes at offset %d: %w", d.path, len(p), off, ErrReadOnly)
+	}
+	if err := d.check("write", off, int64(len(p))); err != nil {
+		return err
+	}
+	if err := s.failed(); err != nil {
+		return err
+	}
+	abs := d.start + off
+	for len(p) > 0 {
+		if s.cur != nil && abs != s.start+int64(s.n) {
+			if err := s.submit(); err != nil {
+				return err
+			}
+		}
+		if s.cur == nil {
+			if err := s.begin(abs); err != nil {
+				return err
+			}
+		}
+		k := copy(s.cur[s.n:], p)
+		s.n += k
+		p, abs = p[k:], abs+int64(k)
+		if s.n == len(s.cur) {
+			if err := s.submit(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// begin starts a buffer for data at abs. An unaligned start needs the head
+// of its block from the device.
+func (s *Stream) begin(abs int64) error {
+	d := s.d
+	a := int64(d.Align())
+	s.cur = d.getBuf()
+	s.start = roundDown(abs, a)
+	s.n = int(abs - s.start)
+	if s.n > 0 {
+		if err := s.drain(); err != nil {
+			return err
+		}
+		if err := d.pread(s.cur[:a], s.start); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// submit hands the current buffer to the writer, completing a partial last
+// block from the device first.
+func (s *Stream) submit() error {
+	if s.cur == nil {
+		return nil
+	}
+	d := s.d
+	a := int64(d.Align())
+	end := s.start + int64(s.n)
+	if tail := end % a; tail != 0 {
+		blockEnd := min(end-tail+a, d.rawSize)
+		if blockEnd > end {
+			if err := s.drain(); err != nil {
+				return err
+			}
+			tmp := d.getBuf()
+			err := d.pread(tmp[:blockEnd-(end-tail)], end-tail)
+			copy(s.cur[s.n:], tmp[tail:blockEnd-(end-tail)])
+			d.putBuf(tmp)
+			if err != nil {
+				return err
+			}
+			s.n += int(blockEnd - end)
+		}
+	}
+	buf := s.cur[:s.n]
+	s.cur, s.n = nil, 0
+	s.wg.Add(1)
+	s.jobs <- streamJob{buf: buf, abs: s.start}
+	return nil
+}
+
+// drain waits until every submitted write has landed.
+func (s *Stream) drain() error {
+	s.wg.Wait()
+	return s.failed()
+}
+
+// Flush writes everything queued and waits for it.
+func (s *Stream) Flush() error {
+	if err := s.submit(); err != nil {
+		return err
+	}
+	return s.drain()
+}
+
+// Pending reports whether bytes are queued or in flight.
+func (s *Stream) Pending() bool {
+	return s.cur != nil
+}
+
+// Close flushes the stream and stops its writer.
+func (s *Stream) Close() error {
+	err := s.Flush()
+	s.once.Do(func() {
+		close(s.jobs)
+		<-s.quit
+	})
+	return err
+}
+
+// AlignedBuffer returns a buffer of n bytes whose address suits the
+// device's direct I/O, so that reads into it need no bounce buffer.
+func (d *Device) AlignedBuffer(n int) []byte {
+	d.mu.Lock()
+	a := d.bufAlign
+	d.mu.Unlock()
+	return alignedBuf(n, max(a, 4096))
+}

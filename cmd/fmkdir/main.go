@@ -1,0 +1,50 @@
+// Command fmkdir makes directories in FAT images, like mmd and mkdir, with
+// mtools' addressing (-i IMAGE ::/path, or IMAGE::/path).
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"ftools/cmd/internal/cmdutil"
+	"ftools/pkg/fat"
+)
+
+func main() { cmdutil.Main(run) }
+
+func flags() []cli.Flag {
+	fl := []cli.Flag{
+		cmdutil.ImageFlag(),
+		&cli.BoolFlag{Name: "parents", Aliases: []string{"p"}, Usage: "make missing parent directories too; an existing directory is no error"},
+	}
+	fl = append(fl, cmdutil.ImageFlags()...)
+	fl = append(fl, cmdutil.IOFlags(true)...)
+	return append(fl, cmdutil.OutputFlags()...)
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	app := cmdutil.NewApp("fmkdir", "make directories in FAT images",
+		"fmkdir [flags] ::/DIR...\n\nPaths inside an image are written ::/path (with -i IMAGE) or IMAGE::/path;\nIMAGE may be PATH@@OFFSET.", stdout, stderr)
+	app.Flags = flags()
+	app.Action = func(c *cli.Context) error {
+		if err := cmdutil.NeedArgs(c, 1, -1); err != nil {
+			return err
+		}
+		parents := c.Bool("parents")
+		return cmdutil.EachOperand(c, "fmkdir", stdout, stderr, func(v *fat.Volume, op cmdutil.Operand) error {
+			var err error
+			if parents {
+				err = v.MkdirAll(op.Path, v.Now())
+			} else {
+				err = v.Mkdir(op.Path, v.Now())
+			}
+			if err != nil {
+				return fmt.Errorf("cannot create directory '%s': %w", op.Show(op.Path), cmdutil.UnwrapPath(err))
+			}
+			return nil
+		})
+	}
+	return app.Run(args)
+}

@@ -1,0 +1,59 @@
+// Command frm removes files (and with -r, directory trees) from FAT images,
+// like mdel, mdeltree and rm, with mtools' addressing.
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"ftools/cmd/internal/cmdutil"
+	"ftools/pkg/fat"
+)
+
+func main() { cmdutil.Main(run) }
+
+func flags() []cli.Flag {
+	fl := []cli.Flag{
+		cmdutil.ImageFlag(),
+		&cli.BoolFlag{Name: "recursive", Aliases: []string{"r", "R"}, Usage: "remove directories and everything in them"},
+	}
+	fl = append(fl, cmdutil.ImageFlags()...)
+	fl = append(fl, cmdutil.IOFlags(true)...)
+	return append(fl, cmdutil.OutputFlags()...)
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	app := cmdutil.NewApp("frm", "remove files and directory trees from FAT images",
+		"frm [flags] ::/PATH...\n\nPaths inside an image are written ::/path (with -i IMAGE) or IMAGE::/path;\nIMAGE may be PATH@@OFFSET.", stdout, stderr)
+	app.Flags = flags()
+	app.Action = func(c *cli.Context) error {
+		if err := cmdutil.NeedArgs(c, 1, -1); err != nil {
+			return err
+		}
+		recursive := c.Bool("recursive")
+		return cmdutil.EachOperand(c, "frm", stdout, stderr, func(v *fat.Volume, op cmdutil.Operand) error {
+			if op.Path == "." {
+				return fmt.Errorf("cannot remove '%s': it is the root directory", op.Show(op.Path))
+			}
+			fi, err := v.Stat(op.Path)
+			if err != nil {
+				return fmt.Errorf("cannot remove '%s': %w", op.Show(op.Path), cmdutil.UnwrapPath(err))
+			}
+			if fi.IsDir() {
+				if !recursive {
+					return fmt.Errorf("cannot remove '%s': is a directory (give -r to remove it and its contents)", op.Show(op.Path))
+				}
+				err = v.RemoveAll(op.Path)
+			} else {
+				err = v.Remove(op.Path)
+			}
+			if err != nil {
+				return fmt.Errorf("cannot remove '%s': %w", op.Show(op.Path), cmdutil.UnwrapPath(err))
+			}
+			return nil
+		})
+	}
+	return app.Run(args)
+}

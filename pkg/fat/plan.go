@@ -33,6 +33,11 @@ type FormatParams struct {
 	// Without it such a volume is refused: systems that go by the cluster
 	// count (Windows among them) would take it for FAT16.
 	AllowSmallFAT32 bool
+	// FATSectors, when not 0, is the size of each FAT in sectors, used as
+	// given instead of the smallest that fits (the SD layout sizes its FATs
+	// itself so that the data area starts on an erase-block boundary). It
+	// must hold an entry for every cluster.
+	FATSectors int
 }
 
 // Limits mkfs.fat applies when it lays out a volume.

@@ -53,6 +53,9 @@ func (in *planInput) try(t Type, spc int64) fitResult {
 		fatLen = ceilDiv((est+2)*4, ss)
 	}
 	fatLen = in.alignUp(fatLen, spc)
+	if in.p.FATSectors > 0 {
+		fatLen = int64(in.p.FATSectors)
+	}
 	r := fitResult{fatLen: fatLen}
 	if rest := space - nf*fatLen; rest > 0 {
 		r.clusters = rest / spc

@@ -71,11 +71,28 @@ func Open(dev *fio.Device) (*Volume, error) {
 	if err != nil {
 		return nil, err
 	}
+	v, err := openFrom(dev, bs, buf)
+	if err != nil {
+		return nil, err
+	}
+	if v.layout.Type == FAT32 {
+		v.checkBackupBoot()
+	}
+	return v, nil
+}
+
+// openFrom opens the volume described by boot sector bs (raw is its
+// sector), as Open does after decoding the primary. It does not compare
+// the backup boot sector: it is used when raw is the backup.
+func openFrom(dev *fio.Device, bs *BootSector, raw []byte) (*Volume, error) {
 	l, err := bs.Layout()
 	if err != nil {
 		return nil, err
 	}
-	v := &Volume{dev: dev, boot: bs, raw: buf[:l.SectorSize], layout: l, writable: dev.Writable()}
+	if int64(len(raw)) < l.SectorSize {
+		return nil, fmt.Errorf("fat: boot sector of %d bytes is shorter than its sector size %d", len(raw), l.SectorSize)
+	}
+	v := &Volume{dev: dev, boot: bs, raw: raw[:l.SectorSize], layout: l, writable: dev.Writable()}
 	v.wasDirty = bs.Dirty()
 	if l.TotalSize > dev.Size() {
 		msg := fmt.Sprintf("the boot sector says the volume has %d bytes but %s holds only %d", l.TotalSize, dev.Path(), dev.Size())
@@ -97,7 +114,6 @@ func Open(dev *fio.Device) (*Volume, error) {
 	v.free = CountFree(v.table)
 	if l.Type == FAT32 {
 		v.readFSInfo()
-		v.checkBackupBoot()
 	}
 	v.cursor = v.cursorStart()
 	v.dirs = map[Cluster]*dir{}

@@ -84,6 +84,9 @@ func (d *Device) Size() int64 { return d.size }
 // Start is the absolute byte offset of the volume in the file or device.
 func (d *Device) Start() int64 { return d.start }
 
+// DiskSize is the size of the whole file or device the volume lies in.
+func (d *Device) DiskSize() int64 { return d.rawSize }
+
 // SectorSize is the logical sector size: BLKSSZGET on block devices, 512 for files.
 func (d *Device) SectorSize() int { return d.sectorSize }
 

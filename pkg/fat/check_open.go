@@ -1,0 +1,50 @@
+package fat
+
+import (
+	"errors"
+
+	fio "ftools/pkg/io"
+)
+
+// usualBackupSector is where mkfs.fat, Windows and ftools put the FAT32
+// backup boot sector, and so where a checker looks for it when the primary,
+// which names its place, is unusable.
+const usualBackupSector = 6
+
+// OpenForCheck opens dev as Open does. When Open refuses the volume because
+// of its boot sector and a FAT32 backup boot sector at sector 6 decodes (for
+// a sector size of 512, 1024, 2048 or 4096 bytes that the backup itself
+// states), it opens the volume from the backup instead and returns the
+// primary's error as bootErr, for CheckOptions.BootError; Repair then copies
+// the backup over the primary. err is Open's error when there is no usable
+// backup either.
+func OpenForCheck(dev *fio.Device) (v *Volume, bootErr, err error) {
+	v, err = Open(dev)
+	if err == nil {
+		return v, nil, nil
+	}
+	var fe *FormatError
+	if !errors.As(err, &fe) || fe.Structure != "boot sector" {
+		return nil, nil, err
+	}
+	for ss := int64(512); ss <= maxBootRead; ss *= 2 {
+		off := usualBackupSector * ss
+		if off+ss > dev.Size() {
+			break
+		}
+		raw := make([]byte, ss)
+		if _, rerr := dev.ReadAt(raw, off); rerr != nil {
+			return nil, nil, err
+		}
+		bs, derr := DecodeBootSector(raw)
+		if derr != nil || !bs.Is32 || int64(bs.BytesPerSector) != ss || bs.BackupBootSector != usualBackupSector {
+			continue
+		}
+		bv, berr := openFrom(dev, bs, raw)
+		if berr != nil {
+			continue
+		}
+		return bv, err, nil
+	}
+	return nil, nil, err
+}

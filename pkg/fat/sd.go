@@ -1,0 +1,176 @@
+package fat
+
+import "fmt"
+
+// The SD Association's File System Specification (Part 2, Annex C) lays a
+// card out so that the FATs and the data area start on the card's erase
+// block ("boundary unit", BU) boundaries, which is what its SD Card
+// Formatter does and what cards are fastest with. The rows below are its
+// table: the largest capacity of each row, the FAT type, cluster and BU.
+type sdRow struct {
+	maxBytes int64
+	typ      Type
+	cluster  int64 // bytes
+	bu       int64 // bytes
+}
+
+var sdRows = []sdRow{
+	{8 << 20, FAT12, 8 << 10, 8 << 10},
+	{64 << 20, FAT12, 16 << 10, 16 << 10},
+	{256 << 20, FAT16, 16 << 10, 32 << 10},
+	{1 << 30, FAT16, 16 << 10, 64 << 10},
+	{2 << 30, FAT16, 32 << 10, 64 << 10},
+	{32 << 30, FAT32, 32 << 10, 4 << 20},
+}
+
+// sdSector is the sector size of every SD card.
+const sdSector = 512
+
+// SDLayout is a card's layout by the SD specification.
+type SDLayout struct {
+	Type           Type
+	ClusterSize    int64
+	BU             int64 // bytes
+	PartitionStart int64 // sectors (the MBR's LBA)
+	PartitionSize  int64 // sectors
+	MBRType        byte
+	// Params format the partition (Size, sectors per cluster, reserved
+	// sectors, FAT size, root entries, hidden sectors are set).
+	Params FormatParams
+}
+
+// ErrSDTooLarge is returned for cards over 32 GiB, which the SD
+// specification formats as exFAT.
+var ErrSDTooLarge = fmt.Errorf("%w: the SD specification formats cards over 32 GiB as exFAT, which ftools does not write; give --fat 32 to make FAT32 with the 32 GiB layout anyway", ErrInvalidParams)
+
+// SDBoundaryUnit is the BU the SD table gives a card of totalBytes (0 when
+// it is over 32 GiB and FAT32 was not asked for).
+func SDBoundaryUnit(totalBytes int64) int64 {
+	for _, r := range sdRows {
+		if totalBytes <= r.maxBytes {
+			return r.bu
+		}
+	}
+	return sdRows[len(sdRows)-1].bu
+}
+
+// PlanSD lays out a card of totalSectors 512-byte sectors as the SD
+// specification does:
+//
+//   - FAT12/16: 1 reserved sector, 512 root entries, 2 FATs; the partition
+//     starts where the data area then falls on a BU boundary, at least one
+//     BU into the card (NOM = BU - SSA mod BU, plus BU unless that is BU),
+//     and the FAT size is iterated until it holds every cluster.
+//   - FAT32: the partition starts at one BU; reserved sectors = BU - (2 x
+//     FAT size mod BU), plus one BU if that is under 9, so the data area
+//     starts on a BU boundary; FSINFO at sector 1, backup boot sector at 6.
+//   - MBR type 0x01 FAT12; 0x04 or 0x06 FAT16 (under / from 65,536
+//     sectors); 0x0B FAT32 on cards up to 16,450,560 sectors, else 0x0C.
+//
+// A row whose cluster count falls outside its type's limits (a card of
+// exactly 64 MiB has too many clusters for FAT12) gives way to the next.
+// Over 32 GiB the specification asks for exFAT: refused unless fat32.
+func PlanSD(totalSectors int64, fat32 bool) (*SDLayout, error) {
+	total := totalSectors * sdSector
+	if total > sdRows[len(sdRows)-1].maxBytes && !fat32 {
+		return nil, ErrSDTooLarge
+	}
+	for i, r := range sdRows {
+		last := i == len(sdRows)-1
+		if total > r.maxBytes && !last {
+			continue
+		}
+		if fat32 && r.typ != FAT32 {
+			continue
+		}
+		l, err := planSDRow(totalSectors, r)
+		if err == nil {
+			return l, nil
+		}
+		if last {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("%w: %d sectors is too small for the SD layout", ErrInvalidParams, totalSectors)
+}
+
+func planSDRow(ts int64, r sdRow) (*SDLayout, error) {
+	sc, bu := r.cluster/sdSector, r.bu/sdSector
+	bits := int64(r.typ)
+	fatSectors := func(entries int64) int64 { return ceilDiv(ceilDiv(entries*bits, 8), sdSector) }
+	sf := fatSectors(ceilDiv(ts, sc) + 2)
+	var nom, rsc, clusters int64
+	rootSecs := int64(0)
+	if r.typ != FAT32 {
+		rootSecs = 512 * DirEntrySize / sdSector
+	}
+	for range 64 {
+		if r.typ == FAT32 {
+			nom = bu
+			rsc = bu - (2*sf)%bu
+			if rsc < 9 {
+				rsc += bu
+			}
+		} else {
+			rsc = 1
+			ssa := rsc + 2*sf + rootSecs
+			nom = bu - ssa%bu
+			if nom != bu {
+				nom += bu
+			}
+		}
+		data := nom + rsc + 2*sf + rootSecs
+		if data >= ts {
+			return nil, fmt.Errorf("%w: %d sectors is too small for the SD layout", ErrInvalidParams, ts)
+		}
+		clusters = (ts - data) / sc
+		if need := fatSectors(clusters + 2); need > sf {
+			sf = need
+			continue
+		}
+		break
+	}
+	lo, hi := int64(1), int64(maxClusters12)
+	switch r.typ {
+	case FAT16:
+		lo, hi = MinClusters16, maxClusters16
+	case FAT32:
+		// Cards just over 2 GiB get FAT32 with fewer than 65,525
+		// clusters, as the specification's table has them.
+		lo, hi = 1, MaxClusters32
+	}
+	if clusters < lo || clusters > hi {
+		return nil, fmt.Errorf("%w: %s with %d-byte clusters would have %d clusters on this card", ErrInvalidParams, r.typ, r.cluster, clusters)
+	}
+	l := &SDLayout{
+		Type: r.typ, ClusterSize: r.cluster, BU: r.bu,
+		PartitionStart: nom, PartitionSize: ts - nom,
+	}
+	switch {
+	case r.typ == FAT12:
+		l.MBRType = 0x01
+	case r.typ == FAT16 && l.PartitionSize < 65536:
+		l.MBRType = 0x04
+	case r.typ == FAT16:
+		l.MBRType = 0x06
+	case ts <= 16450560:
+		l.MBRType = 0x0B
+	default:
+		l.MBRType = 0x0C
+	}
+	l.Params = FormatParams{
+		Size:              l.PartitionSize * sdSector,
+		SectorSize:        sdSector,
+		Type:              r.typ,
+		SectorsPerCluster: int(sc),
+		ReservedSectors:   int(rsc),
+		NumFATs:           2,
+		FATSectors:        int(sf),
+		HiddenSectors:     uint32(nom),
+		AllowSmallFAT32:   true,
+	}
+	if r.typ != FAT32 {
+		l.Params.RootEntries = 512
+	}
+	return l, nil
+}

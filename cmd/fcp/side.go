@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"ftools/cmd/internal/cmdutil"
 	"ftools/pkg/fat"
 )
 
@@ -194,6 +195,7 @@ func (v volSide) mkdir(p string, mtime time.Time) error {
 	if !v.preserve {
 		mtime = v.vol.Now()
 	}
+	mtime = cmdutil.Clamp(mtime)
 	err := v.vol.Mkdir(p, mtime)
 	if errors.Is(err, fs.ErrExist) {
 		if fi, serr := v.vol.Stat(p); serr == nil && fi.IsDir() {
@@ -210,6 +212,7 @@ func (v volSide) create(p string, size int64, mtime time.Time) (fileSink, error)
 	if !v.preserve {
 		mtime = v.vol.Now()
 	}
+	mtime = cmdutil.Clamp(mtime)
 	return v.vol.Create(p, size, mtime)
 }
 

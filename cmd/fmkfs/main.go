@@ -35,6 +35,7 @@ func flags() []cli.Flag {
 		&cli.StringFlag{Name: "media", Aliases: []string{"M"}, Usage: "media descriptor `BYTE` (default 0xF8)"},
 		&cli.StringFlag{Name: "offset", Usage: "write the file system at sector `N` of the target, as mkfs.fat's --offset"},
 		&cli.StringFlag{Name: "table", Value: "none", Usage: "partition table to write first: `none`, mbr or gpt (one partition from 1 MiB to the end)"},
+		&cli.BoolFlag{Name: "sd", Usage: "lay the card out as the SD Association's specification does: MBR, FAT type, cluster size and erase-block (BU) alignment by capacity"},
 		&cli.BoolFlag{Name: cmdutil.FlagForce, Usage: "format a whole disk that holds a partition table, replace its table, or make a FAT32 of fewer than 65,525 clusters"},
 	}
 	fl = append(fl, cmdutil.IOFlags(true)...)
@@ -69,7 +70,17 @@ type result struct {
 	DataOffset  int64      `json:"data_offset"`
 	VolumeID    string     `json:"volume_id"`
 	Label       string     `json:"label"`
+	SD          *sdResult  `json:"sd,omitempty"`
 	Stats       *fio.Stats `json:"stats,omitempty"`
+}
+
+// sdResult is --sd's layout as --json reports it.
+type sdResult struct {
+	BU              int64 `json:"bu"`
+	PartitionSector int64 `json:"partition_start_sector"`
+	MBRType         byte  `json:"mbr_type"`
+	DataStart       int64 `json:"data_start"` // byte offset of the data area on the card
+	DataAligned     bool  `json:"data_bu_aligned"`
 }
 
 func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
@@ -80,6 +91,19 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 	table := c.String("table")
 	if table != "none" && table != "mbr" && table != "gpt" {
 		return fmt.Errorf("--table %q: use none, mbr or gpt", table)
+	}
+	var sd *sdOptions
+	if c.Bool("sd") {
+		for _, f := range []string{"table", "offset", "sector-size", "cluster-size", "sectors-per-cluster", "reserved", "fats", "root-entries", "hidden", cmdutil.FlagPartition} {
+			if c.IsSet(f) {
+				return fmt.Errorf("--sd decides the layout itself: it cannot be combined with --%s", f)
+			}
+		}
+		if c.IsSet("fat") && p.Type != fat.FAT32 {
+			return fmt.Errorf("--sd decides the FAT type from the capacity; only --fat 32 (FAT32 on a card over 32 GiB) can be added")
+		}
+		sd = &sdOptions{fat32: p.Type == fat.FAT32}
+		table = "mbr"
 	}
 	path, off, err := fio.ParseImageSpec(target)
 	if err != nil {
@@ -117,7 +141,13 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 		// Plan first, so that impossible parameters leave no file behind.
 		pp := p
 		pp.Size = size - off
-		if table != "none" {
+		if sd != nil {
+			l, err := planSD(size, 512, sd)
+			if err != nil {
+				return err
+			}
+			pp = l.Params
+		} else if table != "none" {
 			if pp.Size, err = fio.PartitionSpan(table, size, 512, partStart); err != nil {
 				return err
 			}
@@ -145,7 +175,9 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 		if c.IsSet(cmdutil.FlagPartition) {
 			return errors.New("--partition cannot be combined with --table: fmkfs formats the partition it creates")
 		}
-		st, err := writeTable(path, o, table, &p)
+		_, sde := cmdutil.SourceDateEpoch()
+		topts := tableOptions{kind: table, sd: sd, reproducible: sde || c.IsSet("volume-id")}
+		st, err := writeTable(path, o, topts, &p)
 		if err != nil {
 			return err
 		}
@@ -178,6 +210,11 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 	res.FATSize, res.DataOffset = l.FATSize, l.DataOffset
 	res.VolumeID = fmt.Sprintf("%04X-%04X", bs.VolumeID>>16, bs.VolumeID&0xFFFF)
 	res.Label = bs.Label()
+	if sd != nil && sd.layout != nil {
+		data := dev.Start() + l.DataOffset
+		res.SD = &sdResult{BU: sd.layout.BU, PartitionSector: sd.layout.PartitionStart, MBRType: sd.layout.MBRType,
+			DataStart: data, DataAligned: data%sd.layout.BU == 0}
+	}
 	if c.Bool(cmdutil.FlagJSON) {
 		if c.Bool(cmdutil.FlagStats) {
 			res.Stats = &total
@@ -190,6 +227,9 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 	}
 	if res.Partition != 0 {
 		fmt.Fprintf(stdout, ", in %s partition 1 at byte %d", strings.ToUpper(table), res.VolumeStart)
+	}
+	if res.SD != nil {
+		fmt.Fprintf(stdout, ", SD layout: BU %d bytes, data area at byte %d", res.SD.BU, res.SD.DataStart)
 	}
 	fmt.Fprintln(stdout)
 	if c.Bool(cmdutil.FlagStats) {

@@ -50,8 +50,20 @@ type volumeInfo struct {
 	FreeBytes         int64      `json:"free_bytes"`
 	FreeCount         *uint32    `json:"free_count"`
 	NextCluster       *uint32    `json:"next_cluster"`
+	Alignment         alignment  `json:"alignment"`
 	Warnings          []string   `json:"warnings"`
 	Stats             *fio.Stats `json:"stats,omitempty"`
+}
+
+// alignment says whether the volume lines up with the erase blocks the SD
+// specification gives a card of the disk's size.
+type alignment struct {
+	DiskSize         int64 `json:"disk_size"`
+	BU               int64 `json:"sd_bu"`
+	PartitionStart   int64 `json:"partition_start"`
+	DataStart        int64 `json:"data_start"`
+	PartitionAligned bool  `json:"partition_bu_aligned"`
+	DataAligned      bool  `json:"data_bu_aligned"`
 }
 
 func describe(v *fat.Volume) *volumeInfo {
@@ -98,6 +110,10 @@ func describe(v *fat.Volume) *volumeInfo {
 		fc, nc := fi.FreeCount, fi.NextFree
 		in.FreeCount, in.NextCluster = &fc, &nc
 	}
+	bu := fat.SDBoundaryUnit(dev.DiskSize())
+	data := dev.Start() + l.DataOffset
+	in.Alignment = alignment{DiskSize: dev.DiskSize(), BU: bu, PartitionStart: dev.Start(), DataStart: data,
+		PartitionAligned: dev.Start()%bu == 0, DataAligned: data%bu == 0}
 	add := func(name string, off, size int64) {
 		in.Regions = append(in.Regions, region{Name: name, Offset: off, Sector: off / l.SectorSize, Size: size})
 	}
@@ -160,6 +176,9 @@ func (in *volumeInfo) print(w io.Writer) {
 	} else if in.FATType != "FAT32" {
 		p("FSINFO", "none (%s has no FSINFO sector)", in.FATType)
 	}
+	a := in.Alignment
+	p("SD erase blocks", "BU %d bytes for a %d-byte card: volume starts at byte %d (%s), data area at byte %d (%s)",
+		a.BU, a.DiskSize, a.PartitionStart, aligned(a.PartitionAligned), a.DataStart, aligned(a.DataAligned))
 	for _, wmsg := range in.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", wmsg)
 	}
@@ -170,6 +189,13 @@ func hint(n uint32) string {
 		return "unknown (0xffffffff)"
 	}
 	return fmt.Sprint(n)
+}
+
+func aligned(b bool) string {
+	if b {
+		return "aligned"
+	}
+	return "not aligned"
 }
 
 func yesNo(b bool) string {

@@ -28,3 +28,12 @@ func Now() time.Time {
 	}
 	return time.Now()
 }
+
+// Clamp limits t to SOURCE_DATE_EPOCH when that is set, as
+// reproducible-builds.org asks of every time a build writes.
+func Clamp(t time.Time) time.Time {
+	if sde, ok := SourceDateEpoch(); ok && t.After(sde) {
+		return sde
+	}
+	return t
+}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"syscall"
 
+	"ftools/cmd/internal/cmdutil"
 	"ftools/pkg/fat"
 )
 
@@ -46,6 +47,9 @@ func (e *errStop) Unwrap() error { return e.err }
 // copyTo copies src to the destination path dst, which names the copy
 // itself (not a folder to put it in).
 func (cp *copier) copyTo(src, dst end) error {
+	if _, ok := cmdutil.Interrupted(); ok {
+		return &errStop{errInterrupted}
+	}
 	fi, err := src.src().stat(src.path)
 	if err != nil {
 		return err
@@ -121,6 +125,9 @@ func (cp *copier) copyContents(src, dst end, fi fs.FileInfo) error {
 	}
 	return nil
 }
+
+// errInterrupted stops the copy at a file boundary after SIGINT/SIGTERM.
+var errInterrupted = errors.New("interrupted")
 
 // errReported marks an error already printed (a tree copy went on past it).
 var errReported = errors.New("some files were not copied")

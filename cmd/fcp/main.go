@@ -18,7 +18,12 @@ import (
 	fio "ftools/pkg/io"
 )
 
-func main() { cmdutil.Main(run) }
+func main() {
+	// SIGINT and SIGTERM stop the copy at the next file boundary, with
+	// everything copied so far committed.
+	cmdutil.CatchInterrupts()
+	cmdutil.Main(run)
+}
 
 func flags() []cli.Flag {
 	fl := []cli.Flag{
@@ -166,6 +171,12 @@ func fcp(c *cli.Context, stdout, stderr io.Writer) error {
 	} else if c.Bool(cmdutil.FlagStats) {
 		st := imgs.Stats()
 		st.WriteTo(stderr)
+	}
+	if sig, ok := cmdutil.Interrupted(); ok && errors.Is(runErr, errInterrupted) {
+		if closeErr != nil {
+			return closeErr
+		}
+		return cmdutil.InterruptError(sig, fmt.Sprintf("stopped after %d files; what was copied is committed and the volume is consistent", cp.files))
 	}
 	if !failed {
 		return nil

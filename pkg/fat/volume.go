@@ -30,7 +30,9 @@ type Volume struct {
 	wasDirty  bool // the volume was dirty before it was opened
 	infoDirty bool
 	closed    bool
-	warnings  []string
+	// metaWritten is set once FATs, directories or FSINFO were written.
+	metaWritten bool
+	warnings    []string
 
 	cursor      Cluster          // where the next allocation search starts
 	dirs        map[Cluster]*dir // loaded directories by first cluster (0: fixed root)
@@ -300,6 +302,7 @@ func (v *Volume) FlushFAT() error {
 	if len(ranges) == 0 {
 		return nil
 	}
+	v.metaWritten = true
 	b := v.dev.NewBatch()
 	raw := v.table.Bytes()
 	for i := 0; i < v.layout.NumFATs; i++ {
@@ -326,6 +329,7 @@ func (v *Volume) flushFSInfo() error {
 	if _, err := v.dev.ReadAt(sec, v.layout.FSInfoOffset); err != nil {
 		return fmt.Errorf("fat: reading FSINFO: %w", err)
 	}
+	v.metaWritten = true
 	v.info.Encode(sec)
 	if _, err := v.dev.WriteAt(sec, v.layout.FSInfoOffset); err != nil {
 		return fmt.Errorf("fat: writing FSINFO: %w", err)
@@ -349,6 +353,7 @@ func (v *Volume) Commit() error {
 		return err
 	}
 	if len(v.dirtyDirs) > 0 {
+		v.metaWritten = true
 		b := v.dev.NewBatch()
 		for k, d := range v.dirtyDirs {
 			if err := d.flush(b); err != nil {
@@ -425,9 +430,14 @@ func (v *Volume) Close() error {
 	if v.data != nil {
 		v.data.Close()
 	}
-	if err == nil && v.setDirty {
+	// The dirty bit comes off after a clean commit, and also after one that
+	// failed before any metadata went out (a host file system that filled
+	// up under the data): the volume is then as it was.
+	if v.setDirty && (err == nil || !v.metaWritten) {
 		v.boot.SetDirty(false)
-		err = v.writeBoot()
+		if werr := v.writeBoot(); err == nil {
+			err = werr
+		}
 		v.setDirty = false
 	}
 	v.closed = true

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	goio "io"
+	"os"
 	"sync"
 	"time"
 
@@ -37,6 +38,7 @@ type Device struct {
 	writable   bool
 	policy     SyncPolicy
 	opened     time.Time
+	lock       *os.File // holds the image's flock until Close
 
 	mu       sync.Mutex // guards everything below
 	be       backend
@@ -305,7 +307,11 @@ func (d *Device) Close() error {
 	d.closed = true
 	d.elapsed = time.Since(d.opened)
 	d.pool = nil
-	return errors.Join(serr, d.be.Close())
+	err := errors.Join(serr, d.be.Close())
+	if d.lock != nil {
+		d.lock.Close() // releases the flock
+	}
+	return err
 }
 
 // getBuf returns an aligned buffer of IOSize bytes from the pool.

@@ -18,6 +18,8 @@ type Options struct {
 	IOSize     int        // largest request; 0 means DefaultIOSize; a multiple of the alignment
 	Force      bool       // allow writing a whole disk that holds a partition table
 	MountsFile string     // default "/proc/self/mounts"; tests inject a fake one
+	Wait       bool       // wait for another process's lock on the image instead of failing
+	NoLock     bool       // take no flock (for callers that hold one already)
 }
 
 // maxIOSize bounds Options.IOSize (each pooled buffer has this size).
@@ -48,12 +50,28 @@ func Open(path string, o Options) (*Device, error) {
 	if !block && st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return nil, fmt.Errorf("io: open %s: not a regular file or block device", path)
 	}
+	// Writers lock the image exclusively and readers shared, before
+	// anything is read or written.
+	var lock *os.File
+	if !o.NoLock {
+		var err error
+		if lock, err = lockFile(path, o.Write, o.Wait); err != nil {
+			return nil, err
+		}
+	}
 	d, err := openFile(path, o, block)
 	if err != nil {
+		if lock != nil {
+			lock.Close()
+		}
 		return nil, err
 	}
+	d.lock = lock
 	if err := d.setup(o, st.Rdev); err != nil {
 		d.be.Close()
+		if lock != nil {
+			lock.Close()
+		}
 		return nil, err
 	}
 	return d, nil

@@ -19,6 +19,7 @@ const (
 	FlagBuffered  = "buffered"
 	FlagPartition = "partition"
 	FlagForce     = "force"
+	FlagWait      = "wait"
 )
 
 // OutputFlags are --stats and --json, which every command takes.
@@ -35,6 +36,7 @@ func IOFlags(write bool) []cli.Flag {
 	fl := []cli.Flag{
 		&cli.StringFlag{Name: FlagIOSize, Value: "4M", Usage: "largest read or write request (`SIZE`, K/M suffixes)"},
 		&cli.BoolFlag{Name: FlagBuffered, Usage: "use buffered I/O instead of O_DIRECT"},
+		&cli.BoolFlag{Name: FlagWait, Usage: "wait while another process has the image locked, instead of failing"},
 	}
 	if write {
 		fl = append(fl, &cli.StringFlag{Name: FlagSync, Value: fio.DefaultSync.String(),
@@ -76,6 +78,7 @@ func DeviceOptions(c *cli.Context, write bool) (fio.Options, error) {
 		return o, fmt.Errorf("--partition %d: partitions are numbered from 1", o.Partition)
 	}
 	o.Force = c.Bool(FlagForce)
+	o.Wait = c.Bool(FlagWait)
 	return o, nil
 }
 

@@ -1,0 +1,198 @@
+package tests
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// bigTree writes n files of size bytes in a few folders.
+func bigTree(t *testing.T, root string, n, size int) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		d := filepath.Join(root, fmt.Sprintf("d%02d", i%8))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(d, fmt.Sprintf("file-%04d.bin", i)), size, byte(i))
+	}
+}
+
+// A second writer fails at once naming the lock holder's PID, or waits for
+// it with --wait; two fcp processes into one image both land, fsck-clean.
+func TestConcurrentWriters(t *testing.T) {
+	dir := t.TempDir()
+	img := filepath.Join(dir, "disk.img")
+	ok(t, "fmkfs", "--size", "200M", img)
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	bigTree(t, a, 40, 1<<20)
+	bigTree(t, b, 40, 1<<20)
+
+	// Hold the lock with a slow writer (--sync always makes it slow).
+	slow := exec.Command("fcp", "-r", "--sync", "always", "-i", img, a, "::/a")
+	var slowErr bytes.Buffer
+	slow.Stderr = &slowErr
+	if err := slow.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	r := run(t, "fcp", "-r", "-i", img, b, "::/b")
+	if r.code == 0 {
+		t.Log("the first fcp finished before the second started; lock refusal not observed")
+	} else if !strings.Contains(r.stderr, fmt.Sprintf("process %d holds its lock", slow.Process.Pid)) || !strings.Contains(r.stderr, "--wait") {
+		t.Fatalf("second writer: %q, want the holder's PID %d and --wait", r.stderr, slow.Process.Pid)
+	}
+	// With --wait it goes through once the first is done.
+	if r.code != 0 {
+		ok(t, "fcp", "-r", "--wait", "-i", img, b, "::/b")
+	}
+	if err := slow.Wait(); err != nil {
+		t.Fatalf("first fcp: %v\n%s", err, slowErr.String())
+	}
+	fsckClean(t, img, 0)
+	for _, tree := range []string{"a", "b"} {
+		out := filepath.Join(dir, "out-"+tree)
+		ok(t, "fcp", "-r", "-i", img, "::/"+tree, out)
+		ok(t, "diff", "-r", filepath.Join(dir, tree), out)
+	}
+	// Readers share: two fsinfo at once are fine (the lock is shared).
+	ok(t, "fsinfo", img)
+}
+
+// SIGINT and SIGTERM stop a copy at a file boundary, commit what was
+// copied, and exit 130 / 143 with a message; the volume is fsck-clean.
+func TestInterrupt(t *testing.T) {
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			img := filepath.Join(dir, "disk.img")
+			ok(t, "fmkfs", "--size", "300M", img)
+			src := filepath.Join(dir, "src")
+			bigTree(t, src, 200, 1<<20)
+			cmd := exec.Command("fcp", "-r", "--sync", "file", "-i", img, src, "::/")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(300 * time.Millisecond)
+			cmd.Process.Signal(tc.sig)
+			err := cmd.Wait()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			}
+			if code == 0 {
+				t.Skip("the copy finished before the signal arrived")
+			}
+			if code != tc.code || !strings.Contains(stderr.String(), "interrupted by "+map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[tc.sig]) {
+				t.Fatalf("exit %d, stderr %q; want %d and a message", code, stderr.String(), tc.code)
+			}
+			fsckClean(t, img, 0)
+			// Every file that made it is whole.
+			out := filepath.Join(dir, "out")
+			ok(t, "fcp", "-r", "-i", img, "::/src", out)
+			n := 0
+			filepath.Walk(out, func(p string, fi os.FileInfo, err error) error {
+				if err != nil || fi.IsDir() {
+					return err
+				}
+				n++
+				rel, _ := filepath.Rel(out, p)
+				want, _ := os.ReadFile(filepath.Join(src, rel))
+				got, _ := os.ReadFile(p)
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s: copied file differs from its source", rel)
+				}
+				return nil
+			})
+			if n == 0 || n == 200 {
+				t.Logf("%d of 200 files were copied before the signal", n)
+			}
+		})
+	}
+}
+
+// Images that cannot be used are clear errors, and the image stays as it
+// was.
+func TestBadImageFiles(t *testing.T) {
+	dir := t.TempDir()
+	img := filepath.Join(dir, "disk.img")
+	ok(t, "fmkfs", "--size", "32M", img)
+	src := filepath.Join(dir, "f")
+	writeFile(t, src, 1000, 1)
+
+	if msg := fails(t, "fsinfo", "/dev/zero"); !strings.Contains(msg, "not a regular file or block device") {
+		t.Fatalf("/dev/zero: %q", msg)
+	}
+	if msg := fails(t, "fcp", "-i", dir, src, "::/"); !strings.Contains(msg, "not a regular file or block device") {
+		t.Fatalf("a directory as the image: %q", msg)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if msg := fails(t, "fsinfo", fifo); !strings.Contains(msg, "not a regular file or block device") {
+		t.Fatalf("a FIFO as the image: %q", msg)
+	}
+	before := imageSum(t, img)
+	if msg := fails(t, "fcp", "-i", img+"@@64M", src, "::/"); !strings.Contains(msg, "offset") && !strings.Contains(msg, "past") {
+		t.Fatalf("offset past the end: %q", msg)
+	}
+	if msg := fails(t, "fsinfo", filepath.Join(dir, "missing.img")); !strings.Contains(msg, "no such file") {
+		t.Fatalf("missing image: %q", msg)
+	}
+	if imageSum(t, img) != before {
+		t.Fatal("a refused command changed the image")
+	}
+}
+
+// A host file system that fills up under the image is an error, and the
+// volume's metadata is left as it was (fsck-clean, no dirty bit).
+func TestHostFull(t *testing.T) {
+	need(t, "mount", "umount")
+	dir := t.TempDir()
+	mnt := filepath.Join(dir, "mnt")
+	os.Mkdir(mnt, 0o755)
+	if r := run(t, "mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", mnt); r.code != 0 {
+		t.Fatalf("mount tmpfs (the tests run as root): %s", r.stderr)
+	}
+	defer run(t, "umount", mnt)
+	img := filepath.Join(mnt, "disk.img")
+	ok(t, "fmkfs", "--size", "64M", img)
+	var before fsinfoJSON
+	jsonOut(t, &before, "fsinfo", "--json", img)
+	src := filepath.Join(dir, "big")
+	writeFile(t, src, 40<<20, 9)
+	msg := fails(t, "fcp", "-i", img, src, "::/")
+	if !strings.Contains(msg, "no space left on device") {
+		t.Fatalf("host full: %q", msg)
+	}
+	var fi fsinfoJSON
+	jsonOut(t, &fi, "fsinfo", "--json", img)
+	if fi.Dirty || fi.FreeClusters != before.FreeClusters {
+		t.Fatalf("after the failed copy: dirty %v, %d clusters free, %d before", fi.Dirty, fi.FreeClusters, before.FreeClusters)
+	}
+	fsckClean(t, img, 0)
+
+	// The same file system read-only: writing is refused with the
+	// system's word for it, reading still works.
+	ok(t, "mount", "-o", "remount,ro", mnt)
+	before2 := imageSum(t, img)
+	if msg := fails(t, "fcp", "-i", img, src, "::/"); !strings.Contains(msg, "read-only file system") {
+		t.Fatalf("read-only image: %q", msg)
+	}
+	ok(t, "fsinfo", img)
+	if imageSum(t, img) != before2 {
+		t.Fatal("the read-only image changed")
+	}
+}

@@ -234,9 +234,13 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
+// rawName is a long name and the short name it is stored under, for
+// entries written into an image by hand.
+type rawName struct{ long, short string }
+
 // hostileNames are long names a hand-made image may hold that must never
 // become host paths.
-var hostileNames = []struct{ long, short string }{
+var hostileNames = []rawName{
 	{"../../evil", "EVIL1   TXT"},
 	{`..\..\evil2`, "EVIL2   TXT"},
 	{"ctl\x01name.txt", "CTLNAME TXT"},
@@ -317,7 +321,11 @@ func TestFcpHostileNames(t *testing.T) {
 
 // writeHostileEntries writes long-name slots and a short entry for each of
 // hostileNames into the first free slots of a FAT12/16 root directory.
-func writeHostileEntries(t *testing.T, img string) {
+func writeHostileEntries(t *testing.T, img string) { writeRootEntries(t, img, hostileNames) }
+
+// writeRootEntries appends hand-made entries (empty files) to the root
+// directory of a FAT16 image made by mkfs.fat.
+func writeRootEntries(t *testing.T, img string, names []rawName) {
 	t.Helper()
 	f, err := os.OpenFile(img, os.O_RDWR, 0)
 	if err != nil {
@@ -346,7 +354,7 @@ func writeHostileEntries(t *testing.T, img string) {
 		free++
 	}
 	var ents []byte
-	for _, h := range hostileNames {
+	for _, h := range names {
 		ents = append(ents, lfnEntries(h.long, h.short)...)
 		ents = append(ents, shortEntry(h.short)...)
 	}

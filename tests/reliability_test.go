@@ -196,3 +196,23 @@ func TestHostFull(t *testing.T) {
 		t.Fatal("the read-only image changed")
 	}
 }
+
+// Two names in an image that differ only by case (FAT forbids it, a
+// hand-made image can hold it) are copied out once, with a warning for the
+// other, so that a case-insensitive host never sees one overwrite the other.
+func TestCopyOutCaseCollision(t *testing.T) {
+	need(t, "mkfs.fat")
+	dir := t.TempDir()
+	img := filepath.Join(dir, "disk.img")
+	ok(t, "mkfs.fat", "-C", "-F", "16", img, "20000")
+	writeRootEntries(t, img, []rawName{{"Case.txt", "CASE1   TXT"}, {"case.TXT", "CASE2   TXT"}})
+	out := filepath.Join(dir, "out")
+	r := run(t, "fcp", "-r", "-i", img, "::/", out)
+	if !strings.Contains(r.stderr, "the same as \"Case.txt\" but for case") {
+		t.Fatalf("no warning for the case twin: exit %d\n%s", r.code, r.stderr)
+	}
+	ents, _ := os.ReadDir(out)
+	if len(ents) != 1 || ents[0].Name() != "Case.txt" {
+		t.Fatalf("copied out %v, want only Case.txt", ents)
+	}
+}

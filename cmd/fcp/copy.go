@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strings"
 	"syscall"
 
 	"ftools/cmd/internal/cmdutil"
@@ -92,11 +93,22 @@ func (cp *copier) copyContents(src, dst end, fi fs.FileInfo) error {
 		return err
 	}
 	var firstErr error
+	// Names that a case-insensitive host would take for one another (a
+	// hostile image can hold "A" and "a") are written once.
+	_, toHost := dst.side.(hostSide)
+	seen := map[string]string{}
 	for _, e := range ents {
 		name := e.Name()
 		why := unaddressable(name)
 		if why == "" {
 			why = dst.dst().nameProblem(name)
+		}
+		if why == "" && toHost {
+			key := strings.ToLower(name)
+			if other, dup := seen[key]; dup {
+				why = fmt.Sprintf("is the same as %q but for case", other)
+			}
+			seen[key] = name
 		}
 		if why != "" {
 			cp.warn("skipping '%s': the name %q %s", src.src().join(src.show, name), name, why)

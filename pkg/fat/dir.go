@@ -196,27 +196,38 @@ func (d *dir) remove(r *Record) {
 // ErrDirFull is returned when a directory cannot take another name.
 var ErrDirFull = errors.New("fat: directory is full")
 
-// grow adds a zeroed cluster to a chained directory. The new cluster's
-// zeros go out with the data, before the FAT links it in.
+// maxDirGrowth bounds how many clusters a directory grows by at once.
+const maxDirGrowth = 32
+
+// grow adds zeroed clusters to a chained directory: as many as it has
+// (up to maxDirGrowth, within FAT's size limit and the free space), so that
+// a directory that takes thousands of names grows in a few contiguous runs
+// rather than one cluster at a time between the files' data. The zeros go
+// out with the data, before the FAT links the clusters in.
 func (d *dir) grow() error {
 	l := d.v.layout
 	if d.first == 0 {
 		return fmt.Errorf("%w: the %s root directory holds at most %d entries", ErrDirFull, l.Type, l.RootDirSize/DirEntrySize)
 	}
-	if int64(len(d.raw))+l.ClusterSize > MaxDirEntries*DirEntrySize {
+	room := (MaxDirEntries*DirEntrySize - int64(len(d.raw))) / l.ClusterSize
+	if room < 1 {
 		return fmt.Errorf("%w: a FAT directory holds at most %d entries", ErrDirFull, MaxDirEntries)
 	}
-	exts, err := d.v.allocate(1, d.chain[len(d.chain)-1])
+	n := min(int64(len(d.chain)), maxDirGrowth, room, max(int64(d.v.free), 1))
+	exts, err := d.v.allocate(uint32(n), d.chain[len(d.chain)-1])
 	if err != nil {
 		return err
 	}
-	c := exts[0].Start
 	zero := make([]byte, l.ClusterSize)
-	if err := d.v.writeData(l.ClusterOffset(c), zero); err != nil {
-		return err
+	for _, e := range exts {
+		for c := e.Start; c < e.End(); c++ {
+			if err := d.v.writeData(l.ClusterOffset(c), zero); err != nil {
+				return err
+			}
+			d.chain = append(d.chain, c)
+			d.raw = append(d.raw, zero...)
+		}
 	}
-	d.chain = append(d.chain, c)
-	d.raw = append(d.raw, zero...)
 	return nil
 }
 

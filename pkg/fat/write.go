@@ -94,7 +94,6 @@ func (w *Writer) grow(n int64) error {
 // Write queues p as the file's next bytes.
 func (w *Writer) Write(p []byte) (int, error) {
 	v := w.v
-	cs := v.layout.ClusterSize
 	if w.written+int64(len(p)) > MaxFileSize {
 		return 0, ErrFileTooLarge
 	}
@@ -103,11 +102,20 @@ func (w *Writer) Write(p []byte) (int, error) {
 			return 0, err
 		}
 	}
+	done, err := w.put(p, w.written)
+	w.written += int64(done)
+	return done, err
+}
+
+// put queues p at byte pos of the file, walking its extents.
+func (w *Writer) put(p []byte, pos int64) (int, error) {
+	v := w.v
+	cs := v.layout.ClusterSize
 	done := 0
 	for done < len(p) {
 		e := w.exts[w.ext]
 		extBytes := int64(e.Len) * cs
-		within := w.written - w.extPos
+		within := pos - w.extPos
 		if within >= extBytes {
 			w.extPos += extBytes
 			w.ext++
@@ -121,9 +129,23 @@ func (w *Writer) Write(p []byte) (int, error) {
 			return done, err
 		}
 		done += int(n)
-		w.written += n
+		pos += n
 	}
 	return done, nil
+}
+
+// padSlack zeroes the rest of the file's last cluster. The cluster is the
+// file's alone, so this costs no read; it keeps the data of consecutive
+// files one contiguous stream (no read-modify-write of a partial block
+// between them) and leaves no stale bytes in the image.
+func (w *Writer) padSlack() error {
+	cs := w.v.layout.ClusterSize
+	slack := (cs - w.written%cs) % cs
+	if slack == 0 || w.written == 0 {
+		return nil
+	}
+	_, err := w.put(make([]byte, slack), w.written)
+	return err
 }
 
 // Close gives back the clusters the file did not use and records its entry
@@ -135,6 +157,10 @@ func (w *Writer) Close() error {
 	}
 	w.done = true
 	v := w.v
+	if err := w.padSlack(); err != nil {
+		w.release()
+		return err
+	}
 	used := v.clustersFor(w.written)
 	if used < w.alloc {
 		v.trimExtents(&w.exts, used)

@@ -271,21 +271,30 @@ func readFATCopies(v *Volume, rep *Report) ([][]byte, error) {
 			rep.addf(KindFATCopies, "", 0, off, "FAT %d lies past the end of the device", i+1)
 			continue
 		}
-		b := make([]byte, l.FATSize)
+		b, release := bigAlloc(l.FATSize)
 		if _, err := v.dev.ReadAt(b, off); err != nil {
+			release()
 			return nil, fmt.Errorf("fat: reading FAT %d at byte %d: %w", i+1, off, err)
 		}
-		copies[i] = b
-		if j := firstDiff(fat1, b[:n]); j >= 0 {
-			diff := 0
-			for k := j; k < int(n); k++ {
-				if fat1[k] != b[k] {
-					diff++
-				}
-			}
-			rep.badCopies = append(rep.badCopies, i)
-			rep.addf(KindFATCopies, "", 0, off+int64(j), "FAT %d differs from FAT 1 in %d bytes, first at byte %d of the FAT", i+1, diff, j)
+		j := firstDiff(fat1, b[:n])
+		if j < 0 {
+			// Equal copies are not needed again.
+			release()
+			continue
 		}
+		// A differing copy is kept (in the heap: this is the rare case)
+		// for judging which copy is sound.
+		copies[i] = bytes.Clone(b)
+		release()
+		b = copies[i]
+		diff := 0
+		for k := j; k < int(n); k++ {
+			if fat1[k] != b[k] {
+				diff++
+			}
+		}
+		rep.badCopies = append(rep.badCopies, i)
+		rep.addf(KindFATCopies, "", 0, off+int64(j), "FAT %d differs from FAT 1 in %d bytes, first at byte %d of the FAT", i+1, diff, j)
 	}
 	return copies, nil
 }

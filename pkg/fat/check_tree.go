@@ -2,6 +2,7 @@ package fat
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 )
 
@@ -33,7 +34,10 @@ type treeCheck struct {
 }
 
 func newTreeCheck(v *Volume, rep *Report, opts CheckOptions) *treeCheck {
-	return &treeCheck{v: v, rep: rep, opts: opts, owner: make([]uint32, v.table.Entries())}
+	owner, release := bigUint32s(int64(v.table.Entries()))
+	t := &treeCheck{v: v, rep: rep, opts: opts, owner: owner}
+	runtime.AddCleanup(t, func(r func()) { r() }, release)
+	return t
 }
 
 // walk checks the root and everything under it, depth first.

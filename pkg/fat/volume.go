@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 
 	fio "ftools/pkg/io"
@@ -106,13 +107,17 @@ func openFrom(dev *fio.Device, bs *BootSector, raw []byte) (*Volume, error) {
 	if end := l.FATOffset + l.FATSize; end > dev.Size() {
 		return nil, &FormatError{Structure: "FAT", Field: "end", Offset: end, Msg: fmt.Sprintf("lies past the end of %s (%d bytes)", dev.Path(), dev.Size()), Err: ErrCorrupt}
 	}
-	fatRaw := make([]byte, l.FATSize)
+	fatRaw, release := bigAlloc(l.FATSize)
 	if _, err := dev.ReadAt(fatRaw, l.FATOffset); err != nil {
+		release()
 		return nil, fmt.Errorf("fat: reading FAT 1 at byte %d: %w", l.FATOffset, err)
 	}
 	if v.table, err = NewTable(l.Type, fatRaw, l.Clusters); err != nil {
+		release()
 		return nil, err
 	}
+	// The FAT lives as long as the volume does.
+	runtime.AddCleanup(v, func(r func()) { r() }, release)
 	v.free = CountFree(v.table)
 	if l.Type == FAT32 {
 		v.readFSInfo()

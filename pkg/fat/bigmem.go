@@ -1,0 +1,35 @@
+package fat
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// bigThreshold is the size from which bigAlloc maps memory outside the Go
+// heap.
+const bigThreshold = 8 << 20
+
+// bigAlloc returns n zeroed bytes and a function that gives them back. A
+// large buffer (a 2 TiB volume's FAT is 256 MiB) is mapped outside the Go
+// heap: held in the heap it would double the collector's heap goal, and so
+// the process's peak memory. Small ones come from the heap (release is then
+// a no-op). Use the bytes only until release is called.
+func bigAlloc(n int64) (b []byte, release func()) {
+	if n >= bigThreshold {
+		m, err := unix.Mmap(-1, 0, int(n), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+		if err == nil {
+			return m, func() { unix.Munmap(m) }
+		}
+	}
+	return make([]byte, n), func() {}
+}
+
+// bigUint32s is bigAlloc for n uint32s.
+func bigUint32s(n int64) ([]uint32, func()) {
+	b, release := bigAlloc(4 * n)
+	if n == 0 {
+		return nil, release
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), n), release
+}

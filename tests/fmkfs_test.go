@@ -170,3 +170,20 @@ func TestFmkfsFewRequests(t *testing.T) {
 
 // imgSpec is our own IMAGE@@OFFSET form.
 func imgSpec(img string, offset int64) string { return mimg(img, offset) }
+
+// The boot sector's drive number and CHS geometry can be set, and minfo
+// reads them back.
+func TestFmkfsGeometryFlags(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "disk.img")
+	ok(t, "fmkfs", "--size", "100M", "--drive-number", "0x81", "--heads", "16", "--sectors-per-track", "63", "--hidden", "63", "--media", "0xF0", img)
+	fsckClean(t, img, 0)
+	info := ok(t, "minfo", "-i", img, "::")
+	for _, want := range []string{"heads: 16", "sectors per track: 63", "physical drive id: 0x81", "hidden sectors: 63", "media descriptor byte: 0xf0"} {
+		if !strings.Contains(info, want) {
+			t.Errorf("minfo lacks %q:\n%s", want, info)
+		}
+	}
+	if msg := fails(t, "fmkfs", "--size", "100M", "--heads", "300", filepath.Join(t.TempDir(), "x.img")); !strings.Contains(msg, "--heads 300") {
+		t.Fatalf("--heads 300: %q", msg)
+	}
+}

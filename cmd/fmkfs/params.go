@@ -67,6 +67,25 @@ func params(c *cli.Context) (fat.FormatParams, error) {
 			return p, fmt.Errorf("--%s %d: must not be negative", bad.name, bad.v)
 		}
 	}
+	if c.IsSet("drive-number") {
+		n, err := strconv.ParseUint(c.String("drive-number"), 0, 8)
+		if err != nil {
+			return p, fmt.Errorf("--drive-number %q: want a byte such as 0x80", c.String("drive-number"))
+		}
+		p.DriveNumber = uint8(n)
+	}
+	for _, g := range []struct {
+		name string
+		dst  *uint16
+	}{{"heads", &p.Heads}, {"sectors-per-track", &p.SectorsPerTrack}} {
+		if !c.IsSet(g.name) {
+			continue
+		}
+		if n := c.Int(g.name); n < 1 || n > 255 && g.name == "heads" || n > 63 && g.name == "sectors-per-track" {
+			return p, fmt.Errorf("--%s %d: out of range (heads 1..255, sectors per track 1..63)", g.name, n)
+		}
+		*g.dst = uint16(c.Int(g.name))
+	}
 	p.AllowSmallFAT32 = c.Bool(cmdutil.FlagForce)
 	id, err := volumeID(c)
 	if err != nil {

@@ -216,3 +216,39 @@ func TestCopyOutCaseCollision(t *testing.T) {
 		t.Fatalf("copied out %v, want only Case.txt", ents)
 	}
 }
+
+// Copying out never writes through a symbolic link inside the destination
+// (to a folder or a file outside it); DEST itself may be a link, as with cp.
+func TestCopyOutSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	img := filepath.Join(dir, "disk.img")
+	ok(t, "fmkfs", "--size", "32M", img)
+	src := filepath.Join(dir, "src")
+	os.MkdirAll(filepath.Join(src, "sub"), 0o755)
+	writeFile(t, filepath.Join(src, "sub", "f.txt"), 100, 1)
+	writeFile(t, filepath.Join(src, "g.txt"), 100, 2)
+	ok(t, "fcp", "-r", "-i", img, src+"/.", "::/")
+
+	outside := filepath.Join(dir, "outside")
+	os.Mkdir(outside, 0o755)
+	out := filepath.Join(dir, "out")
+	os.Mkdir(out, 0o755)
+	os.Symlink(outside, filepath.Join(out, "sub"))
+	os.Symlink(filepath.Join(outside, "g.txt"), filepath.Join(out, "g.txt"))
+	r := run(t, "fcp", "-r", "-i", img, "::/.", out)
+	if r.code == 0 || !strings.Contains(r.stderr, "symbolic link") {
+		t.Fatalf("fcp through links: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Fatalf("fcp wrote %v outside the destination", ents)
+	}
+	// DEST given as a link to a folder is followed, as cp does.
+	link := filepath.Join(dir, "link")
+	real := filepath.Join(dir, "real")
+	os.Mkdir(real, 0o755)
+	os.Symlink(real, link)
+	ok(t, "fcp", "-i", img, "::/g.txt", link)
+	if _, err := os.Stat(filepath.Join(real, "g.txt")); err != nil {
+		t.Fatalf("DEST as a link: %v", err)
+	}
+}

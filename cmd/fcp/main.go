@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -137,6 +138,12 @@ func fcp(c *cli.Context, stdout, stderr io.Writer) error {
 	}
 
 	dstSide := sideOf(dst)
+	if h, ok := dstSide.(hostSide); ok {
+		// Below DEST, links are not followed: nothing is written through
+		// a symbolic link out of it. DEST itself may be one, as with cp.
+		h.top = filepath.Clean(dst.Path)
+		dstSide = h
+	}
 	dstEnd := end{dstSide, dst.Path, show(dst, dst.Path)}
 	runErr := cp.copyAll(expanded, dstEnd, dst, len(srcs) > 1)
 	if bar != nil {

@@ -45,9 +45,26 @@ type fileSink interface {
 }
 
 // hostSide reads and writes host files. Names are host paths.
-type hostSide struct{ preserve bool }
+type hostSide struct {
+	preserve bool
+	// top is DEST when this side is the destination ("" for a source):
+	// paths below it are looked at without following links.
+	top string
+}
 
-func (hostSide) stat(p string) (fs.FileInfo, error) { return os.Stat(p) }
+// errLink refuses to go through a symbolic link inside the destination.
+var errLink = errors.New("is a symbolic link; fcp does not follow links inside the destination")
+
+func (h hostSide) stat(p string) (fs.FileInfo, error) {
+	if h.top == "" || filepath.Clean(p) == h.top {
+		return os.Stat(p)
+	}
+	fi, err := os.Lstat(p)
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, &fs.PathError{Op: "stat", Path: p, Err: errLink}
+	}
+	return fi, err
+}
 
 func (hostSide) readDir(p string) ([]fs.FileInfo, error) {
 	ents, err := os.ReadDir(p)
@@ -72,7 +89,7 @@ func (hostSide) base(p string) string                 { return filepath.Base(p) 
 func (hostSide) mkdir(p string, _ time.Time) error {
 	if fi, err := os.Lstat(p); err == nil {
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			return &fs.PathError{Op: "mkdir", Path: p, Err: errors.New("is a symbolic link; not following it")}
+			return &fs.PathError{Op: "mkdir", Path: p, Err: errLink}
 		}
 		if fi.IsDir() {
 			return nil
@@ -92,7 +109,7 @@ func (h hostSide) finishDir(p string, mtime time.Time) error {
 
 func (h hostSide) create(p string, _ int64, mtime time.Time) (fileSink, error) {
 	if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return nil, &fs.PathError{Op: "create", Path: p, Err: errors.New("is a symbolic link; not following it")}
+		return nil, &fs.PathError{Op: "create", Path: p, Err: errLink}
 	}
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscallNoFollow, 0o644)
 	if err != nil {

@@ -113,7 +113,7 @@ func show(c *cli.Context, stdout, stderr io.Writer) error {
 			}
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "fattrib: %v\n", err)
+			cmdutil.Warn(stderr, "fattrib", "%v", err)
 			failed = true
 			continue
 		}

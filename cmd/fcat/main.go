@@ -50,7 +50,7 @@ func cat(c *cli.Context, stdout, stderr io.Writer) error {
 			if errors.As(err, &we) {
 				return we.err // stdout is gone: stop, as cat does
 			}
-			fmt.Fprintf(stderr, "fcat: %v\n", err)
+			cmdutil.Warn(stderr, "fcat", "%v", err)
 			failed = true
 		}
 	}

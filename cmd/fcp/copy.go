@@ -99,7 +99,7 @@ func (cp *copier) copyContents(src, dst end, fi fs.FileInfo) error {
 	seen := map[string]string{}
 	for _, e := range ents {
 		name := e.Name()
-		why := unaddressable(name)
+		why := cmdutil.Unaddressable(name)
 		if why == "" {
 			why = dst.dst().nameProblem(name)
 		}

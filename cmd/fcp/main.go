@@ -116,7 +116,7 @@ func fcp(c *cli.Context, stdout, stderr io.Writer) error {
 		recursive: c.Bool("recursive"),
 		noClobber: c.Bool("no-clobber"),
 		buf:       buf,
-		warn:      func(f string, a ...any) { fmt.Fprintf(stderr, "fcp: "+f+"\n", a...) },
+		warn:      func(f string, a ...any) { cmdutil.Warn(stderr, "fcp", f, a...) },
 		progress:  func(int64) {},
 	}
 
@@ -337,7 +337,7 @@ func expand(op cmdutil.Operand, side any, show func(cmdutil.Operand, string) str
 	var out []end
 	for _, e := range ents {
 		if ok, _ := path.Match(pat, fat.FoldName(e.Name())); ok {
-			if why := unaddressable(e.Name()); why != "" {
+			if why := cmdutil.Unaddressable(e.Name()); why != "" {
 				warn("skipping '%s': the name %q %s", s.join(show(op, dir), e.Name()), e.Name(), why)
 				continue
 			}
@@ -349,18 +349,4 @@ func expand(op cmdutil.Operand, side any, show func(cmdutil.Operand, string) str
 		return nil, fmt.Errorf("no match for '%s'", op.Raw)
 	}
 	return out, nil
-}
-
-// unaddressable says why a name read from a volume cannot be named in a
-// path ("" if it can): it would be read as a separator or a parent.
-func unaddressable(name string) string {
-	switch {
-	case name == "" || name == "." || name == "..":
-		return "is not a usable file name"
-	case strings.ContainsAny(name, "/\\"):
-		return "contains a slash"
-	case strings.ContainsRune(name, 0):
-		return "contains a NUL byte"
-	}
-	return ""
 }

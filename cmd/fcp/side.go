@@ -121,7 +121,7 @@ func (h hostSide) create(p string, _ int64, mtime time.Time) (fileSink, error) {
 // nameProblem refuses names that would leave the destination folder or
 // cannot be host file names.
 func (hostSide) nameProblem(name string) string {
-	if why := unaddressable(name); why != "" {
+	if why := cmdutil.Unaddressable(name); why != "" {
 		return why
 	}
 	for _, r := range name {

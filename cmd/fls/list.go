@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -53,7 +52,7 @@ func list(c *cli.Context, args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "fls: %v\n", err)
+			cmdutil.Warn(stderr, "fls", "%v", err)
 			errs = append(errs, err)
 		}
 	}
@@ -127,7 +126,7 @@ func (l *lister) dir(v *fat.Volume, op cmdutil.Operand, p string, depth int) err
 		}
 		child := path.Join(p, r.Name)
 		l.emit(l.entryOf(v, volPath(child), fi), r.Name)
-		if fi.IsDir() && !strings.ContainsAny(r.Name, "/\\") {
+		if fi.IsDir() && cmdutil.Unaddressable(r.Name) == "" {
 			subdirs = append(subdirs, child)
 		}
 	}

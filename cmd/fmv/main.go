@@ -88,7 +88,7 @@ func move(c *cli.Context, stdout, stderr io.Writer) error {
 		to, err := moveOne(v, s, dst, intoDir)
 		if err != nil {
 			if !c.Bool(cmdutil.FlagJSON) {
-				fmt.Fprintf(stderr, "fmv: %v\n", err)
+				cmdutil.Warn(stderr, "fmv", "%v", err)
 			}
 			errs = append(errs, err)
 			continue

@@ -25,6 +25,7 @@ type dir struct {
 	dirty  map[int]struct{} // sectors of raw to write back
 	end    int              // index of the end-marker slot (len(raw)/32 if none)
 	hint   int              // no free run starts before this slot
+	walk   uint64           // the last path lookup that went through it (lookupPath)
 }
 
 // isRoot reports whether d is the volume's root directory.

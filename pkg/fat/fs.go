@@ -29,7 +29,7 @@ var (
 
 // Open opens a file or directory for reading.
 func (v *Volume) Open(name string) (fs.File, error) {
-	_, r, err := v.lookup("open", name)
+	_, r, walk, err := v.lookupPath("open", name)
 	if err != nil {
 		return nil, err
 	}
@@ -37,6 +37,9 @@ func (v *Volume) Open(name string) (fs.File, error) {
 	if f.isDir() {
 		if f.dir, err = v.dirOf(r); err != nil {
 			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+		if r != nil && f.dir.walk == walk {
+			return nil, &fs.PathError{Op: "open", Path: "/" + f.name, Err: errDirLoop}
 		}
 		return f, nil
 	}

@@ -42,33 +42,57 @@ func (v *Volume) dirOf(r *Record) (*dir, error) {
 // lookup resolves name to its parent directory and record; the root has a
 // nil record and a nil parent. op names the operation for errors.
 func (v *Volume) lookup(op, name string) (*dir, *Record, error) {
+	d, r, _, err := v.lookupPath(op, name)
+	return d, r, err
+}
+
+// lookupPath is lookup that also marks the directories the path went
+// through with a walk number, returned: a directory met twice on one path
+// is a loop in a damaged image, an error, never an endless walk. (Marks on
+// the cached directories cost nothing per step; a set would cost a map
+// insert per path element, which a tree thousands of levels deep pays
+// thousands of times per lookup.)
+func (v *Volume) lookupPath(op, name string) (*dir, *Record, uint64, error) {
 	name = cleanPath(name)
 	root, err := v.rootDir()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
+	v.walks++
+	walk := v.walks
+	root.walk = walk
 	if name == "." {
-		return nil, nil, nil
+		return nil, nil, walk, nil
 	}
 	d := root
-	parts := strings.Split(name, "/")
-	for i, part := range parts {
+	rest := name
+	for {
+		part, more, _ := strings.Cut(rest, "/")
 		r := d.lookup(part)
 		if r == nil {
-			return nil, nil, &fs.PathError{Op: op, Path: "/" + name, Err: fs.ErrNotExist}
+			return nil, nil, 0, &fs.PathError{Op: op, Path: "/" + name, Err: fs.ErrNotExist}
 		}
-		if i == len(parts)-1 {
-			return d, r, nil
+		if more == "" {
+			return d, r, walk, nil
 		}
+		at := func() string { return "/" + name[:len(name)-len(more)-1] }
 		if !r.Entry.IsDir() {
-			return nil, nil, &fs.PathError{Op: op, Path: "/" + strings.Join(parts[:i+1], "/"), Err: ErrNotDir}
+			return nil, nil, 0, &fs.PathError{Op: op, Path: at(), Err: ErrNotDir}
 		}
 		if d, err = v.dirOf(r); err != nil {
-			return nil, nil, &fs.PathError{Op: op, Path: "/" + strings.Join(parts[:i+1], "/"), Err: err}
+			return nil, nil, 0, &fs.PathError{Op: op, Path: at(), Err: err}
 		}
+		if d.walk == walk {
+			return nil, nil, 0, &fs.PathError{Op: op, Path: at(), Err: errDirLoop}
+		}
+		d.walk = walk
+		rest = more
 	}
-	return nil, nil, nil // not reached
 }
+
+// errDirLoop is a directory entry that leads back to a directory on its
+// own path.
+var errDirLoop = fmt.Errorf("%w: directory loop: this entry leads back to a directory on its own path", ErrCorrupt)
 
 // parentOf resolves the directory that holds name (which need not exist)
 // and returns it with name's last element.

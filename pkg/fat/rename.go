@@ -161,12 +161,12 @@ func (v *Volume) isWithin(d *dir, c Cluster) (bool, error) {
 			return false, err
 		}
 	}
-	return false, errDirLoop
+	return false, errDotDotLoop
 }
 
 var (
-	errNoDotDot = &FormatError{Structure: "directory", Field: "..", Offset: DirEntrySize, Msg: "entry missing", Err: ErrCorrupt}
-	errDirLoop  = &FormatError{Structure: "directory", Field: "..", Offset: DirEntrySize, Msg: "entries form a loop", Err: ErrCorrupt}
+	errNoDotDot   = &FormatError{Structure: "directory", Field: "..", Offset: DirEntrySize, Msg: "entry missing", Err: ErrCorrupt}
+	errDotDotLoop = &FormatError{Structure: "directory", Field: "..", Offset: DirEntrySize, Msg: "entries form a loop", Err: ErrCorrupt}
 )
 
 // setDotDot points the ".." entry of the directory at cluster c at parent.

@@ -39,6 +39,7 @@ type Volume struct {
 	dirs        map[Cluster]*dir // loaded directories by first cluster (0: fixed root)
 	dirtyDirs   map[Cluster]*dir // directories with slots to write back
 	data        *fio.Stream      // file data and new directory clusters, written first
+	walks       uint64           // path lookups so far (see lookupPath)
 	pendingFree [][]Cluster      // chains to free once the entries that named them are gone
 
 	// Clock stamps the times ftools writes (creation, access, and

@@ -11,6 +11,9 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 )
@@ -41,8 +44,19 @@ type RunFunc func(args []string, stdout, stderr io.Writer) error
 // Main runs run with the process's arguments and streams, prints its error
 // prefixed with the command name, and exits with the right status.
 func Main(run RunFunc) {
+	// FTOOLS_CPUPROFILE=FILE writes a CPU profile, for finding where a
+	// slow run spends its time (go tool pprof).
+	if path := os.Getenv("FTOOLS_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
+	}
 	err := run(os.Args, os.Stdout, os.Stderr)
-	os.Exit(Report(os.Stderr, progName(), err))
+	code := Report(os.Stderr, progName(), err)
+	pprof.StopCPUProfile()
+	os.Exit(code)
 }
 
 // Report prints err (if any) as "name: message" on w and returns the exit
@@ -59,8 +73,45 @@ func Report(w io.Writer, name string, err error) int {
 			return code
 		}
 	}
-	fmt.Fprintf(w, "%s: %v\n", name, err)
+	Warn(w, name, "%v", err)
 	return code
+}
+
+// Warn prints a message as "name: message" on w. Every line of a
+// multi-line message (joined errors) gets the prefix, and control
+// characters (from names in a hostile image) are shown escaped, so that a
+// message is always lines of "name: ..." and never drives the terminal.
+func Warn(w io.Writer, name, format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	for _, line := range strings.Split(strings.TrimRight(msg, "\n"), "\n") {
+		fmt.Fprintf(w, "%s: %s\n", name, Sanitize(line))
+	}
+}
+
+// Sanitize escapes control characters (and invalid UTF-8) in s as \xNN.
+func Sanitize(s string) string {
+	clean := true
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1, r < 0x20, r == 0x7f:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 func progName() string {

@@ -2,7 +2,6 @@ package cmdutil
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 
@@ -38,7 +37,7 @@ func EachOperand(c *cli.Context, name string, stdout, stderr io.Writer, fn func(
 		}
 		if err != nil {
 			if !c.Bool(FlagJSON) {
-				fmt.Fprintf(stderr, "%s: %v\n", name, err)
+				Warn(stderr, name, "%v", err)
 			}
 			errs = append(errs, err)
 			continue

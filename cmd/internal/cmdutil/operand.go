@@ -148,3 +148,17 @@ func (ims Images) Stats() fio.Stats {
 	}
 	return t
 }
+
+// Unaddressable says why a name read from a volume cannot be named in a
+// path ("" if it can): it would be read as a separator or a parent.
+func Unaddressable(name string) string {
+	switch {
+	case name == "" || name == "." || name == "..":
+		return "is not a usable file name"
+	case strings.ContainsAny(name, "/\\"):
+		return "contains a slash"
+	case strings.ContainsRune(name, 0):
+		return "contains a NUL byte"
+	}
+	return ""
+}

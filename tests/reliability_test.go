@@ -252,3 +252,61 @@ func TestCopyOutSymlinks(t *testing.T) {
 		t.Fatalf("DEST as a link: %v", err)
 	}
 }
+
+// A sparse 2 TiB FAT32 with one folder of 60,000 entries: fmkfs, fcp,
+// fsinfo --recount and fverify work on it (the bench script reports their
+// time and peak memory).
+func TestLargeVolume(t *testing.T) {
+	dir := t.TempDir()
+	img := filepath.Join(dir, "big.img")
+	ok(t, "fmkfs", "--size", "2T", img)
+	src := filepath.Join(dir, "names")
+	os.Mkdir(src, 0o755)
+	const n = 20000 // 24-character names: 2 long-name slots + 1 = 60,000 entries
+	for i := 0; i < n; i++ {
+		if err := os.WriteFile(filepath.Join(src, fmt.Sprintf("a long name %08d.txt", i)), []byte{'x'}, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ok(t, "fcp", "-r", "-i", img, src, "::/big")
+	ok(t, "fsinfo", "--recount", img)
+	var fi fsinfoJSON
+	jsonOut(t, &fi, "fsinfo", "--json", img)
+	if fi.FATType != "FAT32" || fi.ClusterSize != 32<<10 || len(fi.Warnings) != 0 {
+		t.Fatalf("2 TiB volume: %s, %d-byte clusters, warnings %q", fi.FATType, fi.ClusterSize, fi.Warnings)
+	}
+	if r := run(t, "fverify", img); r.code != 0 {
+		t.Fatalf("fverify: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	var ents []struct{ Name string }
+	jsonOut(t, &ents, "fls", "--json", "-i", img, "::/big")
+	if len(ents) != n {
+		t.Fatalf("fls lists %d names in ::/big, want %d", len(ents), n)
+	}
+}
+
+// The progress bar appears on a terminal (a pseudo-terminal from script(1))
+// for a large copy, and never when stderr is not a terminal.
+func TestProgressBar(t *testing.T) {
+	need(t, "script")
+	dir := t.TempDir()
+	img := filepath.Join(dir, "disk.img")
+	ok(t, "fmkfs", "--size", "100M", img)
+	src := filepath.Join(dir, "big.bin")
+	writeFile(t, src, 20<<20, 4)
+	out, err := exec.Command("script", "-qec", fmt.Sprintf("fcp -i %s %s ::/a.bin", img, src), "/dev/null").CombinedOutput()
+	if err != nil {
+		t.Fatalf("fcp under script: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "copying") || !strings.Contains(string(out), "MB") {
+		t.Fatalf("no progress bar on a terminal:\n%q", out)
+	}
+	r := run(t, "fcp", "-i", img, src, "::/b.bin")
+	if r.stderr != "" {
+		t.Fatalf("output on a non-terminal stderr: %q", r.stderr)
+	}
+	out, _ = exec.Command("script", "-qec", fmt.Sprintf("fcp --no-progress -i %s %s ::/c.bin", img, src), "/dev/null").CombinedOutput()
+	if strings.Contains(string(out), "copying") {
+		t.Fatalf("--no-progress still drew a bar:\n%q", out)
+	}
+}

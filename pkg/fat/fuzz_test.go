@@ -9,6 +9,7 @@ func FuzzDecodeBootSector(f *testing.F) {
 	for _, name := range []string{"boot-fat12.bin", "boot-fat16.bin", "boot-fat32.bin"} {
 		f.Add(readTestdata(f, name))
 	}
+	addCorpusSectors(f, 0) // the damaged-image corpus's boot sectors
 	f.Fuzz(func(t *testing.T, b []byte) {
 		bs, err := DecodeBootSector(b)
 		if err != nil {
@@ -37,6 +38,7 @@ func FuzzDecodeBootSector(f *testing.F) {
 
 func FuzzDecodeFSInfo(f *testing.F) {
 	f.Add(readTestdata(f, "fsinfo-fat32.bin"))
+	addCorpusSectors(f, 1) // the damaged-image corpus's FSINFO sectors
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fi, err := DecodeFSInfo(b)
 		if err != nil {

@@ -18,9 +18,7 @@ func main() { cmdutil.Main(run) }
 
 func flags() []cli.Flag {
 	fl := []cli.Flag{cmdutil.ImageFlag()}
-	fl = append(fl, cmdutil.ImageFlags()...)
-	fl = append(fl, cmdutil.IOFlags(true)...)
-	return append(fl, cmdutil.OutputFlags()...)
+	return cmdutil.VolumeFlags(true, fl...)
 }
 
 const usageText = `fattrib [+r|-r] [+h|-h] [+s|-s] [+a|-a] [flags] ::/PATH...

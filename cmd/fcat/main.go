@@ -28,7 +28,7 @@ func flags() []cli.Flag {
 
 func run(args []string, stdout, stderr io.Writer) error {
 	app := cmdutil.NewApp("fcat", "write files from FAT images to standard output",
-		"fcat [flags] ::/FILE...\n\nPaths inside an image are written ::/path (with -i IMAGE) or IMAGE::/path;\nIMAGE may be PATH@@OFFSET.", stdout, stderr)
+		"fcat [flags] ::/FILE...\n\n"+cmdutil.AddressingHelp, stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
 		if err := cmdutil.NeedArgs(c, 1, -1); err != nil {

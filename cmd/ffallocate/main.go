@@ -23,9 +23,7 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-zero", Usage: "do not zero the new clusters (their old contents become readable in the file)"},
 		cmdutil.ImageFlag(),
 	}
-	fl = append(fl, cmdutil.ImageFlags()...)
-	fl = append(fl, cmdutil.IOFlags(true)...)
-	return append(fl, cmdutil.OutputFlags()...)
+	return cmdutil.VolumeFlags(true, fl...)
 }
 
 func run(args []string, stdout, stderr io.Writer) error {

@@ -23,9 +23,7 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "clear", Aliases: []string{"c"}, Usage: "remove the label"},
 		&cli.BoolFlag{Name: "show", Aliases: []string{"s"}, Usage: "show the label (the default without NEWLABEL)"},
 	}
-	fl = append(fl, cmdutil.ImageFlags()...)
-	fl = append(fl, cmdutil.IOFlags(true)...)
-	return append(fl, cmdutil.OutputFlags()...)
+	return cmdutil.VolumeFlags(true, fl...)
 }
 
 const usageText = `flabel [flags] IMAGE [NEWLABEL]

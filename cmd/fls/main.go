@@ -20,14 +20,12 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "include hidden and system entries"},
 		&cli.BoolFlag{Name: "recursive", Aliases: []string{"R"}, Usage: "list subdirectories recursively"},
 	}
-	fl = append(fl, cmdutil.ImageFlags()...)
-	fl = append(fl, cmdutil.IOFlags(false)...)
-	return append(fl, cmdutil.OutputFlags()...)
+	return cmdutil.VolumeFlags(false, fl...)
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
 	app := cmdutil.NewApp("fls", "list files and directories in FAT images",
-		"fls [flags] [::/PATH...]\n\nPaths inside an image are written ::/path (with -i IMAGE) or IMAGE::/path;\nIMAGE may be PATH@@OFFSET. With -i and no PATH, the root is listed.", stdout, stderr)
+		"fls [flags] [::/PATH...]\n\n"+cmdutil.AddressingHelp+" With -i and no PATH, the root is listed.", stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
 		args := c.Args().Slice()

@@ -19,14 +19,12 @@ func flags() []cli.Flag {
 		cmdutil.ImageFlag(),
 		&cli.BoolFlag{Name: "parents", Aliases: []string{"p"}, Usage: "make missing parent directories too; an existing directory is no error"},
 	}
-	fl = append(fl, cmdutil.ImageFlags()...)
-	fl = append(fl, cmdutil.IOFlags(true)...)
-	return append(fl, cmdutil.OutputFlags()...)
+	return cmdutil.VolumeFlags(true, fl...)
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
 	app := cmdutil.NewApp("fmkdir", "make directories in FAT images",
-		"fmkdir [flags] ::/DIR...\n\nPaths inside an image are written ::/path (with -i IMAGE) or IMAGE::/path;\nIMAGE may be PATH@@OFFSET.", stdout, stderr)
+		"fmkdir [flags] ::/DIR...\n\n"+cmdutil.AddressingHelp, stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
 		if err := cmdutil.NeedArgs(c, 1, -1); err != nil {

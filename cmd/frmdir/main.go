@@ -16,14 +16,12 @@ func main() { cmdutil.Main(run) }
 
 func flags() []cli.Flag {
 	fl := []cli.Flag{cmdutil.ImageFlag()}
-	fl = append(fl, cmdutil.ImageFlags()...)
-	fl = append(fl, cmdutil.IOFlags(true)...)
-	return append(fl, cmdutil.OutputFlags()...)
+	return cmdutil.VolumeFlags(true, fl...)
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
 	app := cmdutil.NewApp("frmdir", "remove empty directories from FAT images",
-		"frmdir [flags] ::/DIR...\n\nPaths inside an image are written ::/path (with -i IMAGE) or IMAGE::/path;\nIMAGE may be PATH@@OFFSET. Use frm -r for directories that are not empty.", stdout, stderr)
+		"frmdir [flags] ::/DIR...\n\n"+cmdutil.AddressingHelp+" Use frm -r for directories that are not empty.", stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
 		if err := cmdutil.NeedArgs(c, 1, -1); err != nil {

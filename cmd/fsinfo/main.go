@@ -21,9 +21,7 @@ func flags() []cli.Flag {
 		&cli.StringFlag{Name: "free-count", Usage: "set FSINFO's free cluster count to `N` (right or wrong)"},
 		&cli.BoolFlag{Name: "recount", Usage: "count the free clusters in the FAT and write the true count (and a valid hint) to FSINFO"},
 	}
-	fl = append(fl, cmdutil.ImageFlags()...)
-	fl = append(fl, cmdutil.IOFlags(true)...)
-	return append(fl, cmdutil.OutputFlags()...)
+	return cmdutil.VolumeFlags(true, fl...)
 }
 
 func run(args []string, stdout, stderr io.Writer) error {

@@ -31,9 +31,7 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "repair", Usage: "fix what is safe to fix (FAT copies, FSINFO, dirty bit, boot sector from its backup) and say each fix"},
 		&cli.StringSliceFlag{Name: "compare", Usage: "compare host file or tree `HOSTPATH=::/PATH` with the one in the volume (repeatable)"},
 	}
-	fl = append(fl, cmdutil.ImageFlags()...)
-	fl = append(fl, cmdutil.IOFlags(true)...)
-	return append(fl, cmdutil.OutputFlags()...)
+	return cmdutil.VolumeFlags(true, fl...)
 }
 
 func run(args []string, stdout, stderr io.Writer) error {

@@ -114,3 +114,15 @@ func PrintStats(c *cli.Context, w io.Writer, dev *fio.Device) {
 	st := dev.Stats()
 	st.WriteTo(w)
 }
+
+// VolumeFlags are a command's own flags followed by the shared ones of a
+// command that opens a volume: --partition, the I/O flags (--sync too when
+// it writes), --stats and --json.
+func VolumeFlags(write bool, own ...cli.Flag) []cli.Flag {
+	fl := append(own, ImageFlags()...)
+	fl = append(fl, IOFlags(write)...)
+	return append(fl, OutputFlags()...)
+}
+
+// AddressingHelp explains image paths in a command's usage text.
+const AddressingHelp = "Paths inside an image are written ::/path (with -i IMAGE) or IMAGE::/path;\nIMAGE may be PATH@@OFFSET."

@@ -132,6 +132,7 @@ func TestFmkfsRefusesImpossible(t *testing.T) {
 		{"bad-fat", []string{"--size", "8M", "--fat", "24"}, "12, 16 and 32"},
 		{"bad-sync", []string{"--size", "8M", "--sync", "sometimes"}, "sync"},
 		{"no-size", []string{}, "--size"},
+		{"non-ascii-label", []string{"--size", "8M", "--label", "Ünï"}, "ASCII"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

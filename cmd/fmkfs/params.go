@@ -42,6 +42,13 @@ func params(c *cli.Context) (fat.FormatParams, error) {
 	p.NumFATs = c.Int("fats")
 	p.RootEntries = c.Int("root-entries")
 	p.Label = c.String("label")
+	for _, r := range p.Label {
+		if r >= 0x80 {
+			// mkfs.fat refuses them too: fsck.fat 4.2 takes any byte from
+			// 0x80 up in a label for a control character and deletes it.
+			return p, fmt.Errorf("--label %q: only ASCII characters are accepted (fsck.fat rejects others)", p.Label)
+		}
+	}
 	if c.IsSet("media") {
 		n, err := strconv.ParseUint(c.String("media"), 0, 8)
 		if err != nil {

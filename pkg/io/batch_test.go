@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -25,6 +26,7 @@ type fakeBackend struct {
 	einval   bool // refuse direct requests with EINVAL until dropDirect
 	dropped  bool
 	noZero   bool
+	mu       sync.Mutex // a Stream writes from several goroutines
 }
 
 func (f *fakeBackend) checkAligned(p []byte, off int64) error {
@@ -42,6 +44,8 @@ func (f *fakeBackend) checkAligned(p []byte, off int64) error {
 }
 
 func (f *fakeBackend) ReadAt(p []byte, off int64) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if err := f.checkAligned(p, off); err != nil {
 		return 0, err
 	}
@@ -50,6 +54,8 @@ func (f *fakeBackend) ReadAt(p []byte, off int64) (int, error) {
 }
 
 func (f *fakeBackend) WriteAt(p []byte, off int64) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if err := f.checkAligned(p, off); err != nil {
 		return 0, err
 	}

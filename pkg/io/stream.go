@@ -10,6 +10,9 @@ import (
 // the previous ones.
 const streamDepth = 2
 
+// streamWriters is how many writes a stream keeps in flight at once.
+const streamWriters = 2
+
 // Stream writes bulk data (file contents) that mostly arrives in ascending,
 // contiguous pieces. It combines contiguous pieces into aligned buffers of
 // IOSize bytes and writes full buffers from a goroutine of its own, so that
@@ -26,12 +29,14 @@ type Stream struct {
 	start int64  // absolute offset of cur[0] (aligned)
 	n     int    // bytes of cur in use (from cur[0])
 
-	jobs chan streamJob
-	wg   sync.WaitGroup // writes in flight
-	mu   sync.Mutex
-	err  error // first write error
-	quit chan struct{}
-	once sync.Once
+	jobs     chan streamJob
+	wg       sync.WaitGroup // writes in flight
+	writers  sync.WaitGroup // the writer goroutines
+	mu       sync.Mutex
+	err      error           // first write error
+	inflight map[int64]int64 // absolute start -> end of queued or running writes
+	quit     chan struct{}
+	once     sync.Once
 }
 
 type streamJob struct {
@@ -43,24 +48,27 @@ type streamJob struct {
 // using it) when done.
 func (d *Device) NewStream() *Stream {
 	s := &Stream{d: d, jobs: make(chan streamJob, streamDepth), quit: make(chan struct{})}
-	go s.writer()
+	s.writers.Add(streamWriters)
+	for range streamWriters {
+		go s.writer()
+	}
+	go func() { s.writers.Wait(); close(s.quit) }()
 	return s
 }
 
 func (s *Stream) writer() {
+	defer s.writers.Done()
 	for j := range s.jobs {
-		err := s.d.pwrite(j.buf, j.abs)
+		err := s.d.pwriteParallel(j.buf, j.abs)
 		s.d.putBuf(j.buf[:cap(j.buf)])
-		if err != nil {
-			s.mu.Lock()
-			if s.err == nil {
-				s.err = err
-			}
-			s.mu.Unlock()
+		s.mu.Lock()
+		if err != nil && s.err == nil {
+			s.err = err
 		}
+		delete(s.inflight, j.abs)
+		s.mu.Unlock()
 		s.wg.Done()
 	}
-	close(s.quit)
 }
 
 func (s *Stream) failed() error {
@@ -151,9 +159,36 @@ func (s *Stream) submit() error {
 	}
 	buf := s.cur[:s.n]
 	s.cur, s.n = nil, 0
+	// Writes run concurrently, so a write over bytes still in flight waits
+	// for them: the later bytes must land last.
+	if s.overlapsInflight(s.start, s.start+int64(len(buf))) {
+		if err := s.drain(); err != nil {
+			d.putBuf(buf[:cap(buf)])
+			return err
+		}
+	}
+	s.mu.Lock()
+	if s.inflight == nil {
+		s.inflight = map[int64]int64{}
+	}
+	s.inflight[s.start] = s.start + int64(len(buf))
+	s.mu.Unlock()
 	s.wg.Add(1)
 	s.jobs <- streamJob{buf: buf, abs: s.start}
 	return nil
+}
+
+// overlapsInflight reports whether [start, end) meets a queued or running
+// write.
+func (s *Stream) overlapsInflight(start, end int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for a, b := range s.inflight {
+		if start < b && a < end {
+			return true
+		}
+	}
+	return false
 }
 
 // drain waits until every submitted write has landed.

@@ -39,7 +39,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return app.Run(args)
 }
 
-// run is one allocated run, for output.
+// runOut is one allocated run, for output.
 type runOut struct {
 	Start    uint32 `json:"start"`
 	Clusters uint32 `json:"clusters"`

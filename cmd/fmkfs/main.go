@@ -49,7 +49,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 	app := cmdutil.NewApp("fmkfs", "make a FAT12/16/32 file system",
 		"fmkfs [flags] TARGET\n\nTARGET is an image file (created or extended with --size) or a block device.", stdout, stderr)
 	app.Flags = flags()
-	app.HideHelp = false
 	app.Action = func(c *cli.Context) error {
 		if err := cmdutil.NeedArgs(c, 1, 1); err != nil {
 			return err

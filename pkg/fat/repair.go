@@ -143,16 +143,11 @@ func rewriteFSInfo(v *Volume, free uint32) (string, error) {
 	if old, err := DecodeFSInfo(sec); err == nil {
 		fi.NextFree = old.NextFree
 	}
-	if nf := fi.NextFree; nf == FSInfoUnknown || nf < 2 || nf > uint32(l.MaxCluster()) {
-		fi.NextFree = 2
-		if c, ok := FirstFree(v.table, 2); ok && c > 2 {
-			fi.NextFree = uint32(c) - 1
-		}
-	}
+	fi.NextFree = v.validNextFree(fi.NextFree)
 	fi.Encode(sec)
 	if _, err := v.dev.WriteAt(sec, l.FSInfoOffset); err != nil {
 		return "", fmt.Errorf("fat: writing FSINFO: %w", err)
 	}
-	v.info = fi
+	v.info, v.infoRaw = fi, sec
 	return fmt.Sprintf("rewrote FSINFO: free count %d, next free cluster %d", fi.FreeCount, fi.NextFree), nil
 }

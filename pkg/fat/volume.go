@@ -18,13 +18,14 @@ const maxBootRead = 4096
 // FAT in memory, records which parts of it changed, and writes those parts
 // to every FAT copy in one batch when flushed.
 type Volume struct {
-	dev    *fio.Device
-	boot   *BootSector
-	raw    []byte // the boot sector as read (one logical sector)
-	layout *Layout
-	table  Table
-	info   *FSInfo // nil on FAT12/16, or when FSINFO is unreadable
-	free   uint32  // free clusters, counted from the FAT at open and kept current
+	dev     *fio.Device
+	boot    *BootSector
+	raw     []byte // the boot sector as read (one logical sector)
+	layout  *Layout
+	table   Table
+	info    *FSInfo // nil on FAT12/16, or when FSINFO is unreadable
+	infoRaw []byte  // the FSINFO sector as read
+	free    uint32  // free clusters, counted from the FAT at open and kept current
 
 	writable  bool
 	setDirty  bool // this session set the dirty bit and clears it on Close
@@ -141,7 +142,7 @@ func (v *Volume) readFSInfo() {
 		v.warnings = append(v.warnings, fmt.Sprintf("FSINFO at byte %d: %v", l.FSInfoOffset, err))
 		return
 	}
-	v.info = fi
+	v.info, v.infoRaw = fi, sec
 	if fi.FreeCount != FSInfoUnknown && fi.FreeCount != v.free {
 		v.warnings = append(v.warnings, fmt.Sprintf("FSINFO free count %d is wrong: the FAT has %d free clusters", fi.FreeCount, v.free))
 	}
@@ -283,14 +284,23 @@ func (v *Volume) Recount() error {
 		return err
 	}
 	v.info.FreeCount = v.free
-	if nf := v.info.NextFree; nf < 2 || nf > uint32(v.layout.MaxCluster()) {
-		v.info.NextFree = 2
-		if c, ok := FirstFree(v.table, 2); ok && c > 2 {
-			v.info.NextFree = uint32(c) - 1
-		}
-	}
+	v.info.NextFree = v.validNextFree(v.info.NextFree)
 	v.infoDirty = true
 	return nil
+}
+
+// validNextFree keeps a next free hint that is in range, and otherwise
+// makes one: the cluster before the first free one (allocation starts
+// after the hint).
+func (v *Volume) validNextFree(nf uint32) uint32 {
+	if nf >= 2 && nf <= uint32(v.layout.MaxCluster()) {
+		return nf
+	}
+	nf = 2
+	if c, ok := FirstFree(v.table, 2); ok && c > 2 {
+		nf = uint32(c) - 1
+	}
+	return nf
 }
 
 func (v *Volume) noFSInfo() error {
@@ -331,10 +341,8 @@ func (v *Volume) flushFSInfo() error {
 	if !v.infoDirty || v.info == nil {
 		return nil
 	}
-	sec := make([]byte, v.layout.SectorSize)
-	if _, err := v.dev.ReadAt(sec, v.layout.FSInfoOffset); err != nil {
-		return fmt.Errorf("fat: reading FSINFO: %w", err)
-	}
+	// The sector as read keeps its reserved bytes; only the fields change.
+	sec := v.infoRaw
 	v.metaWritten = true
 	v.info.Encode(sec)
 	if _, err := v.dev.WriteAt(sec, v.layout.FSInfoOffset); err != nil {

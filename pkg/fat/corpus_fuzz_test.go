@@ -235,3 +235,27 @@ func corpusDepth(p string) int {
 	}
 	return n
 }
+
+// addCorpusRootDirs adds the first 4 KiB of each corpus image's root
+// directory (where its boot sector can say where that is), so that the
+// long-name assembly fuzzer starts from the damaged directories too.
+func addCorpusRootDirs(f *testing.F) {
+	for _, img := range corpusImages(f) {
+		bs, err := DecodeBootSector(img)
+		if err != nil {
+			continue
+		}
+		l, err := bs.Layout()
+		if err != nil {
+			continue
+		}
+		off := l.RootDirOffset
+		if l.Type == FAT32 {
+			off = l.ClusterOffset(l.RootCluster)
+		}
+		if off <= 0 || off >= int64(len(img)) {
+			continue
+		}
+		f.Add(img[off:min(off+4096, int64(len(img)))])
+	}
+}

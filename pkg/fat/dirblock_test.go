@@ -251,6 +251,7 @@ func FuzzParseDir(f *testing.F) {
 	f.Add([]byte{})
 	f.Add(bytes.Repeat([]byte{0x41, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0f}, 20))
 	addTestdataSeeds(f)
+	addCorpusRootDirs(f) // the damaged-image corpus's root directories
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		slots := len(raw) / DirEntrySize
 		recs, probs := ParseDir(raw)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -184,8 +183,7 @@ func (v volSide) readDir(p string) ([]fs.FileInfo, error) {
 		}
 		out = append(out, fi)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
-	return out, nil
+	return out, nil // Volume.ReadDir sorts by name
 }
 
 func (v volSide) open(p string) (io.ReadCloser, error) {

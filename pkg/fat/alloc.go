@@ -163,19 +163,6 @@ func (v *Volume) fewestRuns(n uint32) []Extent {
 	return got
 }
 
-// freeChain marks every cluster of the chain at start free in memory.
-func (v *Volume) freeChain(start Cluster) error {
-	if start == 0 {
-		return nil
-	}
-	chain, err := Chain(v.table, start)
-	if err != nil {
-		return err
-	}
-	v.freeClusters(chain)
-	return nil
-}
-
 func (v *Volume) freeClusters(cs []Cluster) {
 	for _, c := range cs {
 		v.table.Set(c, 0)

@@ -3,6 +3,7 @@ package fat
 import (
 	"fmt"
 	"io/fs"
+	"path"
 	"time"
 
 	fio "ftools/pkg/io"
@@ -316,21 +317,12 @@ func (v *Volume) MkdirAll(name string, mtime time.Time) error {
 		}
 		return nil
 	}
-	if parent := pathDir(name); parent != "." {
+	if parent := path.Dir(name); parent != "." {
 		if err := v.MkdirAll(parent, mtime); err != nil {
 			return err
 		}
 	}
 	return v.Mkdir(name, mtime)
-}
-
-func pathDir(name string) string {
-	for i := len(name) - 1; i >= 0; i-- {
-		if name[i] == '/' {
-			return name[:i]
-		}
-	}
-	return "."
 }
 
 // Remove deletes a file or an empty directory. Its clusters become free

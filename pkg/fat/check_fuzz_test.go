@@ -68,6 +68,7 @@ func FuzzCheck(f *testing.F) {
 		if err != nil {
 			return
 		}
+
 		rep, err := Check(v, CheckOptions{BootError: bootErr})
 		if err != nil {
 			t.Fatalf("Check on a memory device: %v", err)
@@ -75,13 +76,22 @@ func FuzzCheck(f *testing.F) {
 		for _, p := range rep.Problems {
 			_ = p.String()
 		}
-		if _, err := Repair(v, rep); err != nil {
-			t.Fatalf("Repair: %v", err)
+		if _, err := Repair(v, rep, RepairOptions{}); err != nil {
+			t.Fatalf("Repair: %v\n%s", err, dumpProblems(rep))
 		}
-		if v2, bootErr, err := OpenForCheck(dev); err == nil {
-			if _, err := Check(v2, CheckOptions{BootError: bootErr}); err != nil {
-				t.Fatalf("Check after Repair: %v", err)
+		v2, bootErr, err := OpenForCheck(dev)
+		if err != nil {
+			if rep.Remaining() == 0 {
+				t.Fatalf("a repaired volume does not open: %v", err)
 			}
+			return
+		}
+		rep2, err := Check(v2, CheckOptions{BootError: bootErr})
+		if err != nil {
+			t.Fatalf("Check after Repair: %v", err)
+		}
+		if rep.Remaining() == 0 && !rep2.Clean() {
+			t.Fatalf("Repair left nothing, but the volume checks with problems:\n%s\nbefore:\n%s", dumpProblems(rep2), dumpProblems(rep))
 		}
 	})
 }

@@ -168,7 +168,7 @@ func TestCheckDamage(t *testing.T) {
 				}
 				img[off] |= 1
 			}},
-			{KindDirEntry, func(img []byte) { img[aOff] = '*' }},
+			{KindBadName, func(img []byte) { img[aOff] = '*' }},
 		}
 		_ = a
 		for _, c := range cases {
@@ -201,7 +201,7 @@ func TestRepairRestoresBoot(t *testing.T) {
 	if !hasKind(rep, KindBootSector) {
 		t.Fatalf("no boot-sector problem:\n%s", dumpProblems(rep))
 	}
-	fixes, err := Repair(v, rep)
+	fixes, err := Repair(v, rep, RepairOptions{})
 	if err != nil || len(fixes) == 0 || rep.Remaining() != 0 {
 		t.Fatalf("Repair: %v %v, %d remaining:\n%s", fixes, err, rep.Remaining(), dumpProblems(rep))
 	}
@@ -231,7 +231,7 @@ func TestRepairFATCopiesAndFSInfo(t *testing.T) {
 	if !hasKind(rep, KindFATCopies) || !hasKind(rep, KindFSInfo) {
 		t.Fatalf("problems:\n%s", dumpProblems(rep))
 	}
-	if _, err := Repair(v, rep); err != nil || rep.Remaining() != 0 {
+	if _, err := Repair(v, rep, RepairOptions{}); err != nil || rep.Remaining() != 0 {
 		t.Fatalf("Repair: %v; remaining:\n%s", err, dumpProblems(rep))
 	}
 	if _, rep := checkBytes(t, memBytes(t, dev)); !rep.Clean() {

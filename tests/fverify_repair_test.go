@@ -1,0 +1,226 @@
+package tests
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fsckQuiet reports whether fsck.fat's output says nothing but its
+// banner and summary line.
+func fsckQuiet(out string) bool {
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.HasPrefix(l, "fsck.fat ") && !strings.Contains(l, " files, ") {
+			return false
+		}
+	}
+	return true
+}
+
+// keptFiles copies the whole tree out of an image with mcopy and returns
+// every file's contents by path, every directory with a "/" at the end,
+// and the volume label as mlabel shows it.
+func keptFiles(t *testing.T, img string) (map[string][]byte, string, error) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, "mcopy", "-s", "-n", "-i", img, "::/", out); r.code != 0 {
+		return nil, "", fmt.Errorf("mcopy -s ::/ exits %d: %s", r.code, firstLine(r.stderr))
+	}
+	files := map[string][]byte{}
+	filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == out {
+			return nil
+		}
+		rel := "/" + filepath.ToSlash(strings.TrimPrefix(p, out+"/"))
+		if d.IsDir() {
+			files[rel+"/"] = nil
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[rel] = b
+		return nil
+	})
+	label := strings.TrimSpace(run(t, "mlabel", "-s", "-i", img, "::").stdout)
+	return files, label, nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+// compareKept checks that every file fsck.fat -a kept (theirs) is kept by
+// fverify's repair (ours) under the same path, with the same bytes or
+// more (fsck.fat truncates where fverify copies), except under the paths
+// in exempt. It returns what fverify kept beyond fsck.fat.
+func compareKept(t *testing.T, ours, theirs map[string][]byte, exempt []string) []string {
+	t.Helper()
+	var more []string
+	for _, p := range slices.Sorted(mapsKeys(theirs)) {
+		if slices.ContainsFunc(exempt, func(e string) bool { return p == e || p == e+"/" || strings.HasPrefix(p, e+"/") }) {
+			continue
+		}
+		mine, ok := ours[p]
+		switch {
+		case !ok:
+			t.Errorf("fsck.fat -a keeps %s (%d bytes), fverify's repair does not", p, len(theirs[p]))
+		case bytes.Equal(mine, theirs[p]):
+		case bytes.HasPrefix(mine, theirs[p]):
+			more = append(more, fmt.Sprintf("%s: %d bytes, fsck.fat %d", p, len(mine), len(theirs[p])))
+		default:
+			t.Errorf("%s: fverify keeps %d bytes that differ from fsck.fat's %d", p, len(mine), len(theirs[p]))
+		}
+	}
+	for _, p := range slices.Sorted(mapsKeys(ours)) {
+		if _, ok := theirs[p]; !ok {
+			more = append(more, p+" (only fverify)")
+		}
+	}
+	return more
+}
+
+func mapsKeys(m map[string][]byte) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// TestFverifyAgainstFsck takes every damage class image: fsck.fat -n must
+// give the verdict the corpus records and fverify must report the class's
+// kind; then one copy is repaired by fverify (-a, as fsck.fat -a, unless
+// the case says otherwise) and another by fsck.fat -a. After fverify's
+// repair both fverify and fsck.fat -n find nothing, and every file
+// fsck.fat -a kept is kept by fverify too, with at least its bytes.
+func TestFverifyAgainstFsck(t *testing.T) {
+	need(t, "fsck.fat", "mcopy", "mlabel")
+	var mu sync.Mutex
+	var table []string
+	t.Cleanup(func() {
+		slices.Sort(table)
+		t.Logf("damage classes, fsck.fat -n verdicts and the repair compared with fsck.fat -a:\n%s", strings.Join(table, "\n"))
+	})
+	for _, c := range classCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			orig := filepath.Join(dir, "orig.img")
+			raw := gunzipTo(t, filepath.Join(damagedDir, c.name+".img.gz"), orig)
+			row := classVerdicts(t, c, orig)
+			if c.noRepair {
+				mu.Lock()
+				table = append(table, row+"; no repair (neither tool can)")
+				mu.Unlock()
+				return
+			}
+			ours := filepath.Join(dir, "ours.img")
+			theirs := filepath.Join(dir, "theirs.img")
+			for _, p := range []string{ours, theirs} {
+				if err := os.WriteFile(p, raw, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			flags := c.repair
+			if flags == nil {
+				flags = []string{"-a"}
+			}
+			want := 1
+			if c.kind == "" {
+				want = 0
+			}
+			// The plan first: printed, nothing written.
+			plan := verifyCode(t, ours, 4-4*(1-want), "--dry-run")
+			if want == 1 && (len(plan.Left) != 0 || len(plan.Plan) == 0) {
+				t.Fatalf("--dry-run: plan %q, left %v", plan.Plan, plan.Left)
+			}
+			fixed := verifyCode(t, ours, want, flags...)
+			if want == 1 && (fixed.Summary.Remaining != 0 || len(fixed.Fixes) == 0) {
+				t.Fatalf("fverify %v: fixes %q, %d remaining:\n%s", flags, fixed.Fixes, fixed.Summary.Remaining, kinds(fixed))
+			}
+			if again := verifyCode(t, ours, 0); len(again.Problems) != 0 {
+				t.Fatalf("after the repair fverify finds:\n%s", kinds(again))
+			}
+			r := run(t, "fsck.fat", "-n", ours)
+			if r.code != 0 || (c.class != "small-fat32" && (!fsckQuiet(r.stdout) || r.stderr != "")) {
+				t.Fatalf("after fverify's repair fsck.fat -n says (exit %d):\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			oursFiles, oursLabel, err := keptFiles(t, ours)
+			if err != nil {
+				t.Fatalf("fverify's repair: %v", err)
+			}
+			row += fmt.Sprintf("; repaired (%d fixes)", len(fixed.Fixes))
+			if r := run(t, "fsck.fat", "-a", theirs); r.code > 1 || c.fsckN < 0 {
+				row += fmt.Sprintf("; fsck.fat -a exits %d: %s", r.code, firstLine(r.stdout+r.stderr))
+				mu.Lock()
+				table = append(table, row)
+				mu.Unlock()
+				return
+			}
+			theirsFiles, theirsLabel, err := keptFiles(t, theirs)
+			if err != nil {
+				row += "; fsck.fat -a leaves a volume mtools cannot copy out (" + err.Error() + ")"
+				mu.Lock()
+				table = append(table, row)
+				mu.Unlock()
+				return
+			}
+			more := compareKept(t, oursFiles, theirsFiles, c.keeps)
+			if oursLabel != theirsLabel {
+				row += fmt.Sprintf("; label: fverify %q, fsck.fat %q", oursLabel, theirsLabel)
+			}
+			row += ", keeps every file fsck.fat -a keeps"
+			if len(more) > 0 {
+				row += "; and more: " + strings.Join(more, ", ")
+			}
+			if len(c.keeps) > 0 {
+				row += "; fsck.fat -a keeps " + strings.Join(c.keeps, ", ") + " differently"
+			}
+			mu.Lock()
+			table = append(table, row)
+			mu.Unlock()
+		})
+	}
+}
+
+// classVerdicts runs fsck.fat -n and fverify on a class image and checks
+// their verdicts; it returns the row for the log.
+func classVerdicts(t *testing.T, c classCase, img string) string {
+	t.Helper()
+	r := run(t, "fsck.fat", "-n", img)
+	verdict := fmt.Sprintf("fsck.fat -n exit %d", r.code)
+	switch {
+	case c.fsckN < 0 && r.code == 0:
+		t.Errorf("fsck.fat -n: exit 0, want it to give up\n%s%s", r.stdout, r.stderr)
+	case c.fsckN >= 0 && r.code != c.fsckN:
+		t.Errorf("fsck.fat -n: exit %d, want %d\n%s%s", r.code, c.fsckN, r.stdout, r.stderr)
+	case c.fsckSays != "" && !strings.Contains(r.stdout+r.stderr, c.fsckSays):
+		t.Errorf("fsck.fat -n does not say %q:\n%s%s", c.fsckSays, r.stdout, r.stderr)
+	}
+	code := 4
+	switch {
+	case c.kind == "" && c.noRepair:
+		code = 8
+	case c.kind == "":
+		code = 0
+	}
+	out := verifyCode(t, img, code)
+	if c.kind != "" && !hasProblem(out, c.kind) {
+		t.Errorf("fverify does not report %q:\n%s", c.kind, kinds(out))
+	}
+	return fmt.Sprintf("%s: %s; fverify exit %d %s", c.name, verdict, code, c.kind)
+}

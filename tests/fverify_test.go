@@ -423,3 +423,45 @@ func TestFverifyUsage(t *testing.T) {
 		t.Fatalf("@@offset --stats: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// fsck.fat's spellings: -a -p -y repair and save lost chains, -n only
+// checks, -l lists, -v is verbose (not the version), -V is refused with a
+// sentence; --dry-run prints the plan and writes nothing.
+func TestFverifyFlags(t *testing.T) {
+	img, g := damageImage(t, 16)
+	if r := run(t, "fverify", "-V", img); r.code != 16 || !strings.Contains(r.stderr, "-V (fsck.fat's second, verifying pass) is not needed") {
+		t.Fatalf("-V: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := run(t, "fverify", "-n", "-a", img); r.code != 16 || !strings.Contains(r.stderr, "cannot be combined") {
+		t.Fatalf("-n -a: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := run(t, "fverify", "--version"); r.code != 0 || !strings.Contains(r.stdout, "fverify version") {
+		t.Fatalf("--version: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r := run(t, "fverify", "-v", "-l", img)
+	if r.code != 0 || !strings.Contains(r.stderr, "fverify: checking the boot sector") || !strings.Contains(r.stdout, "checking /sub/inner.txt") {
+		t.Fatalf("-v -l: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	// A lost chain: -n -v prints the plan, --dry-run the verified plan,
+	// -af saves the chain as a file.
+	patchFile(t, img, func(b []byte) {
+		c := (int64(len(b))-g.dataOff)/g.cs + 1
+		g.setEntry(b, c-1, c, 0, 1)
+		g.setEntry(b, c, 0xFFFF, 0, 1)
+	})
+	if r := run(t, "fverify", "-n", "-v", img); r.code != 4 || !strings.Contains(r.stdout, "plan: free the 2 lost clusters") {
+		t.Fatalf("-n -v: exit %d\n%s", r.code, r.stdout)
+	}
+	out := verifyCode(t, img, 4, "--dry-run")
+	if len(out.Plan) == 0 || len(out.Fixes) != 0 || len(out.Left) != 0 {
+		t.Fatalf("--dry-run: plan %q, fixes %q, left %v", out.Plan, out.Fixes, out.Left)
+	}
+	out = verifyCode(t, img, 1, "-af")
+	if !strings.Contains(strings.Join(out.Fixes, "\n"), "as /FSCK0000.REC") {
+		t.Fatalf("-af: %q", out.Fixes)
+	}
+	fsckClean(t, img, 0)
+	if got := ok(t, "mtype", "-i", img, "::/FSCK0000.REC"); len(got) != int(2*g.cs) {
+		t.Fatalf("FSCK0000.REC holds %d bytes", len(got))
+	}
+}

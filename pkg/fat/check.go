@@ -227,16 +227,19 @@ func Check(v *Volume, opts CheckOptions) (*Report, error) {
 	if err := checkBoot(v, rep, p, opts.BootError); err != nil {
 		return nil, err
 	}
-	step("reading and comparing the %d FAT copies of %d bytes from byte %d", l.NumFATs, l.FATSize, l.FATOffset)
-	copies, err := readFATCopies(v, rep)
-	if err != nil {
-		return nil, err
-	}
-	step("walking the directory tree and every cluster chain")
+	step("comparing the %d FAT copies of %d bytes from byte %d, while walking the directory tree and every cluster chain", l.NumFATs, l.FATSize, l.FATOffset)
+	job := startFATCopies(v, rep)
 	sound := 0
 	p.volume = len(p.steps)
 	t, err := runTree(&image{v: v, tb: v.table}, p, opts)
+	copies, cerr := job.wait(v, rep)
+	if err == nil {
+		err = cerr
+	}
 	if err != nil {
+		if t != nil {
+			t.release()
+		}
 		return nil, err
 	}
 	if len(copies.differ) > 0 {

@@ -1,7 +1,6 @@
 package fat
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -109,51 +108,100 @@ type fatCopies struct {
 	first  []int // per copy in differ: the first byte that differs
 }
 
-// readFATCopies reads FAT copies 2.. (one request each) and keeps those
-// that differ from FAT 1 in the bytes that hold entries.
-func readFATCopies(v *Volume, rep *Report) (*fatCopies, error) {
-	l := v.layout
-	fc := &fatCopies{tables: make([]Table, max(l.NumFATs, 1))}
+// copyChunk is how much of a FAT copy readFATCopies compares at a time.
+const copyChunk = 2 << 20
+
+// fatCopyJob reads the FAT copies in the background while the tree is
+// walked: on a large volume reading a copy takes as long as the walk.
+type fatCopyJob struct {
+	done  chan struct{}
+	fc    *fatCopies
+	past  []int // copies that lie past the end of the device
+	err   error
+	taken bool
+}
+
+// startFATCopies starts reading FAT copies 2.. and comparing them with
+// FAT 1. FAT 1 must not change until wait returns.
+func startFATCopies(v *Volume, rep *Report) *fatCopyJob {
+	j := &fatCopyJob{done: make(chan struct{})}
+	if v.boot.Is32 && v.boot.ExtFlags&0x80 != 0 && v.layout.NumFATs > 1 {
+		rep.warnf("FAT mirroring is off (only FAT %d is active); the copies were not compared", v.boot.ExtFlags&0x0F+1)
+		j.fc = newFATCopies(v)
+		close(j.done)
+		return j
+	}
+	go func() {
+		defer close(j.done)
+		j.fc, j.past, j.err = readFATCopies(v)
+	}()
+	return j
+}
+
+// wait returns the copies once read, reporting those past the device's
+// end. It may be called more than once.
+func (j *fatCopyJob) wait(v *Volume, rep *Report) (*fatCopies, error) {
+	<-j.done
+	if !j.taken {
+		j.taken = true
+		for _, i := range j.past {
+			volProblem(rep, KindFATCopies, v.layout.FATCopyOffset(i), "FAT %d lies past the end of the device", i+1)
+		}
+	}
+	return j.fc, j.err
+}
+
+func newFATCopies(v *Volume) *fatCopies {
+	fc := &fatCopies{tables: make([]Table, max(v.layout.NumFATs, 1))}
 	for i := range fc.tables {
 		fc.tables[i] = v.table
 	}
-	if l.NumFATs < 2 {
-		return fc, nil
-	}
-	if v.boot.Is32 && v.boot.ExtFlags&0x80 != 0 {
-		rep.warnf("FAT mirroring is off (only FAT %d is active); the copies were not compared", v.boot.ExtFlags&0x0F+1)
-		return fc, nil
-	}
+	return fc
+}
+
+// readFATCopies reads FAT copies 2.. a chunk at a time (one request per
+// chunk) and keeps those that differ from FAT 1 in the bytes that hold
+// entries. past lists the copies that lie past the device's end.
+func readFATCopies(v *Volume) (fc *fatCopies, past []int, err error) {
+	l := v.layout
+	fc = newFATCopies(v)
 	n := fatBytes(l.Type, l.Clusters)
 	fat1 := v.table.Bytes()[:n]
+	buf, release := bigAlloc(min(copyChunk, n))
+	defer release()
 	for i := 1; i < l.NumFATs; i++ {
 		off := l.FATCopyOffset(i)
 		if off+l.FATSize > v.dev.Size() {
-			volProblem(rep, KindFATCopies, off, "FAT %d lies past the end of the device", i+1)
+			past = append(past, i)
 			continue
 		}
-		b, release := bigAlloc(l.FATSize)
-		if _, err := v.dev.ReadAt(b, off); err != nil {
-			release()
-			return nil, fmt.Errorf("fat: reading FAT %d at byte %d: %w", i+1, off, err)
+		for pos := int64(0); pos < n; pos += copyChunk {
+			b := buf[:min(copyChunk, n-pos)]
+			if _, err := v.dev.ReadAt(b, off+pos); err != nil {
+				return nil, nil, fmt.Errorf("fat: reading FAT %d at byte %d: %w", i+1, off+pos, err)
+			}
+			j := firstDiff(fat1[pos:pos+int64(len(b))], b)
+			if j < 0 {
+				continue
+			}
+			// A differing copy is kept whole (in the heap: this is the
+			// rare case) for judging which copy is sound, and for
+			// repairing from it.
+			raw := make([]byte, l.FATSize)
+			if _, err := v.dev.ReadAt(raw, off); err != nil {
+				return nil, nil, fmt.Errorf("fat: reading FAT %d at byte %d: %w", i+1, off, err)
+			}
+			tb, err := NewTable(l.Type, raw, l.Clusters)
+			if err != nil {
+				return nil, nil, err
+			}
+			fc.tables[i] = tb
+			fc.differ = append(fc.differ, i)
+			fc.first = append(fc.first, int(pos)+j)
+			break
 		}
-		j := firstDiff(fat1, b[:n])
-		if j < 0 {
-			release() // equal copies are not needed again
-			continue
-		}
-		// A differing copy is kept (in the heap: this is the rare case)
-		// for judging which copy is sound, and for repairing from it.
-		tb, err := NewTable(l.Type, bytes.Clone(b), l.Clusters)
-		release()
-		if err != nil {
-			return nil, err
-		}
-		fc.tables[i] = tb
-		fc.differ = append(fc.differ, i)
-		fc.first = append(fc.first, j)
 	}
-	return fc, nil
+	return fc, past, nil
 }
 
 // judgeCopies scores every copy's chains against the tree the walk found

@@ -14,19 +14,14 @@ import (
 func (t *treeCheck) lost() {
 	tb := t.tb
 	n := tb.Entries()
-	var lost uint32
-	for c := FirstCluster; uint32(c) < n; c++ {
-		v := tb.Get(c)
-		switch {
-		case tb.IsFree(v):
-			t.rep.FreeClusters++
-		case tb.IsBad(v):
-			t.rep.BadClusters++
-		case t.owner[c] == 0:
-			lost++
-		}
+	if tb == t.v.table && t.plan.volume == len(t.plan.steps) && int64(t.v.free)+t.claimed == int64(n-2) {
+		// Every cluster is free or in a chain the walk found (its claims
+		// are all there are when it planned no fix): no bad, none lost.
+		t.rep.FreeClusters = t.v.free
+		return
 	}
-	t.rep.LostClusters = lost
+	free, bad, lost := clusterCounts(tb, t.owner)
+	t.rep.FreeClusters, t.rep.BadClusters, t.rep.LostClusters = free, bad, lost
 	if lost == 0 {
 		return
 	}

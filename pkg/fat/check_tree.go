@@ -51,6 +51,7 @@ type treeCheck struct {
 	cur     int        // the directory being checked
 	curRaw  []byte     // and its contents
 	lostID  uint32     // owner value of clusters in lost chains
+	claimed int64      // clusters the chain walks claimed
 	visited bool       // the pass's Visit callback was used
 }
 
@@ -153,7 +154,9 @@ func (t *treeCheck) walkNode(idx int) chainWalk {
 		nd.chain = nd.chain[:0]
 		visit = func(c Cluster) { nd.chain = append(nd.chain, c) }
 	}
-	return walkChain(t.tb, t.owner, uint32(idx+1), nd.first, t.limitFor(nd), visit)
+	w := walkChain(t.tb, t.owner, uint32(idx+1), nd.first, t.limitFor(nd), visit)
+	t.claimed += w.n
+	return w
 }
 
 // dirFirst is the first cluster under which a directory's plan is kept:

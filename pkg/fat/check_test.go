@@ -74,11 +74,18 @@ func memDevice(t testing.TB, img []byte) *fio.Device {
 // checkBytes opens and checks an image held in memory.
 func checkBytes(t testing.TB, img []byte) (*Volume, *Report) {
 	t.Helper()
-	v, bootErr, err := OpenForCheck(memDevice(t, img))
+	return checkDev(t, memDevice(t, img), CheckOptions{})
+}
+
+// checkDev opens and checks the volume on dev.
+func checkDev(t testing.TB, dev *fio.Device, opts CheckOptions) (*Volume, *Report) {
+	t.Helper()
+	v, bootErr, err := OpenForCheck(dev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Check(v, CheckOptions{BootError: bootErr})
+	opts.BootError = bootErr
+	rep, err := Check(v, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,14 +227,7 @@ func TestRepairFATCopiesAndFSInfo(t *testing.T) {
 	patchEntry(img, l, 40, 0x77, 1)
 	binary.LittleEndian.PutUint32(img[l.FSInfoOffset+offFSInfoFree:], 3)
 	dev := memDevice(t, img)
-	v, _, err := OpenForCheck(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Check(v, CheckOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, rep := checkDev(t, dev, CheckOptions{})
 	if !hasKind(rep, KindFATCopies) || !hasKind(rep, KindFSInfo) {
 		t.Fatalf("problems:\n%s", dumpProblems(rep))
 	}

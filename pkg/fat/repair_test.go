@@ -14,15 +14,7 @@ import (
 func repairBytes(t *testing.T, img []byte, opts CheckOptions) ([]byte, *Report) {
 	t.Helper()
 	dev := memDevice(t, img)
-	v, bootErr, err := OpenForCheck(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.BootError = bootErr
-	rep, err := Check(v, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, rep := checkDev(t, dev, opts)
 	if _, err := Repair(v, rep, RepairOptions{}); err != nil {
 		t.Fatalf("Repair: %v\n%s", err, dumpProblems(rep))
 	}
@@ -232,14 +224,7 @@ func TestRepairDryRun(t *testing.T) {
 	v0, _ := checkBytes(t, img)
 	patchEntry(img, v0.layout, 300, 0xFFFF, 0, 1)
 	dev := memDevice(t, img)
-	v, _, err := OpenForCheck(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Check(v, CheckOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, rep := checkDev(t, dev, CheckOptions{})
 	plan, err := Repair(v, rep, RepairOptions{DryRun: true})
 	if err != nil || len(plan) == 0 || len(rep.Left) != 0 {
 		t.Fatalf("plan %q, left %v, %v", plan, rep.Left, err)

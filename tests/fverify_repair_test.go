@@ -121,7 +121,7 @@ func TestFverifyAgainstFsck(t *testing.T) {
 			dir := t.TempDir()
 			orig := filepath.Join(dir, "orig.img")
 			raw := gunzipTo(t, filepath.Join(damagedDir, c.name+".img.gz"), orig)
-			row := classVerdicts(t, c, orig)
+			row, found := classVerdicts(t, c, orig)
 			if c.noRepair {
 				mu.Lock()
 				table = append(table, row+"; no repair (neither tool can)")
@@ -158,6 +158,10 @@ func TestFverifyAgainstFsck(t *testing.T) {
 			r := run(t, "fsck.fat", "-n", ours)
 			if r.code != 0 || (c.class != "small-fat32" && (!fsckQuiet(r.stdout) || r.stderr != "")) {
 				t.Fatalf("after fverify's repair fsck.fat -n says (exit %d):\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			if found.Summary.Lost > 0 {
+				repairFreeing(t, raw, filepath.Join(dir, "freed.img"))
+				row += "; --repair frees the lost chains, clean by both tools"
 			}
 			oursFiles, oursLabel, err := keptFiles(t, ours)
 			if err != nil {
@@ -199,7 +203,7 @@ func TestFverifyAgainstFsck(t *testing.T) {
 
 // classVerdicts runs fsck.fat -n and fverify on a class image and checks
 // their verdicts; it returns the row for the log.
-func classVerdicts(t *testing.T, c classCase, img string) string {
+func classVerdicts(t *testing.T, c classCase, img string) (string, verifyJSON) {
 	t.Helper()
 	r := run(t, "fsck.fat", "-n", img)
 	verdict := fmt.Sprintf("fsck.fat -n exit %d", r.code)
@@ -222,5 +226,23 @@ func classVerdicts(t *testing.T, c classCase, img string) string {
 	if c.kind != "" && !hasProblem(out, c.kind) {
 		t.Errorf("fverify does not report %q:\n%s", c.kind, kinds(out))
 	}
-	return fmt.Sprintf("%s: %s; fverify exit %d %s", c.name, verdict, code, c.kind)
+	return fmt.Sprintf("%s: %s; fverify exit %d %s", c.name, verdict, code, c.kind), out
+}
+
+// repairFreeing repairs a copy of raw with --repair, which frees lost
+// chains instead of saving them: both tools must find the result clean,
+// FSINFO's free count included (issue 17 item 3), and no FSCKnnnn.REC.
+func repairFreeing(t *testing.T, raw []byte, img string) {
+	t.Helper()
+	if err := os.WriteFile(img, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	verifyCode(t, img, 1, "--repair")
+	verifyCode(t, img, 0)
+	if r := run(t, "fsck.fat", "-n", img); r.code != 0 || !fsckQuiet(r.stdout) {
+		t.Fatalf("after fverify --repair, fsck.fat -n says (exit %d):\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if files, _, err := keptFiles(t, img); err != nil || files["/FSCK0000.REC"] != nil {
+		t.Fatalf("--repair saved a lost chain (or the volume cannot be copied out: %v)", err)
+	}
 }

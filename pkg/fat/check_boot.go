@@ -1,6 +1,7 @@
 package fat
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -108,8 +109,10 @@ type fatCopies struct {
 	first  []int // per copy in differ: the first byte that differs
 }
 
-// copyChunk is how much of a FAT copy readFATCopies compares at a time.
-const copyChunk = 2 << 20
+// copyChunk is how much of a FAT copy readFATCopies compares at a time:
+// large enough that bigAlloc maps it (page-aligned, so that O_DIRECT reads
+// go straight into it) and that the device sees 4 MiB requests.
+const copyChunk = 16 << 20
 
 // fatCopyJob reads the FAT copies in the background while the tree is
 // walked: on a large volume reading a copy takes as long as the walk.
@@ -180,10 +183,11 @@ func readFATCopies(v *Volume) (fc *fatCopies, past []int, err error) {
 			if _, err := v.dev.ReadAt(b, off+pos); err != nil {
 				return nil, nil, fmt.Errorf("fat: reading FAT %d at byte %d: %w", i+1, off+pos, err)
 			}
-			j := firstDiff(fat1[pos:pos+int64(len(b))], b)
-			if j < 0 {
+			a := fat1[pos : pos+int64(len(b))]
+			if bytes.Equal(a, b) { // memcmp: a byte loop would cost more than the read
 				continue
 			}
+			j := firstDiff(a, b)
 			// A differing copy is kept whole (in the heap: this is the
 			// rare case) for judging which copy is sound, and for
 			// repairing from it.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // node is a file or directory the walk found.
@@ -66,6 +67,10 @@ type rootLabel struct {
 // is t.rep; its owner table stays until release, for lost).
 func runTree(im *image, p *plan, opts CheckOptions) (*treeCheck, error) {
 	owner, release := bigUint32s(int64(im.tb.Entries()))
+	// release runs once: from t.release, or from the cleanup if t is
+	// dropped first. A second munmap could hit a later mapping at the
+	// same address.
+	release = sync.OnceFunc(release)
 	rep := &Report{Type: im.v.layout.Type, Clusters: im.v.layout.Clusters, maxProblems: opts.MaxProblems}
 	t := &treeCheck{im: im, v: im.v, l: im.v.layout, tb: im.tb, rep: rep, plan: p, opts: opts, owner: owner, free: release, cur: -1}
 	runtime.AddCleanup(t, func(r func()) { r() }, release)

@@ -2,6 +2,8 @@ package fat
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 )
 
 // A plan is the repair Check works out while it checks: the FAT as it
@@ -111,6 +113,8 @@ func (p *plan) set(c, val Cluster) {
 			release()
 			panic(err) // the same size and type as a table that exists
 		}
+		release = sync.OnceFunc(release)
+		runtime.AddCleanup(p, func(r func()) { r() }, release)
 		p.tb, p.release = tb, release
 	}
 	p.tb.Set(c, val)

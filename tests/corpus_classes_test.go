@@ -190,6 +190,11 @@ func classList() []classCase {
 		v.b[6*512+3] ^= 0x20
 		v.b[6*512+0x34] = 0x42
 	}))
+	add(classes("m32", "backup-missing", "backup-boot", 1, "There is no backup boot sector", "the boot sector names no backup boot sector", func(v *gvol) { v.put16(0x32, 0) }))
+	add(classes("m32", "fsinfo-missing", "fsinfo", 0, "No FSINFO sector", "the boot sector (and its backup) name no FSINFO sector; fsck.fat -a does not make one", func(v *gvol) {
+		v.put16(0x30, 0)
+		v.put16(6*512+0x30, 0)
+	}))
 	add(with(classes("m32", "boot-zeroed", "boot-sector", -1, "", "the boot sector is zeroed; the backup in sector 6 is intact (fsck.fat gives up)", func(v *gvol) {
 		clear(v.b[:512])
 	}), func(c *classCase) { c.repair = []string{"--repair"} }))

@@ -24,7 +24,9 @@ func volProblem(rep *Report, kind string, off int64, format string, args ...any)
 func checkBoot(v *Volume, rep *Report, p *plan, bootErr error) error {
 	bs, l := v.boot, v.layout
 	for _, w := range bs.Warnings() {
-		if !strings.HasPrefix(w, "dirty bit") { // checkDirty reports it
+		// checkDirty reports the dirty bit; checkReservedSectors a missing
+		// backup or FSINFO, which fsck.fat makes.
+		if !strings.HasPrefix(w, "dirty bit") && (l.Type != FAT32 || w != "no backup boot sector" && w != "no FSINFO sector") {
 			rep.Warnings = append(rep.Warnings, w)
 		}
 	}
@@ -41,7 +43,11 @@ func checkBoot(v *Volume, rep *Report, p *plan, bootErr error) error {
 			volProblem(rep, KindBootSector, l.TotalSize-l.SectorSize, "the volume's last sector cannot be read: %v", err)
 		}
 	}
-	if l.Type != FAT32 || bootErr != nil || l.BackupBootOffset == 0 {
+	if l.Type != FAT32 || bootErr != nil {
+		return nil
+	}
+	checkReservedSectors(v, rep, p)
+	if l.BackupBootOffset == 0 {
 		return nil
 	}
 	b := make([]byte, l.SectorSize)
@@ -64,6 +70,45 @@ func checkBoot(v *Volume, rep *Report, p *plan, bootErr error) error {
 			"copy the boot sector over its backup")
 	}
 	return nil
+}
+
+// checkReservedSectors plans a FAT32 volume without a backup boot sector
+// or without FSINFO given one, where fsck.fat puts them: the backup in
+// sector 6 (else the last reserved sector), FSINFO in the first reserved
+// sector after the boot sector that the backup does not take.
+func checkReservedSectors(v *Volume, rep *Report, p *plan) {
+	bs := v.boot
+	res := int(bs.ReservedSectors)
+	backup := int(bs.BackupBootSector)
+	if backup == 0 || backup == 0xFFFF {
+		backup = 0
+		if res < 3 {
+			rep.warnf("no backup boot sector, and no room for one in the %d reserved sectors", res)
+		} else {
+			backup = 6
+			if res < 7 || int(bs.FSInfoSector) == 6 {
+				if backup = res - 1; backup == int(bs.FSInfoSector) {
+					backup--
+				}
+			}
+			p.newBackup = uint16(backup)
+			volFix(rep, p, Problem{Kind: KindBackupBoot, Offset: offBackupBootSector, Message: "there is no backup boot sector"},
+				"make a backup boot sector in sector %d", backup)
+		}
+	}
+	if fs := bs.FSInfoSector; fs == 0 || fs == 0xFFFF {
+		s := 1
+		for s < res && s == backup {
+			s++
+		}
+		if s >= res {
+			rep.warnf("no FSINFO sector, and no room for one in the %d reserved sectors", res)
+			return
+		}
+		p.newFSInfo = uint16(s)
+		volFix(rep, p, Problem{Kind: KindFSInfo, Offset: offFSInfoSector, Message: "there is no FSINFO sector"},
+			"make an FSINFO sector in sector %d", s)
+	}
 }
 
 // byteDiffs lists the bytes where a and b differ as fsck.fat does,

@@ -208,15 +208,33 @@ func (p *plan) writeBoot() error {
 		v.boot.VolumeLabel = *p.bootLabel
 		changed = true
 	}
-	if changed {
-		if err := v.writeBoot(); err != nil {
-			return err
+	if p.newFSInfo != 0 {
+		// The sector first, then the boot sector that points at it.
+		sec := make([]byte, l.SectorSize)
+		fi := &FSInfo{FreeCount: v.free, NextFree: v.validNextFree(FSInfoUnknown)}
+		fi.Encode(sec)
+		off := int64(p.newFSInfo) * l.SectorSize
+		if _, err := v.dev.WriteAt(sec, off); err != nil {
+			return fmt.Errorf("fat: writing FSINFO at byte %d: %w", off, err)
 		}
+		v.boot.FSInfoSector, l.FSInfoOffset = p.newFSInfo, off
+		v.info, v.infoRaw = fi, sec
+		changed = true
 	}
+	if p.newBackup != 0 {
+		v.boot.BackupBootSector, l.BackupBootOffset = p.newBackup, int64(p.newBackup)*l.SectorSize
+		changed = true
+	}
+	// The backup before the primary: a crash in between leaves a backup
+	// that differs, never a primary that names a backup not yet written.
 	if l.Type == FAT32 && l.BackupBootOffset != 0 && (changed || p.backupBoot) {
+		v.boot.Encode(v.raw)
 		if _, err := v.dev.WriteAt(withoutDirty(v.raw), l.BackupBootOffset); err != nil {
 			return fmt.Errorf("fat: writing the backup boot sector at byte %d: %w", l.BackupBootOffset, err)
 		}
+	}
+	if changed {
+		return v.writeBoot()
 	}
 	return nil
 }

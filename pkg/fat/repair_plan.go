@@ -33,6 +33,8 @@ type plan struct {
 	restoreBoot bool      // copy the backup boot sector over the unusable primary
 	bootLabel   *[11]byte // new label for the boot sector
 	backupBoot  bool      // copy the primary boot sector over the backup
+	newBackup   uint16    // make a backup boot sector in this sector (FAT32)
+	newFSInfo   uint16    // make an FSINFO sector in this sector (FAT32)
 	fsinfo      bool      // FSINFO needs rewriting
 	copies      *fatCopies
 	clearDirty  bool // clear the boot sector's dirty bit once nothing is left
@@ -70,6 +72,7 @@ func (p *plan) restart(tb Table) *plan {
 	q := newPlan(p.v, p.opts)
 	q.base, q.tb = tb, tb
 	q.restoreBoot, q.bootLabel, q.backupBoot = p.restoreBoot, p.bootLabel, p.backupBoot
+	q.newBackup, q.newFSInfo = p.newBackup, p.newFSInfo
 	q.steps = append(q.steps, p.steps[:p.volume]...)
 	q.volume = p.volume
 	return q

@@ -31,12 +31,14 @@ const maxPasses = 4
 // nothing is left.
 //
 // The writes go out through the volume's commit path, in its crash-safe
-// order: the dirty bit is set first; then the data (copies of shared
-// clusters, zeroed new directory clusters); then the FAT, every copy in
-// one batch; then the directory entries; then FSINFO; then the boot
-// sector and its backup; and last, when nothing is left, the dirty bit is
-// cleared. A crash in between leaves a dirty volume that Repair can take
-// up again. v must be open on a writable device unless DryRun is set.
+// order: the dirty bit is set first, and the boot sector's own fixes
+// (label, backup, where FSINFO is) follow it, as they depend on no
+// cluster; then the data (copies of shared clusters, zeroed new directory
+// clusters); then the FAT, every copy in one batch; then the directory
+// entries; then FSINFO; and last, when nothing is left, the dirty bit is
+// cleared (Volume.Close, with the flushes of the sync policy between). A
+// crash in between leaves a dirty volume that Repair can take up again.
+// v must be open on a writable device unless DryRun is set.
 func Repair(v *Volume, rep *Report, opts RepairOptions) ([]string, error) {
 	p := rep.plan
 	if p == nil {
@@ -111,6 +113,12 @@ func (p *plan) execute(clean bool) error {
 	if err := v.begin(); err != nil {
 		return err
 	}
+	// The boot sector's fixes (label, backup, FSINFO's place) depend on no
+	// cluster: they go first, so that the commit's flushes cover them
+	// before the dirty bit is cleared.
+	if err := p.writeBoot(); err != nil {
+		return err
+	}
 	buf := make([]byte, l.ClusterSize)
 	for _, d := range p.data {
 		clear(buf)
@@ -139,9 +147,6 @@ func (p *plan) execute(clean bool) error {
 	}
 	p.syncFSInfo()
 	if err := v.Commit(); err != nil {
-		return err
-	}
-	if err := p.writeBoot(); err != nil {
 		return err
 	}
 	// Close clears the dirty bit when this session owns it: only when

@@ -254,6 +254,15 @@ func classList() []classCase {
 	add(classes(classFATs, "bad-name-lower", "bad-name", 0, "", "a short name in lower case without the NT flags, lower.txt (fsck.fat does not look)", func(v *gvol) {
 		v.addEntry(0, shortEnt("lower   txt", 0x20, v.dataFile("lower"), 5))
 	}))
+	add(classes(classFATs, "bad-name-nt", "bad-name", 1, "Bad short file name", "HELLO.TXT carries the NT flag 0x20 (\"no 8.3 name\") without a long name", func(v *gvol) {
+		v.b[v.find(0, nHello)+12] |= 0x20
+	}))
+	add(classes(classFATs, "after-end", "after-end", 0, "", "SUB/INNER.TXT sits one slot after an end-of-directory marker: Linux and fsck.fat see it, Windows and mtools do not", func(v *gvol) {
+		off := v.find(v.sub(), nInner)
+		e := append([]byte(nil), v.b[off:off+32]...)
+		clear(v.b[off : off+32])
+		copy(v.b[off+32:], e)
+	}))
 	add(classes(classFATs, "dir-size", "dir-size", 1, "Directory has non-zero size", "SUB has size 1234", func(v *gvol) { v.put32(v.find(0, nSub)+28, 1234) }))
 	add(classes(classFATs, "start-1", "start-cluster", 1, "Bad start cluster 1", "HELLO.TXT starts at cluster 1", func(v *gvol) {
 		v.setCluster(v.find(0, nHello), 1)

@@ -26,6 +26,7 @@ const (
 	KindStart    = "start-cluster" // a first cluster is 1, past the last cluster, free or bad
 	KindAttr     = "attributes"    // reserved attribute bits or combinations
 	KindDirEntry = "dir-entry"     // other trouble with a directory entry (nested too deep to check)
+	KindAfterEnd = "after-end"     // entries after a directory's end marker, which Linux and fsck.fat read and Windows does not
 
 	KindLFNChecksum   = "lfn-checksum"   // long name slots whose checksum does not match the short entry after them
 	KindLFNSequence   = "lfn-sequence"   // long name slots with bad or out-of-order sequence numbers

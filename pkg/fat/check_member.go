@@ -45,6 +45,11 @@ func (t *treeCheck) checkDots(idx int, raw []byte, recs []Record) []Record {
 				}
 			}
 			if e.IsDir() && !e.IsLongName() && e.Cluster == want.first {
+				if e.NTRes&ntNoShortName != 0 {
+					t.fix(t.problem(want.kind, path, e.Cluster, off+direntNTRes, "the %q entry has the NT flag %#02x that says it is no short name", label, ntNoShortName),
+						"clear the flag of the %q entry of %s", label, path)
+					t.dirPlan(idx).slot(i)[direntNTRes] &^= ntNoShortName
+				}
 				continue
 			}
 			t.fix(t.problem(want.kind, path, e.Cluster, off, "the %q entry has attributes %#02x and cluster %d, want a directory at cluster %d", label, uint8(e.Attr), e.Cluster, want.first),

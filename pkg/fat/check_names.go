@@ -5,6 +5,12 @@ import (
 	"strings"
 )
 
+// ntNoShortName is a DIR_NTRes flag that patched Linux kernels set on an
+// entry whose 11 name bytes are no 8.3 name (its long name is the name).
+// fsck.fat renames such an entry when it has no long name, and clears the
+// flag on "." and "..".
+const ntNoShortName = 0x20
+
 // badShortChars are the characters fsck.fat refuses in a short name,
 // besides control characters ('.' belongs only to "." and "..").
 const badShortChars = "*?<>|\"\\/:."
@@ -65,6 +71,9 @@ func upperShort(n ShortName, nt uint8) (ShortName, uint8) {
 // known by.
 func (t *treeCheck) checkName(idx int, r *Record) {
 	msg, lower := badShortName(r.Short)
+	if r.Entry.NTRes&ntNoShortName != 0 && !r.HasLong {
+		msg, lower = fmt.Sprintf("has the NT flag %#02x that says it is no short name, and no long name", ntNoShortName), false
+	}
 	if msg == "" {
 		return
 	}

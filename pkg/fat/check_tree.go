@@ -254,6 +254,7 @@ func (t *treeCheck) checkDir(w dirWork) error {
 	}
 	t.cur, t.curRaw = w.idx, raw
 	isRoot := w.idx == 0
+	t.checkAfterEnd(w.idx, raw)
 	recs, _ := ParseDir(raw)
 	t.checkLongNames(w.idx, raw, recs)
 	if t.l.Type != FAT32 {
@@ -297,6 +298,42 @@ func (t *treeCheck) checkDir(w dirWork) error {
 		t.stack = append(t.stack, dirWork{idx: sub, depth: w.depth + 1})
 	}
 	return nil
+}
+
+// checkAfterEnd finds slots in use after a slot that marks the end of the
+// directory (first byte 0). Windows and mtools stop reading at the mark;
+// Linux and fsck.fat read on, so that what they see differs. The plan
+// marks such an end marker deleted instead, as it does not end the
+// directory: then every system sees the entries after it, and this pass
+// checks them (which fsck.fat does too), so that their clusters are not
+// taken for lost ones.
+func (t *treeCheck) checkAfterEnd(idx int, raw []byte) {
+	slots := len(raw) / DirEntrySize
+	last := -1 // the last slot in use
+	for i := slots - 1; i >= 0; i-- {
+		if b := raw[i*DirEntrySize]; b != SlotEnd && b != SlotDeleted {
+			last = i
+			break
+		}
+	}
+	end := DirEnd(raw)
+	if end >= last {
+		return
+	}
+	var marks []int
+	for i := end; i < last; i++ {
+		if raw[i*DirEntrySize] == SlotEnd {
+			marks = append(marks, i)
+		}
+	}
+	dirPath := t.nodes[idx].path
+	t.fix(t.problem(KindAfterEnd, dirPath, 0, t.slotOff(idx, end),
+		"slot %d marks the end of the directory, but slots up to %d are in use (Linux and fsck.fat read them, Windows does not)", end, last),
+		"mark the %d end markers before slot %d of %s deleted, so that every system reads the slots after them", len(marks), last, dirPath)
+	pd := t.dirPlan(idx)
+	for _, i := range marks {
+		pd.slot(i)[0] = SlotDeleted
+	}
 }
 
 // checkEntry checks what an entry is: its attributes, a volume label or a

@@ -246,3 +246,124 @@ func repairFreeing(t *testing.T, raw []byte, img string) {
 		t.Fatalf("--repair saved a lost chain (or the volume cannot be copied out: %v)", err)
 	}
 }
+
+// TestFverifyRandomDamage is the differential test the damage classes
+// cannot be: bytes of the FAT and the directories of a filled volume are
+// overwritten at random, then one copy is repaired by fverify -a and
+// another by fsck.fat -a. fverify's repair must leave nothing for either
+// tool to find, and every file of the undamaged volume that fsck.fat -a
+// keeps intact must be intact after fverify's repair too. FTOOLS_STRESS=N
+// runs N volumes instead of the usual few dozen.
+func TestFverifyRandomDamage(t *testing.T) {
+	need(t, "fsck.fat", "mcopy")
+	n := 24
+	if s := os.Getenv("FTOOLS_STRESS"); s != "" {
+		fmt.Sscan(s, &n)
+	}
+	dir := t.TempDir()
+	bases := map[string][]byte{}
+	truth := map[string]map[string][]byte{}
+	for _, name := range []string{"class-lost-m12", "class-lost-m16"} {
+		img := filepath.Join(dir, name+".img")
+		bases[name] = gunzipTo(t, filepath.Join(damagedDir, name+".img.gz"), img)
+		files, _, err := keptFiles(t, img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		truth[name] = files
+	}
+	kept, more := 0, 0
+	for i := 0; i < n; i++ {
+		name := []string{"class-lost-m12", "class-lost-m16"}[i%2]
+		b := bytes.Clone(bases[name])
+		damageAtRandom(b, uint32(i+1))
+		ours, theirs := filepath.Join(dir, "ours.img"), filepath.Join(dir, "theirs.img")
+		for _, p := range []string{ours, theirs} {
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		keep := filepath.Join(dir, fmt.Sprintf("damaged-%d.img", i))
+		fail := func(format string, args ...any) {
+			os.WriteFile(keep, b, 0o644)
+			t.Errorf("volume %d (%s with random damage, kept as %s): %s", i, name, keep, fmt.Sprintf(format, args...))
+		}
+		r := run(t, "fverify", "-a", ours)
+		if r.code != 1 && r.code != 4 {
+			fail("fverify -a exits %d\n%s%s", r.code, tailOf(r.stdout), r.stderr)
+			continue
+		}
+		if r.code == 1 {
+			if r2 := run(t, "fverify", ours); r2.code != 0 {
+				fail("fverify after the repair finds:\n%s", tailOf(r2.stdout))
+			}
+			if r3 := run(t, "fsck.fat", "-n", ours); r3.code != 0 || !fsckQuiet(r3.stdout) {
+				fail("fsck.fat -n after fverify's repair says:\n%s", tailOf(r3.stdout))
+			}
+		}
+		if r := run(t, "fsck.fat", "-a", theirs); r.code > 1 {
+			continue
+		}
+		theirFiles, _, err := keptFiles(t, theirs)
+		if err != nil {
+			continue // fsck.fat -a left a volume mtools cannot copy out
+		}
+		ourFiles, _, err := keptFiles(t, ours)
+		if err != nil {
+			fail("%v", err)
+			continue
+		}
+		for p, want := range truth[name] {
+			switch {
+			case !bytes.Equal(theirFiles[p], want):
+				if bytes.Equal(ourFiles[p], want) {
+					more++
+				}
+			case bytes.Equal(ourFiles[p], want):
+				kept++
+			default:
+				fail("fsck.fat -a keeps %s intact, fverify -a does not", p)
+			}
+		}
+	}
+	t.Logf("%d volumes: %d files that fsck.fat -a keeps intact fverify keeps too, %d more that only fverify keeps", n, kept, more)
+}
+
+// damageAtRandom overwrites 1 to 24 bytes of the FAT's first entries (in
+// FAT 1, FAT 2 or both) and of the directories at the start of the data
+// area with values picked to make trouble.
+func damageAtRandom(b []byte, seed uint32) {
+	v := parseGvol(b)
+	x := seed*2654435761 + 1
+	rnd := func(n int) int {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		return int(x % uint32(n))
+	}
+	values := []byte{0, 0xFF, 0xE5, 0x0F, 0x10, 0x20}
+	fatLen := min(v.fsz*v.bps, 600)
+	dirs := v.rootOff()
+	if v.typ == 32 {
+		dirs = v.dataOff()
+	}
+	for k := 1 + rnd(24); k > 0; k-- {
+		val := byte(rnd(256))
+		if rnd(4) < 3 {
+			val = values[rnd(len(values))]
+		}
+		if rnd(10) < 4 {
+			off := v.fatOff(0) + rnd(fatLen)
+			switch rnd(3) {
+			case 0:
+				b[off] = val
+			case 1:
+				b[off+v.fsz*v.bps] = val
+			default:
+				b[off], b[off+v.fsz*v.bps] = val, val
+			}
+			continue
+		}
+		b[dirs+rnd(v.dataOff()-dirs+60*v.csize())] = val
+	}
+}

@@ -135,8 +135,7 @@ type Report struct {
 
 	plan        *plan // the fixes planned while checking
 	maxProblems int
-	omittedFix  bool // an omitted problem had no fix planned
-	leftOmitted int  // problems left beyond MaxProblems
+	leftOmitted int // problems left beyond MaxProblems
 }
 
 // Clean reports whether the check found no problem.
@@ -164,9 +163,6 @@ func (r *Report) Plan() []string {
 func (r *Report) add(p Problem) {
 	if len(r.Problems) >= r.maxProblems {
 		r.Omitted++
-		if p.Fix == "" {
-			r.omittedFix = true
-		}
 		return
 	}
 	r.Problems = append(r.Problems, p)
@@ -179,7 +175,6 @@ func (r *Report) merge(sub *Report) {
 		r.add(p)
 	}
 	r.Omitted += sub.Omitted
-	r.omittedFix = r.omittedFix || sub.omittedFix
 	r.Files, r.Dirs = sub.Files, sub.Dirs
 	r.FreeClusters, r.BadClusters = sub.FreeClusters, sub.BadClusters
 	r.LostClusters, r.LostChains = sub.LostClusters, sub.LostChains

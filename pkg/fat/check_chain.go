@@ -22,12 +22,9 @@ type chainWalk struct {
 	last Cluster // the last cluster claimed, 0 if none
 }
 
-// noLimit lets walkChain follow a chain to its end.
-const noLimit = -1
-
 // walkChain follows the chain from first in tb, claiming every cluster for
 // id in owner (which has tb.Entries() elements; 0 means unclaimed), at most
-// limit clusters (noLimit: no bound but the table's). It stops before a
+// limit clusters (a negative limit: no bound but the table's). It stops before a
 // cluster that is already claimed, free or bad, after one whose entry
 // holds an end mark or links out of range, or when the limit is reached,
 // so it takes at most Entries() steps whatever the table holds. visit, if

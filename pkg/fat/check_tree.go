@@ -53,7 +53,6 @@ type treeCheck struct {
 	curRaw  []byte     // and its contents
 	lostID  uint32     // owner value of clusters in lost chains
 	claimed int64      // clusters the chain walks claimed
-	visited bool       // the pass's Visit callback was used
 }
 
 // rootLabel is the root directory's (first) volume label entry.
@@ -95,7 +94,7 @@ func (t *treeCheck) fix(p Problem, format string, args ...any) {
 	t.rep.add(p)
 }
 
-// problem reports a problem that has no fix.
+// problem builds a Problem; fix or t.rep.add reports it.
 func (t *treeCheck) problem(kind, path string, c Cluster, off int64, format string, args ...any) Problem {
 	return Problem{Kind: kind, Path: path, Cluster: c, Offset: off, Message: fmt.Sprintf(format, args...)}
 }
@@ -163,10 +162,6 @@ func (t *treeCheck) walkNode(idx int) chainWalk {
 	t.claimed += w.n
 	return w
 }
-
-// dirFirst is the first cluster under which a directory's plan is kept:
-// 0 for the fixed root.
-func (t *treeCheck) dirFirst(idx int) Cluster { return t.nodes[idx].first }
 
 // slotOff maps slot i of directory idx to its byte offset on the volume.
 func (t *treeCheck) slotOff(idx, i int) int64 {

@@ -42,13 +42,14 @@ type pendingLFN struct {
 	units  [lfnMaxSlots * lfnUnits]uint16
 }
 
-// ParseDir parses raw (a multiple of 32 bytes; a trailing partial slot is
-// ignored) up to the end marker (the first slot whose name starts with 0).
+// ParseDir parses raw, a directory of a volume of type t (a multiple of 32
+// bytes; a trailing partial slot is ignored), up to the end marker (the first slot whose name starts with 0).
 // Deleted slots are skipped. LFN slots whose checksum or sequence does not
 // match are reported as problems, and the short entry is then returned with
 // its short name. The volume label and "." and ".." entries are returned as
-// records too. It never panics.
-func ParseDir(raw []byte) ([]Record, []DirProblem) {
+// records too. On FAT12/16 an entry's cluster is its low word alone (see
+// DirEntry.ClusterFor). It never panics.
+func ParseDir(raw []byte, t Type) ([]Record, []DirProblem) {
 	var (
 		recs  []Record
 		probs []DirProblem
@@ -78,6 +79,7 @@ func ParseDir(raw []byte) ([]Record, []DirProblem) {
 			continue
 		}
 		e := DecodeDirEntry(b)
+		e.ClusterFor(t)
 		r := Record{Short: ShortName(e.Name), Entry: e, Slot: i, Slots: 1}
 		if p.active {
 			switch sum := ShortNameChecksum(r.Short); {

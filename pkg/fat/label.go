@@ -163,6 +163,7 @@ func (d *dir) addLabel(e DirEntry) error {
 		}
 		pos = FindFreeSlots(d.raw, 1, d.hint)
 	}
+	d.dropOrphansBefore(pos)
 	e.Encode(d.raw[pos*DirEntrySize:])
 	d.markDirty(pos, 1)
 	if pos+1 > d.end {

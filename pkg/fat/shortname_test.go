@@ -337,7 +337,7 @@ func FuzzMakeShortName(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%q: %v", long, err)
 		}
-		recs, probs := ParseDir(rec)
+		recs, probs := ParseDir(rec, FAT32)
 		if len(recs) != 1 || len(probs) != 0 || recs[0].Name != long {
 			t.Fatalf("%q (%+v) parsed back as %+v %+v", long, info, recs, probs)
 		}

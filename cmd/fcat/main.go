@@ -81,9 +81,9 @@ func catOne(c *cli.Context, imgs cmdutil.Images, arg string, stdout io.Writer, b
 	if err != nil {
 		return err
 	}
-	f, err := im.Vol.Open(op.Path)
+	f, err := im.Vol.Open(op.VolPath())
 	if err != nil {
-		return fmt.Errorf("%s: %w", op.Show(op.Path), unwrap(err))
+		return fmt.Errorf("%s: %w", op.Show(op.VolPath()), unwrap(err))
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {

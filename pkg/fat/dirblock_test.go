@@ -84,7 +84,7 @@ func TestParseDirSpecialEntries(t *testing.T) {
 	if len(probs) != 0 {
 		t.Fatalf("problems %+v", probs)
 	}
-	if got := strings.Join(recordNames(recs), "/"); got != "./../MY VOLUME/σBC.TXT" {
+	if got := strings.Join(recordNames(recs), "/"); got != "./../MY VOLUME/ÕBC.TXT" {
 		t.Errorf("names %q", got)
 	}
 	if !recs[2].Entry.IsLabel() || !recs[0].Entry.IsDir() {

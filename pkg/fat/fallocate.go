@@ -46,6 +46,9 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 	if err != nil {
 		return nil, err
 	}
+	if namesDir(name) {
+		return nil, &fs.PathError{Op: "fallocate", Path: p + "/", Err: ErrIsDir}
+	}
 	rec := parent.lookup(base)
 	if rec == nil {
 		if err := ValidateLongName(base); err != nil {

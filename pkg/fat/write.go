@@ -50,6 +50,10 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 	if err != nil {
 		return nil, err
 	}
+	if namesDir(name) {
+		// "new/" names a directory, not a file to create.
+		return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name) + "/", Err: ErrIsDir}
+	}
 	w := &Writer{v: v, parent: parent, name: base, mtime: mtime}
 	if r := parent.lookup(base); r != nil {
 		if r.Entry.IsDir() || r.Entry.IsLabel() {

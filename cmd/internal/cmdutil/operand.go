@@ -30,6 +30,17 @@ type Operand struct {
 	Contents bool   // ends in "/." (or is the image root): what is inside
 }
 
+// VolPath is the path to hand pkg/fat: Path with the trailing slash the
+// operand was given with, so that "::/file/" is refused as not a directory
+// (as rm, cat and ls refuse "file/") instead of naming the file. Path itself
+// stays clean for joining names to it.
+func (o Operand) VolPath() string {
+	if o.Slash && o.Path != "." {
+		return o.Path + "/"
+	}
+	return o.Path
+}
+
 // InImage reports whether the operand names a path inside an image.
 func (o Operand) InImage() bool { return o.Image != "" }
 
@@ -44,6 +55,8 @@ func (o Operand) Show(p string) string {
 	s := "::/" + strings.TrimPrefix(path.Clean("/"+p), "/")
 	if p == "." {
 		s = "::/"
+	} else if strings.HasSuffix(p, "/") && s != "::/" {
+		s += "/" // a VolPath keeps the slash the user wrote
 	}
 	if o.Explicit() {
 		return o.Image + s

@@ -110,6 +110,9 @@ func show(c *cli.Context, stdout, stderr io.Writer) error {
 				r, err = record(im.Vol, op)
 			}
 		}
+		if cmdutil.IsInterrupt(err) {
+			return err
+		}
 		if err != nil {
 			cmdutil.Warn(stderr, "fattrib", "%v", err)
 			failed = true

@@ -50,6 +50,9 @@ func cat(c *cli.Context, stdout, stderr io.Writer) error {
 			if errors.As(err, &we) {
 				return we.err // stdout is gone: stop, as cat does
 			}
+			if cmdutil.IsInterrupt(err) {
+				return err
+			}
 			cmdutil.Warn(stderr, "fcat", "%v", err)
 			failed = true
 		}

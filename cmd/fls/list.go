@@ -51,6 +51,9 @@ func list(c *cli.Context, args []string, stdout, stderr io.Writer) error {
 				err = l.operand(im.Vol, op)
 			}
 		}
+		if cmdutil.IsInterrupt(err) {
+			return err
+		}
 		if err != nil {
 			cmdutil.Warn(stderr, "fls", "%v", err)
 			errs = append(errs, err)

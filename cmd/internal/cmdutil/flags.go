@@ -131,12 +131,16 @@ func OpenImage(c *cli.Context, spec string, write bool) (*fio.Device, error) {
 		return nil, err
 	}
 	o.Offset = off
-	return Open(path, o)
+	return open(path, o, c.App.ErrWriter, c.App.Name)
 }
 
 // Open opens a device with pkg/io and says which flag gets past a refusal.
-func Open(path string, o fio.Options) (*fio.Device, error) {
-	d, err := fio.Open(path, o)
+// With o.Wait, SIGINT and SIGTERM end a wait for another process's lock.
+func Open(path string, o fio.Options) (*fio.Device, error) { return open(path, o, nil, "") }
+
+// open is Open, saying on w (when not nil) that it waits for a lock.
+func open(path string, o fio.Options, w io.Writer, name string) (*fio.Device, error) {
+	d, err := openWaiting(path, o, w, name)
 	if errors.Is(err, fio.ErrPartitioned) {
 		return nil, fmt.Errorf("%w; give --partition N, or --force to use the whole disk", err)
 	}

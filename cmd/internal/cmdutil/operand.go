@@ -113,15 +113,48 @@ type Image struct {
 	Spec string
 	Dev  *fio.Device
 	Vol  *fat.Volume
+	id   imageID
 }
 
-// Images holds the images one command opened, each once.
+// imageID says which volume a spec names, however it is spelled: "a.img",
+// "./a.img", a link to it and "a.img@@0" name one volume.
+type imageID struct {
+	file   fio.FileID
+	offset int64 // -1: the file could not be identified
+}
+
+// Images holds the images one command opened, each once: a volume named
+// two ways maps both specs to one Image, so that the command neither
+// waits for its own lock nor keeps two FATs of one volume in memory.
 type Images map[string]*Image
 
 // Open opens (once) the image an operand names, writable if write.
-// Volumes stamp times with Now (SOURCE_DATE_EPOCH aware).
+// Volumes stamp times with Now (SOURCE_DATE_EPOCH aware). An image first
+// opened read-only cannot be had writable later: commands open the one
+// they write first.
 func (ims Images) Open(c *cli.Context, spec string, write bool) (*Image, error) {
-	if im := ims[spec]; im != nil {
+	im := ims[spec]
+	id := imageID{offset: -1}
+	if im == nil {
+		path, off, err := fio.ParseImageSpec(spec)
+		if err != nil {
+			return nil, err
+		}
+		if id.file, err = fio.Identify(path); err == nil {
+			id.offset = off
+			for _, other := range ims {
+				if other.id == id && id.offset >= 0 {
+					im = other
+					break
+				}
+			}
+		}
+	}
+	if im != nil {
+		if write && !im.Dev.Writable() {
+			return nil, fmt.Errorf("%s: already open read-only as %s", spec, im.Spec)
+		}
+		ims[spec] = im
 		return im, nil
 	}
 	dev, err := OpenImage(c, spec, write)
@@ -134,31 +167,40 @@ func (ims Images) Open(c *cli.Context, spec string, write bool) (*Image, error) 
 		return nil, fmt.Errorf("%s: %w", spec, err)
 	}
 	vol.Clock = Now
-	im := &Image{Spec: spec, Dev: dev, Vol: vol}
+	im = &Image{Spec: spec, Dev: dev, Vol: vol, id: id}
 	ims[spec] = im
 	return im, nil
+}
+
+// each calls fn once per image, however many specs name it.
+func (ims Images) each(fn func(*Image)) {
+	seen := map[*Image]bool{}
+	for _, im := range ims {
+		if !seen[im] {
+			seen[im] = true
+			fn(im)
+		}
+	}
 }
 
 // Close commits and closes every image; the first error wins.
 func (ims Images) Close() error {
 	var errs []error
-	for _, im := range ims {
+	ims.each(func(im *Image) {
 		if err := im.Vol.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", im.Spec, err))
 		}
 		if err := im.Dev.Close(); err != nil && !errors.Is(err, fio.ErrClosed) {
 			errs = append(errs, fmt.Errorf("%s: %w", im.Spec, err))
 		}
-	}
+	})
 	return errors.Join(errs...)
 }
 
 // Stats adds up the statistics of every image.
 func (ims Images) Stats() fio.Stats {
 	var t fio.Stats
-	for _, im := range ims {
-		t = t.Add(im.Dev.Stats())
-	}
+	ims.each(func(im *Image) { t = t.Add(im.Dev.Stats()) })
 	return t
 }
 

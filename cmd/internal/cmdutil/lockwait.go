@@ -25,12 +25,13 @@ func openWaiting(path string, o fio.Options, w io.Writer, name string) (*fio.Dev
 	if !errors.Is(err, fio.ErrLocked) {
 		return d, err
 	}
-	if w != nil {
-		Warn(w, name, "%s: another process holds its lock; waiting for it (--wait; interrupt to stop)", path)
-	}
+	// Catch the signals before saying so: from then on they end the wait.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	if w != nil {
+		Warn(w, name, "%s: another process holds its lock; waiting for it (--wait; interrupt to stop)", path)
+	}
 	cancel, stop, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	var sig os.Signal
 	go func() {

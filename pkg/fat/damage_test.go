@@ -134,7 +134,7 @@ func TestGrowthFor(t *testing.T) {
 	if n, err := d.growthFor("G.TXT"); n != 1 || err != nil {
 		t.Fatalf("full directory: growth %d, %v; want 1", n, err)
 	}
-	if n, err := d.growthFor(strings.Repeat("long ", 50)+"x"); n != 2 || err != nil {
+	if n, err := d.growthFor(strings.Repeat("long ", 50) + "x"); n != 2 || err != nil {
 		t.Fatalf("a 251-character name (21 slots): growth %d, %v; want 2", n, err)
 	}
 	root, _ := v.rootDir()

@@ -42,6 +42,17 @@ func readImage(t *testing.T, img string) []byte {
 	return b
 }
 
+// smallImage makes a 4 MiB image with fmkfs in a fresh directory, and a
+// host file of n bytes next to it.
+func smallImage(t *testing.T, n int) (dir, img, src string, data []byte) {
+	t.Helper()
+	dir = t.TempDir()
+	img = filepath.Join(dir, "a.img")
+	ok(t, "fmkfs", "--size", "4M", img)
+	src = filepath.Join(dir, "src")
+	return dir, img, src, writeFile(t, src, n, 6)
+}
+
 // firstCluster is the first cluster fls --json reports for ::/name.
 func firstCluster(t *testing.T, img, name string) uint32 {
 	t.Helper()
@@ -299,11 +310,7 @@ func TestCodePage(t *testing.T) {
 // on its own lock nor, with --wait, waits for itself. Two volumes in one
 // file share the file's lock.
 func TestOneImageNamedTwoWays(t *testing.T) {
-	dir := t.TempDir()
-	img := filepath.Join(dir, "a.img")
-	ok(t, "fmkfs", "--size", "4M", img)
-	src := filepath.Join(dir, "src")
-	want := writeFile(t, src, 3000, 6)
+	dir, img, src, want := smallImage(t, 3000)
 	ok(t, "fcp", src, img+"::/A.BIN")
 	link := filepath.Join(dir, "link.img")
 	if err := os.Symlink("a.img", link); err != nil {
@@ -348,11 +355,7 @@ func TestOneImageNamedTwoWays(t *testing.T) {
 // With --wait, SIGINT and SIGTERM end the wait for another process's lock
 // with exit status 130 and 143 and a message, changing nothing.
 func TestSignalEndsLockWait(t *testing.T) {
-	dir := t.TempDir()
-	img := filepath.Join(dir, "a.img")
-	ok(t, "fmkfs", "--size", "4M", img)
-	src := filepath.Join(dir, "src")
-	writeFile(t, src, 100, 1)
+	_, img, src, _ := smallImage(t, 100)
 	holder, err := os.Open(img)
 	if err != nil {
 		t.Fatal(err)

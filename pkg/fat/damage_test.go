@@ -202,3 +202,32 @@ func TestBootSectorWithoutSignature(t *testing.T) {
 		}
 	}
 }
+
+// The end marker a directory tracks stays where DirEnd finds it, through
+// adds, removes and growth, so that lookups for free slots need not scan
+// from slot 0.
+func TestDirEndTracked(t *testing.T) {
+	v := openVerb(t, verbImage(t, "16"))
+	if err := v.Mkdir("D", time.Unix(1e9, 0)); err != nil {
+		t.Fatal(err)
+	}
+	d, err := v.loadDir(recOf(t, v, "D").Entry.Cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []*Record
+	for i := 0; i < 200; i++ {
+		name := strings.Repeat("n", 1+i%40) + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		r, err := d.add(name, DirEntry{Attr: AttrArchive})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, r)
+		if i%3 == 0 {
+			d.remove(recs[i/2])
+		}
+		if d.end != DirEnd(d.raw) {
+			t.Fatalf("after %d adds: end %d, DirEnd %d", i+1, d.end, DirEnd(d.raw))
+		}
+	}
+}

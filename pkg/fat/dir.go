@@ -131,12 +131,12 @@ func (d *dir) add(name string, e DirEntry) (*Record, error) {
 		return nil, err
 	}
 	n := len(slots) / DirEntrySize
-	pos := FindFreeSlots(d.raw, n, d.hint)
+	pos := d.freeRun(n)
 	for pos < 0 || pos+n > len(d.raw)/DirEntrySize {
 		if err := d.grow(); err != nil {
 			return nil, err
 		}
-		pos = FindFreeSlots(d.raw, n, d.hint)
+		pos = d.freeRun(n)
 	}
 	d.dropOrphansBefore(pos)
 	copy(d.raw[pos*DirEntrySize:], slots)
@@ -178,14 +178,13 @@ func (d *dir) growthFor(name string) (int64, error) {
 		n += (utf16Len(name) + lfnUnits - 1) / lfnUnits
 	}
 	slots := len(d.raw) / DirEntrySize
-	if pos := FindFreeSlots(d.raw, n, d.hint); pos >= 0 && pos+n <= slots {
+	if pos := d.freeRun(n); pos >= 0 && pos+n <= slots {
 		return 0, nil
 	}
 	// The record goes at the end: into the free slots there, if any, and
 	// the new clusters after them.
-	end := DirEnd(d.raw)
 	tail := 0
-	for i := slots - 1; i >= d.hint && (i >= end || d.raw[i*DirEntrySize] == SlotDeleted); i-- {
+	for i := slots - 1; i >= d.hint && (i >= d.end || d.raw[i*DirEntrySize] == SlotDeleted); i-- {
 		tail++
 	}
 	l := d.v.layout
@@ -233,6 +232,10 @@ func (d *dir) dropOrphansBefore(pos int) {
 		d.markDirty(i, pos-i)
 	}
 }
+
+// freeRun is where n free slots in a row start, from the hint on, or -1
+// (FindFreeSlots with the end marker d tracks: no scan from slot 0).
+func (d *dir) freeRun(n int) int { return findFreeSlots(d.raw, n, d.hint, d.end) }
 
 func (d *dir) insertSorted(r *Record) {
 	i := sort.Search(len(d.recs), func(i int) bool { return d.recs[i] != nil && d.recs[i].Slot > r.Slot })

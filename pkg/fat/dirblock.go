@@ -168,13 +168,16 @@ func DirEnd(raw []byte) int {
 // record that ends before the last slot at or after the end marker must keep a
 // 0 first byte in the slot after it, or zero the rest of the directory, so
 // that stale bytes there are not taken as entries.
-func FindFreeSlots(raw []byte, n, from int) int {
+func FindFreeSlots(raw []byte, n, from int) int { return findFreeSlots(raw, n, from, DirEnd(raw)) }
+
+// findFreeSlots is FindFreeSlots for a directory whose end marker is known
+// to be at slot end: it looks at no slot before from.
+func findFreeSlots(raw []byte, n, from, end int) int {
 	if n < 1 {
 		return -1
 	}
 	from = max(from, 0)
 	slots := len(raw) / DirEntrySize
-	end := DirEnd(raw)
 	run := 0
 	for i := from; i < slots; i++ {
 		if i >= end || raw[i*DirEntrySize] == SlotDeleted {

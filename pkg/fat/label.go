@@ -146,12 +146,12 @@ func (d *dir) labelRecord() *Record {
 // addLabel stores a volume label entry (one slot, no long name) in the
 // first free slot, growing the directory where it can.
 func (d *dir) addLabel(e DirEntry) error {
-	pos := FindFreeSlots(d.raw, 1, d.hint)
+	pos := d.freeRun(1)
 	for pos < 0 {
 		if err := d.grow(); err != nil {
 			return err
 		}
-		pos = FindFreeSlots(d.raw, 1, d.hint)
+		pos = d.freeRun(1)
 	}
 	d.dropOrphansBefore(pos)
 	e.Encode(d.raw[pos*DirEntrySize:])

@@ -265,6 +265,12 @@ func FuzzParseDir(f *testing.F) {
 				t.Fatalf("problem %+v out of bounds (%d slots)", p, slots)
 			}
 		}
+		recs16, _ := ParseDir(raw, FAT16)
+		for i, r := range recs16 {
+			if r.Entry.Cluster > 0xFFFF || r.Entry.Cluster != recs[i].Entry.Cluster&0xFFFF {
+				t.Fatalf("FAT16 record %d has cluster %#x (FAT32: %#x)", i, r.Entry.Cluster, recs[i].Entry.Cluster)
+			}
+		}
 		if at := FindFreeSlots(raw, 2, 0); at >= 0 && at+2 > slots {
 			t.Fatalf("FindFreeSlots = %d with %d slots", at, slots)
 		}

@@ -339,6 +339,11 @@ func TestOneImageNamedTwoWays(t *testing.T) {
 			}
 		}
 	}
+	// fmv moves within "one" image named two ways.
+	ok(t, "fmv", img+"::/C0false.BIN", "./a.img::/MOVED.BIN")
+	if got := ok(t, "fcat", "./a.img@@0::/MOVED.BIN"); got != string(want) {
+		t.Fatal("MOVED.BIN differs")
+	}
 	fsckClean(t, img, 0)
 
 	// Two volumes, at 0 and at 4 MiB, of one file.

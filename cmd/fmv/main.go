@@ -59,7 +59,7 @@ func move(c *cli.Context, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if len(ops) > 0 && op.Image != ops[0].Image {
+		if len(ops) > 0 && !cmdutil.SameImage(op.Image, ops[0].Image) {
 			return fmt.Errorf("'%s' and '%s' are on different images: fmv moves within one volume (use fcp and frm)", ops[0].Raw, op.Raw)
 		}
 		ops = append(ops, op)

@@ -123,6 +123,31 @@ type imageID struct {
 	offset int64 // -1: the file could not be identified
 }
 
+// identify returns the imageID of a spec; the offset is -1 when the file
+// cannot be found (opening it will say why).
+func identify(spec string) (imageID, error) {
+	path, off, err := fio.ParseImageSpec(spec)
+	if err != nil {
+		return imageID{offset: -1}, err
+	}
+	file, err := fio.Identify(path)
+	if err != nil {
+		return imageID{offset: -1}, nil
+	}
+	return imageID{file, off}, nil
+}
+
+// SameImage reports whether two image specs name one volume ("a.img" and
+// "./a.img@@0" do).
+func SameImage(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ia, erra := identify(a)
+	ib, errb := identify(b)
+	return erra == nil && errb == nil && ia.offset >= 0 && ia == ib
+}
+
 // Images holds the images one command opened, each once: a volume named
 // two ways maps both specs to one Image, so that the command neither
 // waits for its own lock nor keeps two FATs of one volume in memory.
@@ -136,17 +161,14 @@ func (ims Images) Open(c *cli.Context, spec string, write bool) (*Image, error) 
 	im := ims[spec]
 	id := imageID{offset: -1}
 	if im == nil {
-		path, off, err := fio.ParseImageSpec(spec)
-		if err != nil {
+		var err error
+		if id, err = identify(spec); err != nil {
 			return nil, err
 		}
-		if id.file, err = fio.Identify(path); err == nil {
-			id.offset = off
-			for _, other := range ims {
-				if other.id == id && id.offset >= 0 {
-					im = other
-					break
-				}
+		for _, other := range ims {
+			if other.id == id && id.offset >= 0 {
+				im = other
+				break
 			}
 		}
 	}

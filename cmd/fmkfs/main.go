@@ -41,6 +41,7 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "sd", Usage: "lay the card out as the SD Association's specification does: MBR, FAT type, cluster size and erase-block (BU) alignment by capacity"},
 		&cli.BoolFlag{Name: cmdutil.FlagForce, Usage: "format a whole disk that holds a partition table, replace its table, or make a FAT32 of fewer than 65,525 clusters"},
 	}
+	fl = append(fl, cmdutil.CodePageFlag())
 	fl = append(fl, cmdutil.IOFlags(true)...)
 	return append(fl, cmdutil.OutputFlags()...)
 }

@@ -159,7 +159,7 @@ func (t *treeCheck) checkDir(w dirWork) error {
 		}
 		return l.ClusterOffset(w.chain[off/l.ClusterSize]) + off%l.ClusterSize
 	}
-	recs, probs := ParseDir(raw)
+	recs, probs := ParseDir(raw, l.Type)
 	for _, p := range probs {
 		t.rep.addf(KindLFN, nd.path, 0, slotOff(p.Slot), "%s: %s", p.Kind, p.Msg)
 	}

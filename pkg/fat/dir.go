@@ -51,11 +51,11 @@ func (v *Volume) loadDir(first Cluster) (*dir, error) {
 	} else {
 		chain, err := Chain(v.table, first)
 		if err != nil {
-			return nil, fmt.Errorf("fat: directory at cluster %d: %w", first, err)
+			return nil, damaged(fmt.Errorf("fat: directory at cluster %d: %w", first, err))
 		}
 		if int64(len(chain))*l.ClusterSize > MaxDirEntries*DirEntrySize {
-			return nil, &FormatError{Structure: "directory", Field: "cluster chain", Offset: l.ClusterOffset(first), Value: len(chain),
-				Msg: fmt.Sprintf("is longer than FAT's limit of %d entries", MaxDirEntries), Err: ErrCorrupt}
+			return nil, damaged(&FormatError{Structure: "directory", Field: "cluster chain", Offset: l.ClusterOffset(first), Value: len(chain),
+				Msg: fmt.Sprintf("is longer than FAT's limit of %d entries", MaxDirEntries), Err: ErrCorrupt})
 		}
 		d.chain = chain
 		d.raw = make([]byte, int64(len(chain))*l.ClusterSize)
@@ -63,14 +63,18 @@ func (v *Volume) loadDir(first Cluster) (*dir, error) {
 			return nil, fmt.Errorf("fat: reading the directory at cluster %d: %w", first, err)
 		}
 	}
-	recs, _ := ParseDir(d.raw)
+	recs, _ := ParseDir(d.raw, l.Type)
 	d.byName = make(map[string]*Record, 2*len(recs))
 	d.shorts = NewShortNameSet()
 	for i := range recs {
 		r := &recs[i]
 		d.recs = append(d.recs, r)
 		d.shorts.Add(r.Short)
-		if r.Entry.IsLabel() || r.Short == DotName || r.Short == DotDotName {
+		if r.Entry.IsLabel() {
+			continue
+		}
+		v.noteEntryCluster(r.Entry.Cluster)
+		if r.Short == DotName || r.Short == DotDotName {
 			continue
 		}
 		d.index(r)
@@ -127,13 +131,14 @@ func (d *dir) add(name string, e DirEntry) (*Record, error) {
 		return nil, err
 	}
 	n := len(slots) / DirEntrySize
-	pos := FindFreeSlots(d.raw, n, d.hint)
+	pos := d.freeRun(n)
 	for pos < 0 || pos+n > len(d.raw)/DirEntrySize {
 		if err := d.grow(); err != nil {
 			return nil, err
 		}
-		pos = FindFreeSlots(d.raw, n, d.hint)
+		pos = d.freeRun(n)
 	}
+	d.dropOrphansBefore(pos)
 	copy(d.raw[pos*DirEntrySize:], slots)
 	d.markDirty(pos, n)
 	if pos+n > d.end {
@@ -157,6 +162,80 @@ func (d *dir) add(name string, e DirEntry) (*Record, error) {
 	d.index(r)
 	return r, nil
 }
+
+// growthFor returns how many clusters d must grow by before add can store
+// a new member named name: 0 when free slots hold its record. It fails
+// (ErrDirFull) when the directory cannot grow that far. Writers check it
+// with the space they need for data, so that a volume too full for both
+// fails before anything is written.
+func (d *dir) growthFor(name string) (int64, error) {
+	info, err := MakeShortName(name, d.shorts)
+	if err != nil {
+		return 0, err
+	}
+	n := 1
+	if info.NeedLong {
+		n += (utf16Len(name) + lfnUnits - 1) / lfnUnits
+	}
+	slots := len(d.raw) / DirEntrySize
+	if pos := d.freeRun(n); pos >= 0 && pos+n <= slots {
+		return 0, nil
+	}
+	// The record goes at the end: into the free slots there, if any, and
+	// the new clusters after them.
+	tail := 0
+	for i := slots - 1; i >= d.hint && (i >= d.end || d.raw[i*DirEntrySize] == SlotDeleted); i-- {
+		tail++
+	}
+	l := d.v.layout
+	perCluster := int(l.ClusterSize / DirEntrySize)
+	grow := int64((n - tail + perCluster - 1) / perCluster)
+	if d.first == 0 {
+		return 0, fmt.Errorf("%w: the %s root directory holds at most %d entries", ErrDirFull, l.Type, l.RootDirSize/DirEntrySize)
+	}
+	if int64(len(d.raw))+grow*l.ClusterSize > MaxDirEntries*DirEntrySize {
+		return 0, fmt.Errorf("%w: a FAT directory holds at most %d entries", ErrDirFull, MaxDirEntries)
+	}
+	return grow, nil
+}
+
+// roomFor checks that a new file named base of size bytes fits in parent:
+// its clusters and those the directory must grow by to hold its entry.
+func (v *Volume) roomFor(parent *dir, base string, size int64) error {
+	dirNeed, err := parent.growthFor(base)
+	if err != nil {
+		return err
+	}
+	need := v.clustersFor(size) + dirNeed
+	if free := int64(v.allocatable()); need > free {
+		cs := v.layout.ClusterSize
+		return &NoSpaceError{Need: need * cs, Free: free * cs}
+	}
+	return nil
+}
+
+// dropOrphansBefore marks deleted the LFN slots right before slot pos, where
+// a record is about to go. They precede a free slot, so no short entry of
+// theirs follows them: they are orphans (left by a crash or damage), and
+// left in place they would be read as the long name of the new record
+// whenever their checksum matches its short name.
+func (d *dir) dropOrphansBefore(pos int) {
+	i := pos
+	for ; i > 0; i-- {
+		b := d.raw[(i-1)*DirEntrySize : i*DirEntrySize]
+		if b[direntName] == SlotDeleted || b[direntName] == SlotEnd || Attr(b[direntAttr])&attrLongNameMask != AttrLongName {
+			break
+		}
+		b[direntName] = SlotDeleted
+	}
+	if i < pos {
+		d.markDirty(i, pos-i)
+	}
+}
+
+// freeRun is where n free slots in a row start, from the hint on, or -1
+// (FindFreeSlots with the end marker d tracks: no scan from slot 0).
+func (d *dir) freeRun(n int) int { return findFreeSlots(d.raw, n, d.hint, d.end) }
 
 func (d *dir) insertSorted(r *Record) {
 	i := sort.Search(len(d.recs), func(i int) bool { return d.recs[i] != nil && d.recs[i].Slot > r.Slot })
@@ -214,7 +293,7 @@ func (d *dir) grow() error {
 	if room < 1 {
 		return fmt.Errorf("%w: a FAT directory holds at most %d entries", ErrDirFull, MaxDirEntries)
 	}
-	n := min(int64(len(d.chain)), maxDirGrowth, room, max(int64(d.v.free), 1))
+	n := min(int64(len(d.chain)), maxDirGrowth, room, max(int64(d.v.allocatable()), 1))
 	exts, err := d.v.allocate(uint32(n), d.chain[len(d.chain)-1])
 	if err != nil {
 		return err

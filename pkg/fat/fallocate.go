@@ -46,6 +46,9 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 	if err != nil {
 		return nil, err
 	}
+	if namesDir(name) {
+		return nil, &fs.PathError{Op: "fallocate", Path: p + "/", Err: ErrIsDir}
+	}
 	rec := parent.lookup(base)
 	if rec == nil {
 		if err := ValidateLongName(base); err != nil {
@@ -63,9 +66,16 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 		}
 	}
 	cs := v.layout.ClusterSize
-	need := v.clustersFor(length) - int64(len(chain))
-	if need > int64(v.free) {
-		return nil, &fs.PathError{Op: "fallocate", Path: p, Err: &NoSpaceError{Need: need * cs, Free: int64(v.free) * cs}}
+	need := max(v.clustersFor(length)-int64(len(chain)), 0)
+	// Checked before anything is allocated, zeroed or written, so that a
+	// failure leaves the volume byte for byte as it was.
+	if rec == nil {
+		err = v.roomFor(parent, base, length)
+	} else if free := int64(v.allocatable()); need > free {
+		err = &NoSpaceError{Need: need * cs, Free: free * cs}
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "fallocate", Path: p, Err: err}
 	}
 	res := &FallocateResult{Size: oldSize, Created: rec == nil}
 	if need > 0 {

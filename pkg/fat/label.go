@@ -3,14 +3,12 @@ package fat
 import (
 	"fmt"
 	"unicode/utf8"
-
-	"golang.org/x/text/encoding/charmap"
 )
 
 // Label returns the volume label: the root directory's label entry when
 // there is one (that is what Windows, Linux and mtools show), else the boot
-// sector's. Both are decoded from code page 850, as mkfs.fat and mlabel
-// write them. It is "" for a volume without a label.
+// sector's. Both are decoded from the OEM code page (850 unless
+// SetCodePage chose another), as mkfs.fat and mlabel write them. It is "" for a volume without a label.
 func (v *Volume) Label() (string, error) {
 	root, err := v.rootDir()
 	if err != nil {
@@ -126,21 +124,13 @@ func labelShort(raw [11]byte) ShortName {
 	return ShortName(raw)
 }
 
-// decodeLabel decodes a label entry's name from code page 850 without its
-// trailing spaces.
+// decodeLabel decodes a label entry's name from the OEM code page without
+// its trailing spaces.
 func decodeLabel(n [11]byte) string {
 	if n[0] == SlotKanjiE5 {
 		n[0] = SlotDeleted
 	}
-	end := len(n)
-	for end > 0 && (n[end-1] == ' ' || n[end-1] == 0) {
-		end--
-	}
-	s, err := charmap.CodePage850.NewDecoder().Bytes(n[:end])
-	if err != nil {
-		return string(n[:end])
-	}
-	return string(s)
+	return decodeOEMLabel(n[:])
 }
 
 // labelRecord is the directory's volume label entry, or nil.
@@ -156,13 +146,14 @@ func (d *dir) labelRecord() *Record {
 // addLabel stores a volume label entry (one slot, no long name) in the
 // first free slot, growing the directory where it can.
 func (d *dir) addLabel(e DirEntry) error {
-	pos := FindFreeSlots(d.raw, 1, d.hint)
+	pos := d.freeRun(1)
 	for pos < 0 {
 		if err := d.grow(); err != nil {
 			return err
 		}
-		pos = FindFreeSlots(d.raw, 1, d.hint)
+		pos = d.freeRun(1)
 	}
+	d.dropOrphansBefore(pos)
 	e.Encode(d.raw[pos*DirEntrySize:])
 	d.markDirty(pos, 1)
 	if pos+1 > d.end {

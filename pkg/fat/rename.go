@@ -41,6 +41,9 @@ func (v *Volume) Rename(oldName, newName string) error {
 	if base == "." || base == ".." {
 		return pathErr(fs.ErrInvalid)
 	}
+	if namesDir(newName) && !r.Entry.IsDir() {
+		return pathErr(ErrNotDir)
+	}
 	if r.Entry.IsDir() {
 		inside, err := v.isWithin(nd, r.Entry.Cluster)
 		if err != nil {

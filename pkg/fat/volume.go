@@ -42,6 +42,7 @@ type Volume struct {
 	data        *fio.Stream      // file data and new directory clusters, written first
 	walks       uint64           // path lookups so far (see lookupPath)
 	pendingFree [][]Cluster      // chains to free once the entries that named them are gone
+	inUse       freeInUse        // clusters marked free that something uses (inuse.go)
 
 	// Clock stamps the times ftools writes (creation, access, and
 	// modification where none is given); nil means time.Now. Tests and

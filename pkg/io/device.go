@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	goio "io"
-	"os"
 	"sync"
 	"time"
 
@@ -38,7 +37,7 @@ type Device struct {
 	writable   bool
 	policy     SyncPolicy
 	opened     time.Time
-	lock       *os.File // holds the image's flock until Close
+	lock       *imageLock // holds the image's flock until Close
 
 	mu       sync.Mutex // guards everything below
 	be       backend

@@ -20,6 +20,10 @@ type Options struct {
 	MountsFile string     // default "/proc/self/mounts"; tests inject a fake one
 	Wait       bool       // wait for another process's lock on the image instead of failing
 	NoLock     bool       // take no flock (for callers that hold one already)
+
+	// Cancel, with Wait: closing it ends the wait for another process's
+	// lock with ErrCanceled (nil: wait for good).
+	Cancel <-chan struct{}
 }
 
 // maxIOSize bounds Options.IOSize (each pooled buffer has this size).
@@ -52,10 +56,10 @@ func Open(path string, o Options) (*Device, error) {
 	}
 	// Writers lock the image exclusively and readers shared, before
 	// anything is read or written.
-	var lock *os.File
+	var lock *imageLock
 	if !o.NoLock {
 		var err error
-		if lock, err = lockFile(path, o.Write, o.Wait); err != nil {
+		if lock, err = lockFile(path, o.Write, o.Wait, o.Cancel); err != nil {
 			return nil, err
 		}
 	}

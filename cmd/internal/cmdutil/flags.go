@@ -102,6 +102,9 @@ func Open(path string, o fio.Options) (*fio.Device, error) {
 	if errors.Is(err, fio.ErrPartitioned) {
 		return nil, fmt.Errorf("%w; give --partition N, or --force to use the whole disk", err)
 	}
+	if errors.Is(err, fio.ErrOutsidePartition) {
+		return nil, fmt.Errorf("%w (--partition N, or --force)", err)
+	}
 	return d, err
 }
 

@@ -73,7 +73,7 @@ func TestPartitionOnFATImage(t *testing.T) {
 	must(t, CreateImage(p, 8<<20))
 	run(t, "", "mkfs.fat", p)
 	_, err := Open(p, Options{Partition: 1})
-	if !errors.Is(err, ErrNoPartition) || !strings.Contains(err.Error(), "FAT boot sector") {
+	if !errors.Is(err, ErrNoPartition) || !strings.Contains(err.Error(), "FAT, exFAT or NTFS boot sector") {
 		t.Errorf("partition on a FAT image: %v", err)
 	}
 	d, err := Open(p, Options{})

@@ -10,6 +10,19 @@ import (
 // written where no partition of the disk's table starts.
 var ErrOutsidePartition = errors.New("io: offset is not where a partition starts")
 
+// PlaceError refuses to write a place the user did not name as a partition
+// or an unpartitioned disk. Its message says what was refused; commands
+// add how to ask for it (Partition is the partition to suggest, 0 for
+// none). It wraps ErrOutsidePartition or ErrPartitioned.
+type PlaceError struct {
+	Msg       string
+	Partition int
+	Err       error
+}
+
+func (e *PlaceError) Error() string { return e.Msg }
+func (e *PlaceError) Unwrap() error { return e.Err }
+
 // offsetEnd is the absolute end of a window that starts at byte o.Offset of
 // the whole disk with no partition named. When the disk has a partition
 // table, an offset that starts a partition ends where that partition ends;
@@ -36,8 +49,9 @@ func (d *Device) offsetEnd(o Options) (int64, error) {
 			return end, nil
 		case off > p.Start && off < end:
 			if refuse {
-				return 0, fmt.Errorf("io: %s: offset %d lies inside %s partition %d (bytes %d to %d) but not at its start: refusing to write there; use partition %d (offset %d) instead, or force: %w",
-					d.path, off, strings.ToUpper(t.Kind), p.Index, p.Start, end-1, p.Index, p.Start, ErrOutsidePartition)
+				return 0, &PlaceError{Partition: p.Index, Err: ErrOutsidePartition,
+					Msg: fmt.Sprintf("io: %s: refusing to write at offset %d, inside %s partition %d (bytes %d to %d) but not at its start",
+						d.path, off, strings.ToUpper(t.Kind), p.Index, p.Start, end-1)}
 			}
 			return end, nil
 		case p.Start > off && p.Start < next:
@@ -45,8 +59,9 @@ func (d *Device) offsetEnd(o Options) (int64, error) {
 		}
 	}
 	if refuse && len(t.Partitions) > 0 {
-		return 0, fmt.Errorf("io: %s: offset %d lies in no partition of its %s table (%s): refusing to write there; use one of them instead, or force: %w",
-			d.path, off, strings.ToUpper(t.Kind), listPartitions(t), ErrOutsidePartition)
+		return 0, &PlaceError{Err: ErrOutsidePartition,
+			Msg: fmt.Sprintf("io: %s: refusing to write at offset %d, in no partition of its %s table (%s)",
+				d.path, off, strings.ToUpper(t.Kind), listPartitions(t))}
 	}
 	return next, nil
 }

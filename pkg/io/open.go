@@ -212,8 +212,8 @@ func (d *Device) setup(o Options, rdev uint64) error {
 			return err
 		}
 		if err == nil && len(t.Partitions) > 0 {
-			return fmt.Errorf("io: %s: %s table with %d partitions; writing the whole disk would destroy it (choose a partition, or force): %w",
-				d.path, strings.ToUpper(t.Kind), len(t.Partitions), ErrPartitioned)
+			return &PlaceError{Err: ErrPartitioned, Msg: fmt.Sprintf("io: %s: refusing to write the whole disk, which holds an %s table (%s)",
+				d.path, strings.ToUpper(t.Kind), listPartitions(t))}
 		}
 	}
 	if o.Offset > d.size {

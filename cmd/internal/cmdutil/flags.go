@@ -99,11 +99,17 @@ func OpenImage(c *cli.Context, spec string, write bool) (*fio.Device, error) {
 // Open opens a device with pkg/io and says which flag gets past a refusal.
 func Open(path string, o fio.Options) (*fio.Device, error) {
 	d, err := fio.Open(path, o)
-	if errors.Is(err, fio.ErrPartitioned) {
-		return nil, fmt.Errorf("%w; give --partition N, or --force to use the whole disk", err)
-	}
-	if errors.Is(err, fio.ErrOutsidePartition) {
-		return nil, fmt.Errorf("%w (--partition N, or --force)", err)
+	var pe *fio.PlaceError
+	if errors.As(err, &pe) {
+		which := "N"
+		if pe.Partition > 0 {
+			which = fmt.Sprint(pe.Partition)
+		}
+		what := "to write there anyway"
+		if errors.Is(err, fio.ErrPartitioned) {
+			what = "to use the whole disk"
+		}
+		return nil, fmt.Errorf("%w; give --partition %s instead, or --force %s", err, which, what)
 	}
 	return d, err
 }

@@ -11,7 +11,8 @@ import (
 // or the rest of the disk). A volume larger than its window is refused for
 // writing, since its last clusters lie over whatever follows, and reported
 // for reading; a window larger than the volume is shrunk to it and
-// reported when they differ by a sector or more.
+// reported when they differ by more than mkfs.fat's own rounding (it
+// drops the sectors past the last whole track of up to 63 sectors).
 func limitToVolume(dev *fio.Device, l *Layout) (warning string, err error) {
 	switch {
 	case l.TotalSize > dev.Size():
@@ -25,7 +26,7 @@ func limitToVolume(dev *fio.Device, l *Layout) (warning string, err error) {
 		if err := dev.Limit(l.TotalSize); err != nil {
 			return "", err
 		}
-		if gap >= l.SectorSize {
+		if gap > max(64*l.SectorSize, l.ClusterSize) {
 			return fmt.Sprintf("the volume ends at byte %d, %d bytes before the end of its partition or device; nothing past it is written", dev.Start()+l.TotalSize, gap), nil
 		}
 	}

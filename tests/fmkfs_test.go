@@ -11,6 +11,13 @@ import (
 type mkfsResult struct {
 	FATType     string `json:"fat_type"`
 	VolumeStart int64  `json:"volume_start"`
+	VolumeSize  int64  `json:"volume_size"`
+	Hidden      uint32 `json:"hidden_sectors"`
+	DiskID      string `json:"disk_id"`
+	Wiped       []struct {
+		Name   string `json:"name"`
+		Offset int64  `json:"offset"`
+	} `json:"wiped"`
 	SectorSize  int64  `json:"sector_size"`
 	ClusterSize int64  `json:"cluster_size"`
 	Clusters    uint32 `json:"clusters"`

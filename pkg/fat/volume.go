@@ -100,11 +100,9 @@ func openFrom(dev *fio.Device, bs *BootSector, raw []byte) (*Volume, error) {
 	}
 	v := &Volume{dev: dev, boot: bs, raw: raw[:l.SectorSize], layout: l, writable: dev.Writable()}
 	v.wasDirty = bs.Dirty()
-	if l.TotalSize > dev.Size() {
-		msg := fmt.Sprintf("the boot sector says the volume has %d bytes but %s holds only %d", l.TotalSize, dev.Path(), dev.Size())
-		if v.writable {
-			return nil, fmt.Errorf("%w: %s", ErrCorrupt, msg)
-		}
+	if msg, err := limitToVolume(dev, l); err != nil {
+		return nil, err
+	} else if msg != "" {
 		v.warnings = append(v.warnings, msg)
 	}
 	if end := l.FATOffset + l.FATSize; end > dev.Size() {

@@ -20,7 +20,15 @@
 // aligned writes of at most IOSize bytes. The sync policy decides when
 // fdatasync is issued. Stats counts every request that reached the kernel.
 //
+// Partition tables are read as Linux reads them (ReadPartitions lists
+// them): a GPT only behind a protective MBR (type 0xEE), logical
+// partitions of an extended MBR partition as 5 and up, protective and
+// extended entries never as partitions, and an image file's MBR in
+// 4096-byte sectors when its first partition holds a boot sector of that
+// size. A window given by offset alone is bounded by the table (see Open).
+// WritePartitionTable leaves only the table it writes; WipeSignatures
+// clears the old signatures inside a window before a format.
+//
 // The package never prints. It is Linux-only (pread, pwrite, fallocate,
-// statx and block-device ioctls). Extended (logical) MBR partitions are not
-// supported; only the four primary slots are.
+// statx, sysfs and block-device ioctls).
 package io

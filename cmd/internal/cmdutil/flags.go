@@ -141,8 +141,17 @@ func Open(path string, o fio.Options) (*fio.Device, error) { return open(path, o
 // open is Open, saying on w (when not nil) that it waits for a lock.
 func open(path string, o fio.Options, w io.Writer, name string) (*fio.Device, error) {
 	d, err := openWaiting(path, o, w, name)
-	if errors.Is(err, fio.ErrPartitioned) {
-		return nil, fmt.Errorf("%w; give --partition N, or --force to use the whole disk", err)
+	var pe *fio.PlaceError
+	if errors.As(err, &pe) {
+		which := "N"
+		if pe.Partition > 0 {
+			which = fmt.Sprint(pe.Partition)
+		}
+		what := "to write there anyway"
+		if errors.Is(err, fio.ErrPartitioned) {
+			what = "to use the whole disk"
+		}
+		return nil, fmt.Errorf("%w; give --partition %s instead, or --force %s", err, which, what)
 	}
 	return d, err
 }

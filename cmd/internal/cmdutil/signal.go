@@ -35,8 +35,11 @@ func CatchInterrupts() {
 			if caught == nil {
 				caught = s
 				if !deferring {
-					Report(os.Stderr, progName(), InterruptError(s, "stopped before anything was written"))
-					os.Exit(signalStatus(s))
+					err := InterruptError(s, "stopped before anything was written")
+					if WantsJSON(os.Args) {
+						PrintJSON(os.Stdout, ErrorReport{Error: err.Error(), ExitStatus: signalStatus(s)})
+					}
+					os.Exit(Report(os.Stderr, progName(), err))
 				}
 				close(stopping)
 			}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -113,7 +114,9 @@ func (hostSide) base(p string) string    { return filepath.Base(p) }
 func (h hostSide) lookup(p string) (existing, error) {
 	var fi fs.FileInfo
 	var err error
-	if h.top == "" || filepath.Clean(p) == h.top {
+	if c := filepath.Clean(p); h.top == "" || c == h.top || strings.HasPrefix(h.top, c+string(filepath.Separator)) {
+		// DEST and the folders on its way were named by the user: their
+		// links are followed, as cp follows them.
 		fi, err = os.Stat(p)
 	} else if fi, err = os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		return existing{}, errLink

@@ -66,6 +66,3 @@ func (r *Result) OK() bool {
 	return len(r.Skipped) == 0 && len(r.Failed) == 0 && r.Stopped == nil
 }
 
-// SetProgress sets the callback told of the bytes copied (for a progress
-// bar sized by Bytes).
-func (p *Plan) SetProgress(fn func(n int64)) { p.o.Progress = fn }

@@ -93,6 +93,10 @@ func NewPlan(srcs []cmdutil.Operand, dst cmdutil.Operand, vols map[string]*fat.V
 // Bytes is how much file data the plan copies.
 func (p *Plan) Bytes() int64 { return p.bytes }
 
+// SetProgress sets the callback told of the bytes copied (for a progress
+// bar sized by Bytes).
+func (p *Plan) SetProgress(fn func(n int64)) { p.o.Progress = fn }
+
 func isStd(op cmdutil.Operand) bool { return !op.InImage() && op.Raw == "-" }
 
 func (p *Plan) sideOf(op cmdutil.Operand, vols map[string]*fat.Volume) side {

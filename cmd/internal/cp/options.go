@@ -65,4 +65,3 @@ type Renamed struct {
 func (r *Result) OK() bool {
 	return len(r.Skipped) == 0 && len(r.Failed) == 0 && r.Stopped == nil
 }
-

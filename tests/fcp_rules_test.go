@@ -326,9 +326,11 @@ func TestFcpAllocFirstFit(t *testing.T) {
 	fsckClean(t, img, 0)
 }
 
-// Copy-out reads the image in large requests with several in flight, and
-// small files that lie next to each other share requests.
+// Copy-out (and image-to-image) reads the image in large requests with
+// several in flight, and small files that lie next to each other share
+// requests.
 func TestFcpCopyOutRequests(t *testing.T) {
+	need(t, "mcopy", "fsck.fat")
 	img := newImage(t, "--size", "600M")
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big.bin")
@@ -366,6 +368,17 @@ func TestFcpCopyOutRequests(t *testing.T) {
 		t.Errorf("%d reads for 300 adjacent small files (1.2 MiB), want at most 20", rep.Stats.ReadRequests)
 	}
 	compareTrees(t, small, filepath.Join(out, "small"), false)
+
+	// From one image to another, the same read-ahead feeds the writes.
+	other := newImage(t, "--size", "600M")
+	rep, r = fcpJSON(t, "--stats", img+"::/big.bin", other+"::/")
+	if r.code != 0 || rep.Stats.MaxReadsInFlight < 2 || rep.Stats.ReadRequests > 30 {
+		t.Fatalf("image to image: exit %d, %d reads, up to %d in flight\n%s", r.code, rep.Stats.ReadRequests, rep.Stats.MaxReadsInFlight, r.stderr)
+	}
+	if !bytes.Equal(mget(t, other, "/big.bin"), want) {
+		t.Fatal("big.bin differs after an image-to-image copy")
+	}
+	fsckClean(t, other, 0)
 }
 
 // A volume whose dirty bit is set gets a warning naming fverify, and the

@@ -43,7 +43,7 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "quit-on-error", Aliases: []string{"Q"}, Usage: "stop at the first file that is not copied"},
 		&cli.BoolFlag{Name: "batch", Aliases: []string{"b"}, Usage: "accepted for mcopy's -b; fcp always batches"},
 		cmdutil.VerboseFlag("name each file and directory on stderr as it is copied"),
-		&cli.StringFlag{Name: "alloc", Value: "contiguous", Usage: "where new files go: contiguous (one run each where possible) or first-fit (free clusters in order from FSINFO's next free cluster + 1, as Linux and mcopy)"},
+		&cli.StringFlag{Name: "alloc", Value: "contiguous", Usage: "where new files go (`POLICY`): contiguous (one run each where possible) or first-fit (free clusters in order from FSINFO's next free cluster + 1, as Linux and mcopy)"},
 		&cli.BoolFlag{Name: cmdutil.FlagNoProgress, Usage: "never draw a progress bar"},
 	}
 	return cmdutil.VolumeFlags(true, fl...)

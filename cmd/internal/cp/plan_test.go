@@ -509,3 +509,19 @@ func TestStdinStdoutText(t *testing.T) {
 		t.Fatalf("stdin among sources: %v", err)
 	}
 }
+
+// A short name given to a file earlier in the same copy can be a later
+// source's long name ("Program Files" gets PROGRA~1): the later file is
+// autorenamed when it is written, never written over the first.
+func TestRunLateShortNameClash(t *testing.T) {
+	f := newFixture(t)
+	f.files("in/Program Files", "in/progra~1")
+	res := f.copy(Options{Recursive: true}, f.h("in")+"/.", "::/")
+	want := map[string]string{"Program Files": "data of in/Program Files", "progra~1-1": "data of in/progra~1"}
+	if diff := cmp.Diff(want, f.tree()); diff != "" {
+		t.Fatalf("volume (-want +got):\n%s\n%s", diff, f.warns)
+	}
+	if !res.OK() || len(res.Renamed) != 1 {
+		t.Fatalf("result: %+v", res)
+	}
+}

@@ -54,7 +54,9 @@ func (v *Volume) allocate(n uint32, after Cluster) ([]Extent, error) {
 		return nil, err
 	}
 	var exts []Extent
-	if after != 0 && after < v.layout.MaxCluster() {
+	if v.allocPolicy == AllocFirstFit {
+		exts = v.takeInOrder(n)
+	} else if after != 0 && after < v.layout.MaxCluster() {
 		// Extending a chain: right after its end, if that is free.
 		if e, ok := v.scanRun(after+1, after+Cluster(n), n); ok {
 			exts = []Extent{e}

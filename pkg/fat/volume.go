@@ -37,6 +37,7 @@ type Volume struct {
 	warnings    []string
 
 	cursor      Cluster          // where the next allocation search starts
+	allocPolicy AllocPolicy      // where new data goes (SetAllocPolicy)
 	dirs        map[Cluster]*dir // loaded directories by first cluster (0: fixed root)
 	dirtyDirs   map[Cluster]*dir // directories with slots to write back
 	data        *fio.Stream      // file data and new directory clusters, written first

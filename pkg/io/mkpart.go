@@ -217,6 +217,7 @@ func (s Stats) Add(t Stats) Stats {
 	s.Flushes += t.Flushes
 	s.ZeroRequests += t.ZeroRequests
 	s.ZeroBytes += t.ZeroBytes
+	s.MaxReadsInFlight = max(s.MaxReadsInFlight, t.MaxReadsInFlight)
 	s.Elapsed += t.Elapsed
 	s.Direct, s.Align, s.Fallback, s.Policy = t.Direct, t.Align, t.Fallback, t.Policy
 	return s

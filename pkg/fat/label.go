@@ -82,17 +82,26 @@ func (v *Volume) SetLabel(s string) error {
 			return err
 		}
 	}
-	return v.writeBootLabel(raw)
+	if v.boot.BootSig == ExtBootSig {
+		v.boot.VolumeLabel = raw
+		v.labelDirty = true
+	}
+	return nil
 }
 
-// writeBootLabel puts the label into the boot sector and, on FAT32, into the
-// backup boot sector. A boot sector without the extended signature has no
-// label field; only the root entry holds the label then.
-func (v *Volume) writeBootLabel(raw [11]byte) error {
-	if v.boot.BootSig != ExtBootSig {
+// writeLabel puts the label into the boot sector and, on FAT32, into the
+// backup boot sector, once the root directory's label entry is durable
+// (Commit): the entry is what readers show, and fsck.fat copies it into
+// the boot sector, so a cut leaves either label whole. A boot sector
+// without the extended signature has no label field; only the root entry
+// holds the label then.
+func (v *Volume) writeLabel() error {
+	if !v.labelDirty {
 		return nil
 	}
-	v.boot.VolumeLabel = raw
+	v.labelDirty = false
+	v.metaWritten = true
+	raw := v.boot.VolumeLabel
 	if err := v.writeBoot(); err != nil {
 		return err
 	}
@@ -110,7 +119,7 @@ func (v *Volume) writeBootLabel(raw [11]byte) error {
 		return nil
 	}
 	bs.VolumeLabel = raw
-	bs.Encode(b)
+	bs.EncodeOver(b)
 	if _, err := v.dev.WriteAt(b, off); err != nil {
 		return fmt.Errorf("fat: writing the backup boot sector at byte %d: %w", off, err)
 	}

@@ -43,8 +43,8 @@ type Volume struct {
 	pendingFree [][]Cluster      // chains to free once the entries that named them are gone
 	held        map[Cluster]heldLink
 	deferred    []deferredChange // directory changes that wait for a later phase
-	labelDirty  bool            // the boot sectors' label changed: written after the entries
-	release     func()          // gives the FAT's memory back (Close)
+	labelDirty  bool             // the boot sectors' label changed: written after the entries
+	release     func()           // gives the FAT's memory back (Close)
 
 	// Clock stamps the times ftools writes (creation, access, and
 	// modification where none is given); nil means time.Now. Tests and

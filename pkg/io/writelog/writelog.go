@@ -55,13 +55,13 @@ func (k Kind) String() string {
 
 // Record is one logged event.
 type Record struct {
-	Kind Kind
-	Dev  uint64 // the device, as numbered by its Open record
-	Off  int64  // Write, Zero: absolute byte offset
-	N    int64  // Write: len(Data); Zero: bytes zeroed; Open: the device's size
-	Data []byte // Write only
-	Path string // Open only: the path the program opened
-	DSync bool  // Open only: every write is durable when it returns (O_DSYNC)
+	Kind  Kind
+	Dev   uint64 // the device, as numbered by its Open record
+	Off   int64  // Write, Zero: absolute byte offset
+	N     int64  // Write: len(Data); Zero: bytes zeroed; Open: the device's size
+	Data  []byte // Write only
+	Path  string // Open only: the path the program opened
+	DSync bool   // Open only: every write is durable when it returns (O_DSYNC)
 }
 
 // maxRecordData bounds the bytes of one write record a reader accepts, so

@@ -372,10 +372,8 @@ func (v *Volume) flushFSInfo() error {
 // entry that points at unwritten data, or clusters that two files share
 // otherwise.
 func (v *Volume) Commit() error {
-	if plantMisorder {
-		if err := v.writeDirs(); err != nil {
-			return err
-		}
+	if err := v.plantMisorder(); err != nil {
+		return err
 	}
 	if err := v.flushData(); err != nil {
 		return err

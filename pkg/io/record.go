@@ -15,11 +15,10 @@ import (
 // have left on a device at a power cut. Unset, nothing is recorded.
 const EnvWriteLog = "FTOOLS_WRITE_LOG"
 
-// processLog is the log that EnvWriteLog names, opened once per process.
-var processLog struct {
-	once sync.Once
-	l    *writelog.Logger
-	err  error
+// processLogs are the logs EnvWriteLog named, each opened once.
+var processLogs struct {
+	mu   sync.Mutex
+	logs map[string]*writelog.Logger
 }
 
 // recordFromEnv starts recording a writable device into the log that
@@ -29,11 +28,21 @@ func (d *Device) recordFromEnv() error {
 	if path == "" || !d.writable {
 		return nil
 	}
-	processLog.once.Do(func() { processLog.l, processLog.err = writelog.Create(path) })
-	if processLog.err != nil {
-		return fmt.Errorf("io: %s: %w", EnvWriteLog, processLog.err)
+	processLogs.mu.Lock()
+	l := processLogs.logs[path]
+	if l == nil {
+		var err error
+		if l, err = writelog.Create(path); err != nil {
+			processLogs.mu.Unlock()
+			return fmt.Errorf("io: %s: %w", EnvWriteLog, err)
+		}
+		if processLogs.logs == nil {
+			processLogs.logs = map[string]*writelog.Logger{}
+		}
+		processLogs.logs[path] = l
 	}
-	return d.Record(processLog.l)
+	processLogs.mu.Unlock()
+	return d.Record(l)
 }
 
 // Record logs every later write, zeroing call and flush of d into l, with

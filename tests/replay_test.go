@@ -132,6 +132,7 @@ type fverifyOut struct {
 type replayCase struct {
 	name string
 	fat  string // "12", "16" or "32"
+	size string // the image's size, if not the default for fat
 	// prepare fills the image before the recorded run; dir is a scratch
 	// folder for host files.
 	prepare func(t *testing.T, img, dir string)
@@ -186,6 +187,9 @@ func recordRun(t *testing.T, rc *replayCase) *replayRun {
 	dir := t.TempDir()
 	img := filepath.Join(dir, "disk.img")
 	size := map[string]string{"12": "2M", "16": "16M", "32": "40M"}[rc.fat]
+	if rc.size != "" {
+		size = rc.size
+	}
 	ok(t, "fmkfs", "--size", size, "--fat", rc.fat, "--label", "OLDLABEL", img)
 	if rc.prepare != nil {
 		rc.prepare(t, img, dir)

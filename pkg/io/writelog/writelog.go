@@ -16,7 +16,6 @@
 package writelog
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -160,67 +159,79 @@ func encode(r Record) []byte {
 	return b
 }
 
-// Read decodes every record of a log.
-func Read(r io.Reader) ([]Record, error) {
-	br := bufio.NewReaderSize(r, 1<<20)
+// fixedSize is the size of each kind's fields after the kind and device.
+var fixedSize = map[Kind]int{KindOpen: 13, KindWrite: 12, KindZero: 16, KindFlush: 0, KindClose: 0}
+
+// ErrShort says a buffer ends inside a record (a log still being written,
+// or cut short).
+var ErrShort = errors.New("writelog: the log ends inside a record")
+
+// Decode decodes the record at the start of b and returns it with the
+// number of bytes it takes. A record's Data aliases b. It returns ErrShort
+// (wrapped) when b ends inside the record.
+func Decode(b []byte) (Record, int, error) {
 	le := binary.LittleEndian
+	if len(b) < 9 {
+		return Record{}, 0, ErrShort
+	}
+	rec := Record{Kind: Kind(b[0]), Dev: le.Uint64(b[1:])}
+	nf, ok := fixedSize[rec.Kind]
+	if !ok {
+		return rec, 0, fmt.Errorf("writelog: unknown kind %#x", b[0])
+	}
+	if len(b) < 9+nf {
+		return rec, 0, fmt.Errorf("%w (a %s record)", ErrShort, rec.Kind)
+	}
+	f := b[9 : 9+nf]
+	var tail int64
+	switch rec.Kind {
+	case KindOpen:
+		rec.N = int64(le.Uint64(f))
+		rec.DSync = f[8]&1 != 0
+		tail = int64(le.Uint32(f[9:]))
+	case KindWrite:
+		rec.Off = int64(le.Uint64(f))
+		rec.N = int64(le.Uint32(f[8:]))
+		tail = rec.N
+	case KindZero:
+		rec.Off = int64(le.Uint64(f))
+		rec.N = int64(le.Uint64(f[8:]))
+	}
+	if tail > maxRecordData || rec.Off < 0 || rec.N < 0 {
+		return rec, 0, fmt.Errorf("writelog: %s record: implausible offset %d or length %d", rec.Kind, rec.Off, rec.N)
+	}
+	n := 9 + nf + int(tail)
+	if len(b) < n {
+		return rec, 0, fmt.Errorf("%w (a %s record)", ErrShort, rec.Kind)
+	}
+	if rec.Kind == KindOpen {
+		rec.Path = string(b[9+nf : n])
+	} else if rec.Kind == KindWrite {
+		rec.Data = b[9+nf : n : n]
+	}
+	return rec, n, nil
+}
+
+// Read decodes every record of a log; on an error it returns the records
+// before it too.
+func Read(r io.Reader) ([]Record, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("writelog: %w", err)
+	}
 	var out []Record
-	var hdr [9]byte
-	for pos := int64(0); ; {
-		if _, err := io.ReadFull(br, hdr[:]); err != nil {
-			if err == io.EOF {
-				return out, nil
+	for pos := 0; pos < len(b); {
+		rec, n, err := Decode(b[pos:])
+		if err != nil {
+			if errors.Is(err, ErrShort) {
+				return out, fmt.Errorf("writelog: record at byte %d is cut short: %w", pos, err)
 			}
 			return out, fmt.Errorf("writelog: record at byte %d: %w", pos, err)
 		}
-		rec := Record{Kind: Kind(hdr[0]), Dev: le.Uint64(hdr[1:])}
-		var fixed []byte
-		switch rec.Kind {
-		case KindOpen:
-			fixed = make([]byte, 13)
-		case KindWrite:
-			fixed = make([]byte, 12)
-		case KindZero:
-			fixed = make([]byte, 16)
-		case KindFlush, KindClose:
-		default:
-			return out, fmt.Errorf("writelog: record at byte %d: unknown kind %#x", pos, hdr[0])
-		}
-		if _, err := io.ReadFull(br, fixed); err != nil {
-			return out, fmt.Errorf("writelog: %s record at byte %d is cut short: %w", rec.Kind, pos, err)
-		}
-		size := int64(len(hdr) + len(fixed))
-		var tail int64
-		switch rec.Kind {
-		case KindOpen:
-			rec.N = int64(le.Uint64(fixed))
-			rec.DSync = fixed[8]&1 != 0
-			tail = int64(le.Uint32(fixed[9:]))
-		case KindWrite:
-			rec.Off = int64(le.Uint64(fixed))
-			rec.N = int64(le.Uint32(fixed[8:]))
-			tail = rec.N
-		case KindZero:
-			rec.Off = int64(le.Uint64(fixed))
-			rec.N = int64(le.Uint64(fixed[8:]))
-		}
-		if tail > maxRecordData || rec.Off < 0 || rec.N < 0 {
-			return out, fmt.Errorf("writelog: %s record at byte %d: implausible offset %d or length %d", rec.Kind, pos, rec.Off, rec.N)
-		}
-		if tail > 0 {
-			data := make([]byte, tail)
-			if _, err := io.ReadFull(br, data); err != nil {
-				return out, fmt.Errorf("writelog: %s record at byte %d is cut short: %w", rec.Kind, pos, err)
-			}
-			if rec.Kind == KindOpen {
-				rec.Path = string(data)
-			} else {
-				rec.Data = data
-			}
-		}
 		out = append(out, rec)
-		pos += size + tail
+		pos += n
 	}
+	return out, nil
 }
 
 // ReadFile decodes the log at path.

@@ -35,16 +35,16 @@ type Volume struct {
 	metaWritten bool
 	warnings    []string
 
-	cursor      Cluster          // where the next allocation search starts
-	dirs        map[Cluster]*dir // loaded directories by first cluster (0: fixed root)
-	dirtyDirs   map[Cluster]*dir // directories with slots to write back
-	data        *fio.Stream      // file data and new directory clusters, written first
-	walks       uint64           // path lookups so far (see lookupPath)
-	pendingFree [][]Cluster      // chains to free once the entries that named them are gone
-	held        map[Cluster]heldLink
-	deferred    []deferredChange // directory changes that wait for a later phase
-	labelDirty  bool             // the boot sectors' label changed: written after the entries
-	release     func()           // gives the FAT's memory back (Close)
+	cursor      Cluster              // where the next allocation search starts
+	dirs        map[Cluster]*dir     // loaded directories by first cluster (0: fixed root)
+	dirtyDirs   map[Cluster]*dir     // directories with slots to write back
+	data        *fio.Stream          // file data and new directory clusters, written first
+	walks       uint64               // path lookups so far (see lookupPath)
+	pendingFree [][]Cluster          // chains to free once the entries that named them are gone
+	held        map[Cluster]heldLink // FAT entries whose new value waits for a later phase (order.go)
+	deferred    []deferredChange     // directory changes that wait for a later phase
+	labelDirty  bool                 // the boot sectors' label changed: written after the entries
+	release     func()               // gives the FAT's memory back (Close)
 
 	// Clock stamps the times ftools writes (creation, access, and
 	// modification where none is given); nil means time.Now. Tests and

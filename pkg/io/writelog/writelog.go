@@ -219,6 +219,11 @@ func Read(r io.Reader) ([]Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("writelog: %w", err)
 	}
+	return decodeAll(b)
+}
+
+// decodeAll decodes the records of a whole log held in b.
+func decodeAll(b []byte) ([]Record, error) {
 	var out []Record
 	for pos := 0; pos < len(b); {
 		rec, n, err := Decode(b[pos:])
@@ -236,12 +241,11 @@ func Read(r io.Reader) ([]Record, error) {
 
 // ReadFile decodes the log at path.
 func ReadFile(path string) ([]Record, error) {
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("writelog: %w", err)
 	}
-	defer f.Close()
-	return Read(f)
+	return decodeAll(b)
 }
 
 // Op is one change to a device's contents, or a barrier, in log order.

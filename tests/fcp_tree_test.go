@@ -188,8 +188,8 @@ func TestFcpWritePath(t *testing.T) {
 	if st.ReadBytes >= 2<<20 {
 		t.Errorf("%d bytes read while writing one file, want < 2 MiB (metadata only)", st.ReadBytes)
 	}
-	if st.Flushes != 1 {
-		t.Errorf("%d flushes with the default --sync close, want 1", st.Flushes)
+	if st.Flushes != 3 { // data and FAT | entries and FSINFO | dirty bit cleared
+		t.Errorf("%d flushes with the default --sync close, want 3", st.Flushes)
 	}
 	fsckClean(t, img, 0)
 	if got := mget(t, img, "/big.bin"); !bytes.Equal(got, want) {

@@ -205,6 +205,22 @@ func (bs *BootSector) Encode(b []byte) {
 	b[offSignature], b[offSignature+1] = 0x55, 0xAA
 }
 
+// EncodeOver is Encode for a sector that holds a boot sector already (as
+// read from the disk): the bytes BootSector does not model (the FAT32
+// BPB's reserved 12 bytes at 0x34, and the jump when Jump is zero) keep
+// their values, so that rewriting a field changes nothing else.
+func (bs *BootSector) EncodeOver(b []byte) {
+	var keep [bootSectorSize]byte
+	copy(keep[:], b)
+	bs.Encode(b)
+	if bs.Is32 {
+		copy(b[offReserved32:ext32], keep[offReserved32:ext32])
+	}
+	if bs.Jump == [3]byte{} {
+		copy(b[offJump:offJump+3], keep[offJump:offJump+3])
+	}
+}
+
 // stubBootCode is what a volume without boot code runs: INT 18h (boot
 // failed, try the next device), then halt forever.
 var stubBootCode = []byte{

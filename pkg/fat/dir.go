@@ -115,29 +115,38 @@ func (d *dir) list() []*Record {
 // add stores a new member named name with entry e (its Name and NTRes are
 // filled in here) and returns its record.
 func (d *dir) add(name string, e DirEntry) (*Record, error) {
-	if err := ValidateLongName(name); err != nil {
+	slots, info, e, err := d.encode(name, e)
+	if err != nil {
 		return nil, err
 	}
+	pos, err := d.freeRun(len(slots) / DirEntrySize)
+	if err != nil {
+		return nil, err
+	}
+	return d.place(pos, name, slots, info, e), nil
+}
+
+// encode checks that name is free in d and returns the slots of a record
+// for it with entry e, and e with its Name and NTRes filled in.
+func (d *dir) encode(name string, e DirEntry) ([]byte, NameInfo, DirEntry, error) {
+	if err := ValidateLongName(name); err != nil {
+		return nil, NameInfo{}, e, err
+	}
 	if d.lookup(name) != nil {
-		return nil, fs.ErrExist
+		return nil, NameInfo{}, e, fs.ErrExist
 	}
 	info, err := MakeShortName(name, d.shorts)
 	if err != nil {
-		return nil, err
+		return nil, NameInfo{}, e, err
 	}
 	e.Name, e.NTRes = info.Short, info.NTRes
 	slots, err := EncodeRecord(name, info, e)
-	if err != nil {
-		return nil, err
-	}
+	return slots, info, e, err
+}
+
+// place writes the record slots (from encode) at slot pos and indexes it.
+func (d *dir) place(pos int, name string, slots []byte, info NameInfo, e DirEntry) *Record {
 	n := len(slots) / DirEntrySize
-	pos := d.freeRun(n)
-	for pos < 0 || pos+n > len(d.raw)/DirEntrySize {
-		if err := d.grow(); err != nil {
-			return nil, err
-		}
-		pos = d.freeRun(n)
-	}
 	d.dropOrphansBefore(pos)
 	copy(d.raw[pos*DirEntrySize:], slots)
 	d.markDirty(pos, n)
@@ -160,7 +169,7 @@ func (d *dir) add(name string, e DirEntry) (*Record, error) {
 	d.insertSorted(r)
 	d.shorts.Add(info.Short)
 	d.index(r)
-	return r, nil
+	return r
 }
 
 // growthFor returns how many clusters d must grow by before add can store
@@ -178,7 +187,7 @@ func (d *dir) growthFor(name string) (int64, error) {
 		n += (utf16Len(name) + lfnUnits - 1) / lfnUnits
 	}
 	slots := len(d.raw) / DirEntrySize
-	if pos := d.freeRun(n); pos >= 0 && pos+n <= slots {
+	if pos := d.fitRun(n); pos >= 0 || d.first == 0 && d.anyRun(n) >= 0 {
 		return 0, nil
 	}
 	// The record goes at the end: into the free slots there, if any, and
@@ -233,9 +242,14 @@ func (d *dir) dropOrphansBefore(pos int) {
 	}
 }
 
-// freeRun is where n free slots in a row start, from the hint on, or -1
+// anyRun is where n free slots in a row start, from the hint on, or -1
 // (FindFreeSlots with the end marker d tracks: no scan from slot 0).
-func (d *dir) freeRun(n int) int { return findFreeSlots(d.raw, n, d.hint, d.end) }
+func (d *dir) anyRun(n int) int {
+	if pos := findFreeSlots(d.raw, n, d.hint, d.end); pos >= 0 && pos+n <= len(d.raw)/DirEntrySize {
+		return pos
+	}
+	return -1
+}
 
 func (d *dir) insertSorted(r *Record) {
 	i := sort.Search(len(d.recs), func(i int) bool { return d.recs[i] != nil && d.recs[i].Slot > r.Slot })
@@ -251,10 +265,23 @@ func (d *dir) update(r *Record) {
 	d.markDirty(slot, 1)
 }
 
-// remove marks r's slots deleted.
+// remove marks r's slots deleted (in the crash-safe order of
+// Volume.deleteRecord) and forgets it.
 func (d *dir) remove(r *Record) {
-	MarkDeleted(d.raw, *r)
-	d.markDirty(r.Slot, r.Slots)
+	d.detach(r)
+	d.v.deleteRecord(d, r)
+}
+
+// attach indexes r again after detach.
+func (d *dir) attach(r *Record) {
+	d.insertSorted(r)
+	d.index(r)
+}
+
+// detach forgets r (its name can be looked up and reused at once) but
+// leaves its slots, and its short name, taken until they are marked
+// deleted.
+func (d *dir) detach(r *Record) {
 	for i, x := range d.recs {
 		if x == r {
 			d.recs[i] = nil
@@ -266,10 +293,6 @@ func (d *dir) remove(r *Record) {
 	}
 	if d.byName[FoldName(r.Short.String())] == r {
 		delete(d.byName, FoldName(r.Short.String()))
-	}
-	d.shorts.Remove(r.Short)
-	if r.Slot < d.hint {
-		d.hint = r.Slot
 	}
 }
 
@@ -294,7 +317,7 @@ func (d *dir) grow() error {
 		return fmt.Errorf("%w: a FAT directory holds at most %d entries", ErrDirFull, MaxDirEntries)
 	}
 	n := min(int64(len(d.chain)), maxDirGrowth, room, max(int64(d.v.allocatable()), 1))
-	exts, err := d.v.allocate(uint32(n), d.chain[len(d.chain)-1])
+	exts, err := d.v.allocateAfter(uint32(n), d.chain[len(d.chain)-1], phaseEntries)
 	if err != nil {
 		return err
 	}

@@ -80,17 +80,26 @@ func (v *Volume) SetLabel(s string) error {
 			return err
 		}
 	}
-	return v.writeBootLabel(raw)
+	if v.boot.BootSig == ExtBootSig {
+		v.boot.VolumeLabel = raw
+		v.labelDirty = true
+	}
+	return nil
 }
 
-// writeBootLabel puts the label into the boot sector and, on FAT32, into the
-// backup boot sector. A boot sector without the extended signature has no
-// label field; only the root entry holds the label then.
-func (v *Volume) writeBootLabel(raw [11]byte) error {
-	if v.boot.BootSig != ExtBootSig {
+// writeLabel puts the label into the boot sector and, on FAT32, into the
+// backup boot sector, once the root directory's label entry is durable
+// (Commit): the entry is what readers show, and fsck.fat copies it into
+// the boot sector, so a cut leaves either label whole. A boot sector
+// without the extended signature has no label field; only the root entry
+// holds the label then.
+func (v *Volume) writeLabel() error {
+	if !v.labelDirty {
 		return nil
 	}
-	v.boot.VolumeLabel = raw
+	v.labelDirty = false
+	v.metaWritten = true
+	raw := v.boot.VolumeLabel
 	if err := v.writeBoot(); err != nil {
 		return err
 	}
@@ -108,7 +117,7 @@ func (v *Volume) writeBootLabel(raw [11]byte) error {
 		return nil
 	}
 	bs.VolumeLabel = raw
-	bs.Encode(b)
+	bs.EncodeOver(b)
 	if _, err := v.dev.WriteAt(b, off); err != nil {
 		return fmt.Errorf("fat: writing the backup boot sector at byte %d: %w", off, err)
 	}
@@ -146,12 +155,9 @@ func (d *dir) labelRecord() *Record {
 // addLabel stores a volume label entry (one slot, no long name) in the
 // first free slot, growing the directory where it can.
 func (d *dir) addLabel(e DirEntry) error {
-	pos := d.freeRun(1)
-	for pos < 0 {
-		if err := d.grow(); err != nil {
-			return err
-		}
-		pos = d.freeRun(1)
+	pos, err := d.freeRun(1)
+	if err != nil {
+		return err
 	}
 	d.dropOrphansBefore(pos)
 	e.Encode(d.raw[pos*DirEntrySize:])

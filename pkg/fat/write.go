@@ -169,6 +169,9 @@ func (w *Writer) Close() error {
 	}
 	w.done = true
 	v := w.v
+	if v.closed {
+		return ErrClosed
+	}
 	if err := w.padSlack(); err != nil {
 		w.release()
 		return err

@@ -75,7 +75,11 @@ func Open(path string, o Options) (*Device, error) {
 		return nil, err
 	}
 	d.lock = lock
-	if err := d.setup(o, st.Rdev); err != nil {
+	err = d.setup(o, st.Rdev)
+	if err == nil {
+		err = d.recordFromEnv() // FTOOLS_WRITE_LOG, for the crash tests
+	}
+	if err != nil {
 		d.be.Close()
 		if lock != nil {
 			lock.Close()

@@ -78,7 +78,8 @@ func TestLockWaitCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer holder.Close()
-	if err := unix.Flock(int(holder.Fd()), unix.LOCK_EX); err != nil {
+	fd := int(holder.Fd()) // read once: the timer below must not race with Close
+	if err := unix.Flock(fd, unix.LOCK_EX); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Open(img, Options{Buffered: true}); !errors.Is(err, ErrLocked) {
@@ -93,7 +94,7 @@ func TestLockWaitCancel(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("the wait took %v to end", d)
 	}
-	time.AfterFunc(100*time.Millisecond, func() { unix.Flock(int(holder.Fd()), unix.LOCK_UN) })
+	time.AfterFunc(100*time.Millisecond, func() { unix.Flock(fd, unix.LOCK_UN) })
 	d, err := Open(img, Options{Buffered: true, Wait: true, Cancel: make(chan struct{})})
 	if err != nil {
 		t.Fatalf("wait for a released lock: %v", err)

@@ -73,7 +73,7 @@ func (b *bitmap) mark(e Extent, on bool) {
 // findRun returns the first run of n free clusters that starts in
 // [from, to], scanning whole bytes where they are full or empty.
 func (b *bitmap) findRun(from, to Cluster, n uint32) (Extent, bool) {
-	if n == 0 || from < FirstCluster {
+	if from < FirstCluster {
 		from = FirstCluster
 	}
 	last := FirstCluster + Cluster(b.n) - 1

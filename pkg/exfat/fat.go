@@ -156,13 +156,28 @@ func (t *fatTable) flush(b *fio.Batch) error {
 // errChainLoop is a chain longer than the volume has clusters: it loops.
 var errChainLoop = fmt.Errorf("%w: cluster chain loops", ErrCorrupt)
 
-// chain walks the FAT chain from start and returns its clusters as runs.
-// It stops with an error at a cluster outside the heap, a bad-cluster mark,
-// or after max clusters (a loop, or a chain longer than the caller allows).
-func (t *fatTable) chain(l *Layout, start Cluster, max uint64) ([]Extent, error) {
+// chainAll walks the FAT chain from start to its end and returns its
+// clusters as runs. It stops with an error at a cluster outside the heap, a
+// bad-cluster mark, or after max clusters (a loop, or a chain longer than
+// the caller allows).
+func (t *fatTable) chainAll(l *Layout, start Cluster, max uint64) ([]Extent, error) {
+	return t.walk(l, start, max, false)
+}
+
+// chainN returns the first n clusters of the chain from start; it is an
+// error when the chain ends or breaks before them. What follows the nth
+// cluster is not read.
+func (t *fatTable) chainN(l *Layout, start Cluster, n uint64) ([]Extent, error) {
+	return t.walk(l, start, n, true)
+}
+
+func (t *fatTable) walk(l *Layout, start Cluster, max uint64, exact bool) ([]Extent, error) {
 	var exts []Extent
 	c := start
 	for n := uint64(0); ; n++ {
+		if exact && n == max {
+			return exts, nil
+		}
 		if !l.ValidCluster(c) {
 			return exts, corruptf("FAT", "cluster chain", -1, c, "reaches a cluster outside the heap (2..%d) after %d clusters from %d", l.MaxCluster(), n, start)
 		}
@@ -176,6 +191,9 @@ func (t *fatTable) chain(l *Layout, start Cluster, max uint64) ([]Extent, error)
 		}
 		switch {
 		case next == fatEOC:
+			if exact && n+1 < max {
+				return exts, corruptf("FAT", "cluster chain", -1, start, "ends after %d clusters; %d are needed", n+1, max)
+			}
 			return exts, nil
 		case next == fatBad:
 			return exts, corruptf("FAT", "cluster chain", -1, c, "is followed by the bad-cluster mark in the chain from %d", start)

@@ -252,11 +252,23 @@ func (d *dir) add(name string, s EntrySet) (*Record, error) {
 // when it has none.
 func (d *dir) place(r *Record) error {
 	b := r.Set.Encode(d.v.up)
+	pos, err := d.put(b)
+	if err != nil {
+		return err
+	}
+	r.Slot, r.Slots = pos, len(b)/EntrySize
+	return nil
+}
+
+// put stores entries b in the first run of free entries that holds them,
+// growing the directory when it has none, and returns the first one's
+// index.
+func (d *dir) put(b []byte) (int, error) {
 	n := len(b) / EntrySize
 	pos := findFreeSlots(d.raw, n, d.hint)
 	for pos < 0 {
 		if err := d.grow(); err != nil {
-			return err
+			return 0, err
 		}
 		pos = findFreeSlots(d.raw, n, d.hint)
 	}
@@ -264,7 +276,7 @@ func (d *dir) place(r *Record) error {
 	d.markDirty(pos, n)
 	if pos+n > d.end {
 		// Entries past the old end marker may hold garbage: keep an
-		// explicit end marker right after the new set.
+		// explicit end marker right after the new entries.
 		d.end = pos + n
 		if d.end < len(d.raw)/EntrySize && d.raw[d.end*EntrySize] != TypeEndOfDirectory {
 			clear(d.raw[d.end*EntrySize : (d.end+1)*EntrySize])
@@ -274,8 +286,7 @@ func (d *dir) place(r *Record) error {
 	if pos == d.hint {
 		d.hint = pos + n
 	}
-	r.Slot, r.Slots = pos, n
-	return nil
+	return pos, nil
 }
 
 func (d *dir) insertSorted(r *Record) {

@@ -34,7 +34,11 @@ const (
 type DirProblem struct {
 	Slot int    // the entry concerned
 	Kind string // one of the Kind constants above
-	Err  error
+	Err  error  // a *FormatError's Offset counts from the directory's start
+	// Stream is the stream extension of a set that was skipped for its
+	// checksum, when the entry after its file entry is one: the clusters
+	// it names must not be taken for lost.
+	Stream *StreamEntry
 }
 
 // sysEntry is one of the root directory's entries that are not files: the
@@ -79,11 +83,15 @@ func parseDir(raw []byte, up *Upcase, root bool) parsedDir {
 		case t == TypeFile:
 			s, n, err := DecodeEntrySet(raw[i*EntrySize:], int64(i*EntrySize))
 			if err != nil {
-				kind := KindEntrySet
+				p := DirProblem{Slot: i, Kind: KindEntrySet, Err: err}
 				if fe, ok := err.(*FormatError); ok && fe.Field == "set checksum" {
-					kind = KindSetChecksum
+					p.Kind = KindSetChecksum
+					if st := raw[(i+1)*EntrySize:]; st[0] == TypeStream {
+						se := DecodeStreamEntry(st)
+						p.Stream = &se
+					}
 				}
-				report(i, kind, err)
+				pd.probs = append(pd.probs, p)
 				i += max(n, 1)
 				continue
 			}

@@ -1,0 +1,426 @@
+package exfat
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+)
+
+// treeCheck walks the directory tree and the clusters every file uses.
+// used holds one bit per cluster (the clusters files were found to use);
+// a cluster met twice is recorded in shared, whose owners a second walk
+// names only when there is one.
+type treeCheck struct {
+	v      *Volume
+	rep    *Report
+	opts   CheckOptions
+	l      *Layout
+	used   []byte
+	shared map[Cluster]bool
+	owners map[Cluster][]string // second pass only
+	pass2  bool
+}
+
+func newTreeCheck(v *Volume, rep *Report, opts CheckOptions) *treeCheck {
+	return &treeCheck{v: v, rep: rep, opts: opts, l: v.layout, used: make([]byte, v.layout.BitmapBytes()), shared: map[Cluster]bool{}}
+}
+
+// problem reports a problem in the first pass only.
+func (t *treeCheck) problem(kind, p string, c Cluster, off int64, format string, args ...any) {
+	if !t.pass2 {
+		t.rep.addf(kind, p, c, off, format, args...)
+	}
+}
+
+func (t *treeCheck) run() error {
+	v := t.v
+	if err := t.walk(); err != nil {
+		return err
+	}
+	t.checkFATHead()
+	if v.bitmap != nil {
+		t.rep.FreeClusters = v.bitmap.free
+		t.lost()
+		if p := v.percentInUse(); v.boot.PercentInUse != PercentUnknown && v.boot.PercentInUse != p {
+			t.rep.percent, t.rep.percentBad = p, true
+			t.rep.Warnings = append(t.rep.Warnings, fmt.Sprintf("percent in use is %d but the allocation bitmap says %d", v.boot.PercentInUse, p))
+		}
+	}
+	if len(t.shared) > 0 {
+		t.pass2, t.owners = true, map[Cluster][]string{}
+		if err := t.walk(); err != nil {
+			return err
+		}
+		t.reportShared()
+	}
+	return nil
+}
+
+// walk checks the root directory, the system files it names, and the tree.
+func (t *treeCheck) walk() error {
+	v, l := t.v, t.l
+	exts, err := v.fat.chainAll(l, l.RootCluster, uint64(maxDirBytes/l.ClusterSize))
+	if err != nil {
+		t.problem(KindChain, "/", l.RootCluster, -1, "the root directory's cluster chain is broken: %v", err)
+		if len(exts) == 0 {
+			return nil
+		}
+	}
+	t.claim("/", exts)
+	raw, err := v.readExtents(exts, extentsClusters(exts)*l.ClusterSize)
+	if err != nil {
+		return fmt.Errorf("exfat: reading the root directory: %w", err)
+	}
+	pd := parseDir(raw, v.up, true)
+	t.checkSys(pd.sys, exts)
+	if !t.pass2 {
+		t.rep.Dirs++
+	}
+	return t.walkDir("/", exts, pd, 0)
+}
+
+// walkDir checks the members of one parsed directory and descends.
+func (t *treeCheck) walkDir(dirPath string, exts []Extent, pd parsedDir, depth int) error {
+	v, l := t.v, t.l
+	at := func(slot int) int64 {
+		off, err := fileOffset(l, exts, int64(slot*EntrySize))
+		if err != nil {
+			return -1
+		}
+		return off
+	}
+	for _, p := range pd.probs {
+		t.problem(p.Kind, dirPath, 0, at(p.Slot), "%v", trimPrefix(relocate(p.Err, l, exts)))
+		if p.Kind == KindNameHash && !t.pass2 && v.upcaseOK() {
+			t.hashFix(exts, pd, p.Slot)
+		}
+		if p.Stream != nil {
+			// The set is damaged, but the clusters it names are not
+			// free for the taking.
+			if exts, err := v.fileExtents(p.Stream); err == nil {
+				t.claim(path.Join(dirPath, "(damaged entry set)"), exts)
+			}
+		}
+	}
+	for _, r := range pd.recs {
+		p := path.Join(dirPath, r.Name)
+		fexts := t.checkFile(p, r, at(r.Slot))
+		t.claim(p, fexts)
+		if !r.IsDir() {
+			if !t.pass2 {
+				t.rep.Files++
+			}
+			continue
+		}
+		if !t.pass2 {
+			t.rep.Dirs++
+		}
+		if fexts == nil {
+			continue
+		}
+		if depth+1 >= t.opts.MaxDepth {
+			t.problem(KindDepth, p, 0, -1, "directories are nested deeper than %d levels; not checked below", t.opts.MaxDepth)
+			continue
+		}
+		raw, err := v.readExtents(fexts, r.Size())
+		if err != nil {
+			return fmt.Errorf("exfat: reading directory %s: %w", p, err)
+		}
+		if err := t.walkDir(p, fexts, parseDir(raw, v.up, false), depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// relocate makes a directory-relative FormatError offset a volume offset.
+func relocate(err error, l *Layout, exts []Extent) error {
+	var fe *FormatError
+	if !errors.As(err, &fe) || fe.Offset < 0 {
+		return err
+	}
+	c := *fe
+	if off, ferr := fileOffset(l, exts, fe.Offset); ferr == nil {
+		c.Offset = off
+	} else {
+		c.Offset = -1
+	}
+	return &c
+}
+
+// trimPrefix drops the package prefix of an error message, which a
+// Problem does not repeat.
+func trimPrefix(err error) string { return strings.TrimPrefix(err.Error(), "exfat: ") }
+
+// checkFile checks a file's or directory's stream extension against its
+// clusters and returns the clusters it uses (nil when unusable).
+func (t *treeCheck) checkFile(p string, r *Record, off int64) []Extent {
+	l := t.l
+	s := &r.Set.Stream
+	cs := uint64(l.ClusterSize)
+	streamOff := off + EntrySize
+	if off < 0 {
+		streamOff = -1
+	}
+	if s.ValidDataLength > s.DataLength {
+		t.problem(KindSize, p, 0, streamOff, "valid data length %d is greater than the size %d", s.ValidDataLength, s.DataLength)
+	}
+	if s.DataLength == 0 {
+		if s.FirstCluster != 0 {
+			t.problem(KindChain, p, s.FirstCluster, streamOff, "is empty but names first cluster %d", s.FirstCluster)
+		}
+		if s.NoFATChain() {
+			t.problem(KindChain, p, 0, streamOff, "is empty but has the NoFatChain flag")
+		}
+		if r.IsDir() {
+			t.problem(KindSize, p, 0, streamOff, "directory has size 0")
+		}
+		return nil
+	}
+	if r.IsDir() && (s.DataLength%cs != 0 || s.DataLength > maxDirBytes) {
+		t.problem(KindSize, p, 0, streamOff, "directory size %d is not a multiple of the cluster size %d up to 256 MiB", s.DataLength, cs)
+		return nil
+	}
+	if s.DataLength > uint64(l.Clusters)*cs {
+		t.problem(KindSize, p, 0, streamOff, "size %d is greater than the cluster heap", s.DataLength)
+		return nil
+	}
+	need := (s.DataLength + cs - 1) / cs
+	if !l.ValidCluster(s.FirstCluster) {
+		t.problem(KindChain, p, s.FirstCluster, streamOff, "first cluster %d is outside the heap (2..%d)", s.FirstCluster, l.MaxCluster())
+		return nil
+	}
+	if s.NoFATChain() {
+		if need > uint64(l.MaxCluster()-s.FirstCluster)+1 {
+			t.problem(KindChain, p, s.FirstCluster, streamOff, "its %d contiguous clusters from %d run past the heap's end", need, s.FirstCluster)
+			return nil
+		}
+		return []Extent{{s.FirstCluster, uint32(need)}}
+	}
+	exts, err := t.v.fat.chainAll(l, s.FirstCluster, need)
+	switch {
+	case errors.Is(err, errChainLoop):
+		t.problem(KindSize, p, s.FirstCluster, streamOff, "its cluster chain is longer than the %d clusters its size %d needs", need, s.DataLength)
+	case err != nil:
+		t.problem(KindChain, p, s.FirstCluster, streamOff, "%v", trimPrefix(err))
+		return exts
+	case uint64(extentsClusters(exts)) < need:
+		t.problem(KindSize, p, s.FirstCluster, streamOff, "its cluster chain has %d clusters but its size %d needs %d", extentsClusters(exts), s.DataLength, need)
+	}
+	return exts
+}
+
+// claim records that the file at p uses exts: a cluster already used is
+// shared; a cluster the bitmap marks free is reported.
+func (t *treeCheck) claim(p string, exts []Extent) {
+	bm := t.v.bitmap
+	var free []Extent
+	for _, e := range exts {
+		for c := e.Start; c < e.End(); c++ {
+			if !t.l.ValidCluster(c) {
+				continue
+			}
+			if t.pass2 {
+				if t.shared[c] {
+					t.owners[c] = append(t.owners[c], p)
+				}
+				continue
+			}
+			i := uint32(c - FirstCluster)
+			if t.used[i/8]&(1<<(i%8)) != 0 {
+				t.shared[c] = true
+			}
+			t.used[i/8] |= 1 << (i % 8)
+			if bm != nil && !bm.used(c) {
+				free = appendExtent(free, Extent{c, 1})
+			}
+		}
+	}
+	if len(free) > 0 {
+		n := extentsClusters(free)
+		t.rep.unmarked = append(t.rep.unmarked, free...)
+		t.problem(KindFree, p, free[0].Start, -1, "%d of its clusters are marked free in the allocation bitmap", n)
+	}
+}
+
+// reportShared names the owners of every shared cluster, one problem per
+// set of owners.
+func (t *treeCheck) reportShared() {
+	type group struct {
+		first Cluster
+		n     int
+	}
+	groups := map[string]*group{}
+	var keys []string
+	for c, owners := range t.owners {
+		k := strings.Join(owners, "\x00")
+		g := groups[k]
+		if g == nil {
+			g = &group{first: c}
+			groups[k] = g
+			keys = append(keys, k)
+		}
+		g.n++
+		if c < g.first {
+			g.first = c
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		g := groups[k]
+		owners := strings.Split(k, "\x00")
+		msg := fmt.Sprintf("%d clusters are used by %s", g.n, strings.Join(owners, " and "))
+		if allSame(owners) {
+			msg = fmt.Sprintf("its cluster chain loops back on itself (%d clusters met twice)", g.n)
+		}
+		t.rep.add(Problem{Kind: KindCrossLink, Path: owners[0], Paths: owners, Cluster: g.first, Offset: -1, Message: msg})
+	}
+}
+
+func allSame(s []string) bool {
+	for _, x := range s {
+		if x != s[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// lost reports clusters the bitmap marks in use that no file uses.
+func (t *treeCheck) lost() {
+	bm := t.v.bitmap
+	var runs []Extent
+	for c := FirstCluster; c <= t.l.MaxCluster(); c++ {
+		i := uint32(c - FirstCluster)
+		if i%8 == 0 && c+7 <= t.l.MaxCluster() && bm.bits[i/8] == t.used[i/8] {
+			c += 7
+			continue
+		}
+		if bm.used(c) && t.used[i/8]&(1<<(i%8)) == 0 {
+			runs = appendExtent(runs, Extent{c, 1})
+		}
+	}
+	if len(runs) == 0 {
+		return
+	}
+	n := extentsClusters(runs)
+	t.rep.lost, t.rep.LostClusters = runs, uint32(n)
+	t.rep.addf(KindLost, "", runs[0].Start, -1, "%d clusters in %d runs are marked in use but no file uses them", n, len(runs))
+}
+
+// checkSys checks the root's allocation bitmap, up-case table, volume
+// label and volume GUID entries, and claims the system files' clusters.
+func (t *treeCheck) checkSys(sys []sysEntry, rootExts []Extent) {
+	v, l := t.v, t.l
+	at := func(slot int) int64 {
+		off, err := fileOffset(l, rootExts, int64(slot*EntrySize))
+		if err != nil {
+			return -1
+		}
+		return off
+	}
+	count := map[byte]int{}
+	for _, s := range sys {
+		count[s.typ()]++
+		off := at(s.slot)
+		switch s.typ() {
+		case TypeBitmap:
+			e := DecodeAllocEntry(s.raw)
+			if count[TypeBitmap] > l.NumFATs {
+				t.problem(KindBitmap, "", e.FirstCluster, off, "more allocation bitmap entries than FATs")
+				continue
+			}
+			need := l.BitmapBytes()
+			if int64(e.DataLength) < need {
+				t.problem(KindBitmap, "", e.FirstCluster, off, "the allocation bitmap's length %d is below the %d bytes %d clusters need", e.DataLength, need, l.Clusters)
+				continue
+			}
+			t.claimSys("(allocation bitmap)", KindBitmap, e, off)
+		case TypeUpcase:
+			e := DecodeAllocEntry(s.raw)
+			if count[TypeUpcase] > 1 {
+				t.problem(KindUpcase, "", e.FirstCluster, off, "a second up-case table entry")
+				continue
+			}
+			if e.DataLength == 0 || e.DataLength > maxUpcaseBytes || e.DataLength%2 != 0 {
+				t.problem(KindUpcase, "", e.FirstCluster, off, "the up-case table's length %d is not an even number of bytes up to %d", e.DataLength, maxUpcaseBytes)
+				continue
+			}
+			if exts := t.claimSys("(up-case table)", KindUpcase, e, off); exts != nil && !t.pass2 {
+				raw, err := v.readExtents(exts, int64(e.DataLength))
+				if err == nil && UpcaseChecksum(raw) != e.Checksum {
+					t.problem(KindUpcase, "", e.FirstCluster, off+offUpcaseChecksum, "the up-case table's checksum is %#08x but its entry says %#08x", UpcaseChecksum(raw), e.Checksum)
+				}
+			}
+		case TypeLabel:
+			if count[TypeLabel] > 1 {
+				t.problem(KindLabel, "", 0, off, "a second volume label entry")
+				continue
+			}
+			if _, err := decodeLabel(s.raw, off); err != nil {
+				t.problem(KindLabel, "", 0, off, "%v", trimPrefix(err))
+			}
+		case TypeGUID:
+			if s.raw[offSecondaryCount] != 0 || SetChecksum(s.raw) != binary.LittleEndian.Uint16(s.raw[offSetChecksum:]) {
+				t.problem(KindDirEntry, "", 0, off, "the volume GUID entry's secondary count or set checksum is wrong")
+			}
+		}
+	}
+	if count[TypeBitmap] == 0 {
+		t.problem(KindBitmap, "", 0, -1, "the root directory has no allocation bitmap entry")
+	}
+	if count[TypeUpcase] == 0 {
+		t.problem(KindUpcase, "", 0, -1, "the root directory has no up-case table entry")
+	}
+}
+
+// claimSys checks and claims the FAT chain of a system file.
+func (t *treeCheck) claimSys(name, kind string, e AllocEntry, off int64) []Extent {
+	l := t.l
+	need := (e.DataLength + uint64(l.ClusterSize) - 1) / uint64(l.ClusterSize)
+	exts, err := t.v.fat.chainN(l, e.FirstCluster, need)
+	if err != nil {
+		t.problem(kind, "", e.FirstCluster, off, "%s: %v", name, trimPrefix(err))
+		return nil
+	}
+	t.claim(name, exts)
+	return exts
+}
+
+// checkFATHead warns when FAT entries 0 and 1 are not the media type and
+// the end mark the specification asks for.
+func (t *treeCheck) checkFATHead() {
+	if t.pass2 {
+		return
+	}
+	e0, err0 := t.v.fat.Get(0)
+	e1, err1 := t.v.fat.Get(1)
+	if err0 == nil && err1 == nil && (e0 != fatMedia || e1 != fatEOC) {
+		t.rep.Warnings = append(t.rep.Warnings, fmt.Sprintf("FAT entries 0 and 1 are %#08x and %#08x, not %#08x and %#08x", e0, e1, uint32(fatMedia), uint32(fatEOC)))
+	}
+}
+
+// hashFix records the set at slot, re-encoded with the right name hash.
+func (t *treeCheck) hashFix(exts []Extent, pd parsedDir, slot int) {
+	for _, r := range pd.recs {
+		if r.Slot == slot {
+			s := r.Set
+			t.rep.hashFixes = append(t.rep.hashFixes, entryFix{exts: exts, slot: slot, set: s.Encode(t.v.up)})
+			return
+		}
+	}
+}
+
+// upcaseOK reports whether the up-case table was read and its checksum
+// matches: only then are name hashes worth rewriting.
+func (v *Volume) upcaseOK() bool {
+	for _, w := range v.warnings {
+		if strings.Contains(w, "up-case table") {
+			return false
+		}
+	}
+	return v.upcaseEnt.Type == TypeUpcase
+}

@@ -150,4 +150,3 @@ func (d *dir) entryOffset(slot int) int64 {
 	}
 	return off
 }
-

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -83,4 +84,24 @@ func formatImage(t testing.TB, size int64, p FormatParams) string {
 		t.Fatal(err)
 	}
 	return img
+}
+
+// dumpFree returns the free cluster count dump.exfat shows for img.
+func dumpFree(t testing.TB, img string) uint32 {
+	t.Helper()
+	out, err := runTool(t, "dump.exfat", img)
+	if err != nil {
+		t.Fatalf("dump.exfat %s: %v\n%s", img, err, out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "Free Clusters" {
+			n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 32)
+			if err != nil {
+				t.Fatalf("dump.exfat: %q: %v", line, err)
+			}
+			return uint32(n)
+		}
+	}
+	t.Fatalf("dump.exfat printed no free cluster count:\n%s", out)
+	return 0
 }

@@ -82,11 +82,6 @@ func Open(dev *fio.Device) (*Volume, error) {
 	v.wasDirty = v.boot.Dirty()
 	v.warnings = append(v.warnings, v.boot.Warnings()...)
 	v.cursor = FirstCluster
-	if v.bitmap != nil {
-		if p := v.percentInUse(); v.boot.PercentInUse != PercentUnknown && v.boot.PercentInUse <= 100 && v.boot.PercentInUse != p {
-			v.warnings = append(v.warnings, fmt.Sprintf("percent in use is %d but the allocation bitmap says %d", v.boot.PercentInUse, p))
-		}
-	}
 	return v, nil
 }
 

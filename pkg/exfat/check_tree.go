@@ -62,7 +62,7 @@ func (t *treeCheck) run() error {
 // walk checks the root directory, the system files it names, and the tree.
 func (t *treeCheck) walk() error {
 	v, l := t.v, t.l
-	exts, err := v.fat.chainAll(l, l.RootCluster, uint64(maxDirBytes/l.ClusterSize))
+	exts, err := v.fat.chainAll(l, l.RootCluster, maxRootClusters(l))
 	if err != nil {
 		t.problem(KindChain, "/", l.RootCluster, -1, "the root directory's cluster chain is broken: %v", err)
 		if len(exts) == 0 {

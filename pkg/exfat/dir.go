@@ -34,7 +34,7 @@ var ErrDirFull = errors.New("exfat: directory is full")
 // table and the allocation bitmap.
 func (v *Volume) openRoot() error {
 	l := v.layout
-	exts, err := v.fat.chainAll(l, l.RootCluster, uint64(maxDirBytes/l.ClusterSize))
+	exts, err := v.fat.chainAll(l, l.RootCluster, maxRootClusters(l))
 	if err != nil {
 		return fmt.Errorf("exfat: root directory at cluster %d: %w", l.RootCluster, err)
 	}
@@ -171,6 +171,10 @@ func (v *Volume) fileExtents(s *StreamEntry) ([]Extent, error) {
 		return nil, nil
 	}
 	n := (s.DataLength + uint64(l.ClusterSize) - 1) / uint64(l.ClusterSize)
+	if n > uint64(l.Clusters) {
+		// Checked before the chain is walked or a buffer sized from it.
+		return nil, corruptf("stream extension", "data length", -1, s.DataLength, "is larger than the cluster heap (%d clusters)", l.Clusters)
+	}
 	if s.NoFATChain() {
 		if !l.ValidCluster(s.FirstCluster) || n > uint64(l.MaxCluster()-s.FirstCluster)+1 {
 			return nil, corruptf("stream extension", "first cluster", -1, s.FirstCluster, "and data length %d leave the heap (2..%d)", s.DataLength, l.MaxCluster())
@@ -202,6 +206,13 @@ func (v *Volume) loadDir(parent *dir, r *Record) (*dir, error) {
 	d.index(raw, v.up)
 	v.dirs[d.first] = d
 	return d, nil
+}
+
+// maxRootClusters bounds the root directory's chain: 256 MiB, and never
+// more clusters than the heap has, so that a looping chain cannot size a
+// buffer larger than the volume.
+func maxRootClusters(l *Layout) uint64 {
+	return min(uint64(maxDirBytes/l.ClusterSize), uint64(l.Clusters))
 }
 
 // root returns the root directory.

@@ -10,19 +10,20 @@ import (
 // name-hash, name, dir-entry, duplicate). They are stable short strings:
 // fverify prints them and scripts match on them.
 const (
-	KindBootSector   = "boot-sector"   // the main boot sector's fields are unusable
-	KindBootChecksum = "boot-checksum" // the main boot region's checksum does not match
-	KindBackupBoot   = "backup-boot"   // the backup boot region is unusable or differs from the main one
-	KindBitmap       = "bitmap"        // the allocation bitmap's entry, size or chain is wrong
-	KindUpcase       = "upcase"        // the up-case table's entry, size or checksum is wrong
-	KindLabel        = "label"         // the volume label entry is invalid or repeated
-	KindChain        = "chain"         // a file's clusters leave the heap, or its FAT chain breaks or loops
-	KindSize         = "size"          // a size disagrees with the clusters, or a valid data length exceeds the size
-	KindCrossLink    = "cross-link"    // a cluster belongs to two files
-	KindFree         = "free"          // a cluster a file uses is marked free in the bitmap
-	KindLost         = "lost"          // clusters marked in use that no file uses
-	KindDepth        = "depth"         // directories nested deeper than Check follows
-	KindDirty        = "dirty"         // the VolumeDirty flag is set
+	KindBootSector   = "boot-sector"        // the main boot sector's fields are unusable
+	KindBootChecksum = "boot-checksum"      // the main boot region's checksum does not match
+	KindBackupBoot   = "backup-boot"        // the backup boot region is unusable or differs from the main one
+	KindBitmap       = "bitmap"             // the allocation bitmap's entry, size or chain is wrong
+	KindUpcase       = "upcase"             // the up-case table's entry, size or checksum is wrong
+	KindLabel        = "label"              // the volume label entry is invalid or repeated
+	KindChain        = "chain"              // a file's clusters leave the heap, or its FAT chain breaks or loops
+	KindSize         = "size"               // a size disagrees with the clusters, or a valid data length exceeds the size
+	KindCrossLink    = "cross-link"         // a cluster belongs to two files
+	KindFree         = "free"               // a cluster a file uses is marked free in the bitmap
+	KindLost         = "lost"               // clusters marked in use that no file uses
+	KindDepth        = "depth"              // directories nested deeper than Check follows
+	KindDirty        = "dirty"              // the VolumeDirty flag is set
+	KindRename       = "interrupted-rename" // two entries name the same file: a move cut short
 )
 
 // Problem is one thing wrong with a volume.
@@ -95,6 +96,8 @@ type Report struct {
 	unmarked    []Extent   // in use by files, free in the bitmap
 	lost        []Extent   // marked in use, used by nothing
 	hashFixes   []entryFix // entry sets whose only fault is the name hash
+	renameFixes []entryFix // second entries of interrupted renames, to delete
+	chainCuts   []Cluster  // last clusters of files whose chains run on past their size
 	maxProblems int
 }
 

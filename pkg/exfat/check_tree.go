@@ -14,14 +14,41 @@ import (
 // a cluster met twice is recorded in shared, whose owners a second walk
 // names only when there is one.
 type treeCheck struct {
-	v      *Volume
-	rep    *Report
-	opts   CheckOptions
-	l      *Layout
-	used   []byte
-	shared map[Cluster]bool
-	owners map[Cluster][]string // second pass only
-	pass2  bool
+	v       *Volume
+	rep     *Report
+	opts    CheckOptions
+	l       *Layout
+	used    []byte
+	shared  map[Cluster]bool
+	owners  map[Cluster][]string // second pass only
+	sharers []sharer             // second pass: files with a shared cluster
+	entered map[Cluster]bool     // second pass: shared directories walked
+	pass2   bool
+}
+
+// sharer is a file or directory found holding a shared cluster, with where
+// its entry set lies.
+type sharer struct {
+	path   string
+	stream StreamEntry
+	dir    bool
+	exts   []Extent // its directory's clusters
+	slot   int
+	slots  int
+}
+
+// enteredShared reports whether a directory whose clusters are shared
+// must not be walked: in the first pass every later meeting (the first
+// claimed its clusters), in the second every meeting but the first.
+func (t *treeCheck) enteredShared(first Cluster) bool {
+	if !t.pass2 {
+		return true
+	}
+	if t.entered[first] {
+		return true
+	}
+	t.entered[first] = true
+	return false
 }
 
 func newTreeCheck(v *Volume, rep *Report, opts CheckOptions) *treeCheck {
@@ -50,7 +77,7 @@ func (t *treeCheck) run() error {
 		}
 	}
 	if len(t.shared) > 0 {
-		t.pass2, t.owners = true, map[Cluster][]string{}
+		t.pass2, t.owners, t.entered = true, map[Cluster][]string{}, map[Cluster]bool{}
 		if err := t.walk(); err != nil {
 			return err
 		}
@@ -107,8 +134,21 @@ func (t *treeCheck) walkDir(dirPath string, exts []Extent, pd parsedDir, depth i
 	}
 	for _, r := range pd.recs {
 		p := path.Join(dirPath, r.Name)
-		fexts := t.checkFile(p, r, at(r.Slot))
-		t.claim(p, fexts)
+		fexts, longer := t.checkFile(p, r, at(r.Slot))
+		hit := t.claim(p, fexts)
+		if longer {
+			t.longerChain(p, r, fexts, hit, at(r.Slot))
+		}
+		if hit {
+			if t.pass2 {
+				t.sharers = append(t.sharers, sharer{path: p, stream: r.Set.Stream, dir: r.IsDir(), exts: exts, slot: r.Slot, slots: r.Slots})
+			}
+			if r.IsDir() && t.enteredShared(r.Set.Stream.FirstCluster) {
+				// Its clusters were met before: its members were (or will
+				// be) checked through the first entry that names it.
+				continue
+			}
+		}
 		if !r.IsDir() {
 			if !t.pass2 {
 				t.rep.Files++
@@ -156,8 +196,9 @@ func relocate(err error, l *Layout, exts []Extent) error {
 func trimPrefix(err error) string { return strings.TrimPrefix(err.Error(), "exfat: ") }
 
 // checkFile checks a file's or directory's stream extension against its
-// clusters and returns the clusters it uses (nil when unusable).
-func (t *treeCheck) checkFile(p string, r *Record, off int64) []Extent {
+// clusters and returns the clusters it uses (nil when unusable), and
+// whether its FAT chain goes on past them (reported by the caller).
+func (t *treeCheck) checkFile(p string, r *Record, off int64) (exts []Extent, longer bool) {
 	l := t.l
 	s := &r.Set.Stream
 	cs := uint64(l.ClusterSize)
@@ -178,46 +219,63 @@ func (t *treeCheck) checkFile(p string, r *Record, off int64) []Extent {
 		if r.IsDir() {
 			t.problem(KindSize, p, 0, streamOff, "directory has size 0")
 		}
-		return nil
+		return nil, false
 	}
 	if r.IsDir() && (s.DataLength%cs != 0 || s.DataLength > maxDirBytes) {
 		t.problem(KindSize, p, 0, streamOff, "directory size %d is not a multiple of the cluster size %d up to 256 MiB", s.DataLength, cs)
-		return nil
+		return nil, false
 	}
 	if s.DataLength > uint64(l.Clusters)*cs {
 		t.problem(KindSize, p, 0, streamOff, "size %d is greater than the cluster heap", s.DataLength)
-		return nil
+		return nil, false
 	}
 	need := (s.DataLength + cs - 1) / cs
 	if !l.ValidCluster(s.FirstCluster) {
 		t.problem(KindChain, p, s.FirstCluster, streamOff, "first cluster %d is outside the heap (2..%d)", s.FirstCluster, l.MaxCluster())
-		return nil
+		return nil, false
 	}
 	if s.NoFATChain() {
 		if need > uint64(l.MaxCluster()-s.FirstCluster)+1 {
 			t.problem(KindChain, p, s.FirstCluster, streamOff, "its %d contiguous clusters from %d run past the heap's end", need, s.FirstCluster)
-			return nil
+			return nil, false
 		}
-		return []Extent{{s.FirstCluster, uint32(need)}}
+		return []Extent{{s.FirstCluster, uint32(need)}}, false
 	}
 	exts, err := t.v.fat.chainAll(l, s.FirstCluster, need)
 	switch {
 	case errors.Is(err, errChainLoop):
-		t.problem(KindSize, p, s.FirstCluster, streamOff, "its cluster chain is longer than the %d clusters its size %d needs", need, s.DataLength)
+		return exts, true
 	case err != nil:
 		t.problem(KindChain, p, s.FirstCluster, streamOff, "%v", trimPrefix(err))
-		return exts
 	case uint64(extentsClusters(exts)) < need:
 		t.problem(KindSize, p, s.FirstCluster, streamOff, "its cluster chain has %d clusters but its size %d needs %d", extentsClusters(exts), s.DataLength, need)
 	}
-	return exts
+	return exts, false
+}
+
+// longerChain reports a FAT chain that goes on past the clusters the
+// file's size needs, what a power cut leaves while a fragmented file is
+// extended (the chain is linked before the new size is written). Unless
+// the chain shares clusters, Repair ends it where the size does: the
+// clusters past it hold nothing of the file.
+func (t *treeCheck) longerChain(p string, r *Record, exts []Extent, shared bool, off int64) {
+	s := &r.Set.Stream
+	if off >= 0 {
+		off += EntrySize
+	}
+	t.problem(KindSize, p, s.FirstCluster, off, "its cluster chain goes on past the %d clusters its size %d needs", extentsClusters(exts), s.DataLength)
+	if !shared && !t.pass2 && len(exts) > 0 {
+		t.rep.chainCuts = append(t.rep.chainCuts, exts[len(exts)-1].End()-1)
+	}
 }
 
 // claim records that the file at p uses exts: a cluster already used is
-// shared; a cluster the bitmap marks free is reported.
-func (t *treeCheck) claim(p string, exts []Extent) {
+// shared; a cluster the bitmap marks free is reported. It reports whether
+// any of them is shared (in the second pass, with another owner so far).
+func (t *treeCheck) claim(p string, exts []Extent) bool {
 	bm := t.v.bitmap
 	var free []Extent
+	hit := false
 	for _, e := range exts {
 		for c := e.Start; c < e.End(); c++ {
 			if !t.l.ValidCluster(c) {
@@ -226,12 +284,14 @@ func (t *treeCheck) claim(p string, exts []Extent) {
 			if t.pass2 {
 				if t.shared[c] {
 					t.owners[c] = append(t.owners[c], p)
+					hit = true
 				}
 				continue
 			}
 			i := uint32(c - FirstCluster)
 			if t.used[i/8]&(1<<(i%8)) != 0 {
 				t.shared[c] = true
+				hit = true
 			}
 			t.used[i/8] |= 1 << (i % 8)
 			if bm != nil && !bm.used(c) {
@@ -244,11 +304,14 @@ func (t *treeCheck) claim(p string, exts []Extent) {
 		t.rep.unmarked = append(t.rep.unmarked, free...)
 		t.problem(KindFree, p, free[0].Start, -1, "%d of its clusters are marked free in the allocation bitmap", n)
 	}
+	return hit
 }
 
 // reportShared names the owners of every shared cluster, one problem per
-// set of owners.
+// set of owners. Two entries that name the same file (the same first
+// cluster, size and kind) are an interrupted rename, reported as such.
 func (t *treeCheck) reportShared() {
+	renamed := t.reportRenames()
 	type group struct {
 		first Cluster
 		n     int
@@ -256,6 +319,9 @@ func (t *treeCheck) reportShared() {
 	groups := map[string]*group{}
 	var keys []string
 	for c, owners := range t.owners {
+		if renamed[strings.Join(owners, "\x00")] {
+			continue
+		}
 		k := strings.Join(owners, "\x00")
 		g := groups[k]
 		if g == nil {
@@ -287,6 +353,49 @@ func allSame(s []string) bool {
 		}
 	}
 	return true
+}
+
+// reportRenames finds groups of entries naming the same file, reports
+// each as an interrupted rename and plans deleting all but the first
+// entry. It returns the owner lists the renames explain.
+func (t *treeCheck) reportRenames() map[string]bool {
+	type key struct {
+		first Cluster
+		size  uint64
+		dir   bool
+	}
+	groups := map[key][]sharer{}
+	var order []key
+	for _, s := range t.sharers {
+		k := key{s.stream.FirstCluster, s.stream.DataLength, s.dir}
+		if len(groups[k]) == 0 {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], s)
+	}
+	explained := map[string]bool{}
+	for _, k := range order {
+		g := groups[k]
+		if len(g) < 2 || g[0].path == g[1].path {
+			continue
+		}
+		var paths []string
+		for _, s := range g {
+			paths = append(paths, s.path)
+		}
+		explained[strings.Join(paths, "\x00")] = true
+		what := "file"
+		if k.dir {
+			what = "directory"
+		}
+		off, _ := fileOffset(t.l, g[1].exts, int64(g[1].slot*EntrySize))
+		t.rep.add(Problem{Kind: KindRename, Path: g[1].path, Paths: paths, Cluster: k.first, Offset: off,
+			Message: fmt.Sprintf("%s name the same %s (cluster %d, %d bytes): a move cut short", strings.Join(paths, " and "), what, k.first, k.size)})
+		for _, s := range g[1:] {
+			t.rep.renameFixes = append(t.rep.renameFixes, entryFix{exts: s.exts, slot: s.slot, set: make([]byte, s.slots*EntrySize)})
+		}
+	}
+	return explained
 }
 
 // lost reports clusters the bitmap marks in use that no file uses.

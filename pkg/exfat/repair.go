@@ -2,6 +2,7 @@ package exfat
 
 import (
 	"fmt"
+	"strings"
 )
 
 // Repair fixes on v's device what is safe to fix among the problems rep
@@ -17,6 +18,12 @@ import (
 //     use (as fsck.exfat does);
 //   - name hashes that do not match their names: rewritten, with the set
 //     checksum (as fsck.exfat does), when the up-case table is sound;
+//   - an interrupted move (two entries naming one file): the entry found
+//     second is deleted, the file stays under the first name;
+//   - a FAT chain that goes on past its file's size (left by a cut while
+//     a fragmented file was extended) and shares no cluster: it is ended
+//     where the size ends, and the clusters cut off are freed with the
+//     lost clusters;
 //   - lost clusters, marked in use but used by no file: marked free, but
 //     only when the whole tree was read without damage (a broken chain or
 //     an unreadable entry set may name them);
@@ -100,6 +107,45 @@ func Repair(v *Volume, rep *Report) ([]string, error) {
 		fixes = append(fixes, fmt.Sprintf("rewrote the name hash of %d entry sets", n))
 		mark(KindNameHash)
 	}
+	for _, f := range rep.renameFixes {
+		for i := 0; i < len(f.set)/EntrySize; i++ {
+			off, err := fileOffset(l, f.exts, int64((f.slot+i)*EntrySize))
+			if err != nil {
+				return fixes, err
+			}
+			var typ [1]byte
+			if _, err := v.dev.ReadAt(typ[:], off); err != nil {
+				return fixes, fmt.Errorf("exfat: reading the entry at byte %d: %w", off, err)
+			}
+			typ[0] &^= typeInUse
+			if err := b.Write(off, typ[:]); err != nil {
+				return fixes, err
+			}
+		}
+	}
+	if n := len(rep.renameFixes); n > 0 {
+		rep.renameFixes = nil
+		fixes = append(fixes, fmt.Sprintf("deleted the second entry of %d files left under two names by an interrupted move", n))
+		mark(KindRename)
+	}
+	if n := len(rep.chainCuts); n > 0 {
+		for _, c := range rep.chainCuts {
+			if err := v.fat.Set(c, fatEOC); err != nil {
+				return fixes, err
+			}
+		}
+		if err := v.fat.flush(b); err != nil {
+			return fixes, err
+		}
+		rep.chainCuts = nil
+		fixes = append(fixes, fmt.Sprintf("ended %d cluster chains where their files' sizes end", n))
+		for i := range rep.Problems {
+			if p := &rep.Problems[i]; p.Kind == KindSize && strings.Contains(p.Message, "goes on past") {
+				p.Fixed = true
+			}
+		}
+		// The clusters cut off are among the lost ones, freed below.
+	}
 	if len(rep.lost) > 0 && v.bitmap != nil && rep.treeSound() {
 		for _, e := range rep.lost {
 			v.bitmap.mark(e, false)
@@ -148,8 +194,11 @@ func Repair(v *Volume, rep *Report) ([]string, error) {
 // so that clusters it found unused are truly unused.
 func (r *Report) treeSound() bool {
 	for _, p := range r.Problems {
+		if p.Fixed {
+			continue
+		}
 		switch p.Kind {
-		case KindChain, KindSize, KindCrossLink, KindEntrySet, KindSetChecksum, KindDepth, KindBitmap, KindDirEntry:
+		case KindChain, KindSize, KindCrossLink, KindEntrySet, KindSetChecksum, KindDepth, KindBitmap, KindDirEntry, KindRename:
 			return false
 		}
 	}

@@ -234,11 +234,18 @@ func (v *Volume) writeBootFlags() error {
 // barrier makes everything written so far durable before anything written
 // after it, unless the sync policy is none.
 func (v *Volume) barrier() error {
+	if testHookBarrier != nil {
+		testHookBarrier()
+	}
 	if v.dev.Policy() == fio.SyncNone {
 		return nil
 	}
 	return v.dev.Sync()
 }
+
+// testHookBarrier, when set by a test, runs at every barrier: the image
+// then holds exactly what a power cut at that barrier would leave.
+var testHookBarrier func()
 
 // writeData queues file data (or a new directory cluster) at off; it goes
 // out in large merged writes before any metadata that refers to it.

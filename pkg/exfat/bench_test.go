@@ -31,18 +31,7 @@ func BenchmarkWrite1GiB(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		w, err := v.Create("big.bin", size, testTime)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for n := 0; n < size; n += len(buf) {
-			if _, err := w.Write(buf); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			b.Fatal(err)
-		}
+		writeChunks(b, v, "big.bin", size, buf)
 		if err := v.Close(); err != nil {
 			b.Fatal(err)
 		}

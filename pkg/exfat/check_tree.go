@@ -112,13 +112,7 @@ func (t *treeCheck) walk() error {
 // walkDir checks the members of one parsed directory and descends.
 func (t *treeCheck) walkDir(dirPath string, exts []Extent, pd parsedDir, depth int) error {
 	v, l := t.v, t.l
-	at := func(slot int) int64 {
-		off, err := fileOffset(l, exts, int64(slot*EntrySize))
-		if err != nil {
-			return -1
-		}
-		return off
-	}
+	at := func(slot int) int64 { return entryOffsetIn(l, exts, slot) }
 	for _, p := range pd.probs {
 		t.problem(p.Kind, dirPath, 0, at(p.Slot), "%v", trimPrefix(relocate(p.Err, l, exts)))
 		if p.Kind == KindNameHash && !t.pass2 && v.upcaseOK() {
@@ -388,7 +382,7 @@ func (t *treeCheck) reportRenames() map[string]bool {
 		if k.dir {
 			what = "directory"
 		}
-		off, _ := fileOffset(t.l, g[1].exts, int64(g[1].slot*EntrySize))
+		off := entryOffsetIn(t.l, g[1].exts, g[1].slot)
 		t.rep.add(Problem{Kind: KindRename, Path: g[1].path, Paths: paths, Cluster: k.first, Offset: off,
 			Message: fmt.Sprintf("%s name the same %s (cluster %d, %d bytes): a move cut short", strings.Join(paths, " and "), what, k.first, k.size)})
 		for _, s := range g[1:] {
@@ -424,13 +418,7 @@ func (t *treeCheck) lost() {
 // label and volume GUID entries, and claims the system files' clusters.
 func (t *treeCheck) checkSys(sys []sysEntry, rootExts []Extent) {
 	v, l := t.v, t.l
-	at := func(slot int) int64 {
-		off, err := fileOffset(l, rootExts, int64(slot*EntrySize))
-		if err != nil {
-			return -1
-		}
-		return off
-	}
+	at := func(slot int) int64 { return entryOffsetIn(l, rootExts, slot) }
 	count := map[byte]int{}
 	for _, s := range sys {
 		count[s.typ()]++

@@ -105,3 +105,23 @@ func dumpFree(t testing.TB, img string) uint32 {
 	t.Fatalf("dump.exfat printed no free cluster count:\n%s", out)
 	return 0
 }
+
+// writeChunks writes a file of size bytes made of chunk repeated (the last
+// piece cut short), in len(chunk) writes.
+func writeChunks(tb testing.TB, v *Volume, name string, size int64, chunk []byte) {
+	tb.Helper()
+	w, err := v.Create(name, size, testTime)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for written := int64(0); written < size; {
+		n := min(int64(len(chunk)), size-written)
+		if _, err := w.Write(chunk[:n]); err != nil {
+			tb.Fatal(err)
+		}
+		written += n
+	}
+	if err := w.Close(); err != nil {
+		tb.Fatal(err)
+	}
+}

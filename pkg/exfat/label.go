@@ -143,8 +143,12 @@ func (d *dir) sysIndex(t byte) int {
 }
 
 // entryOffset is the byte offset on the volume of entry slot.
-func (d *dir) entryOffset(slot int) int64 {
-	off, err := fileOffset(d.v.layout, d.exts, int64(slot*EntrySize))
+func (d *dir) entryOffset(slot int) int64 { return entryOffsetIn(d.v.layout, d.exts, slot) }
+
+// entryOffsetIn is the byte offset on the volume of entry slot of a
+// directory whose clusters are exts, -1 when it lies past them.
+func entryOffsetIn(l *Layout, exts []Extent, slot int) int64 {
+	off, err := fileOffset(l, exts, int64(slot*EntrySize))
 	if err != nil {
 		return -1
 	}

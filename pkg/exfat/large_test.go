@@ -26,24 +26,11 @@ func TestFileOver4GiB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := v.Create("video.mp4", big, testTime)
-	if err != nil {
-		t.Fatal(err)
-	}
 	chunk := make([]byte, 8<<20)
 	for i := range chunk {
 		chunk[i] = byte(i * 7)
 	}
-	for written := int64(0); written < big; {
-		n := min(int64(len(chunk)), big-written)
-		if _, err := w.Write(chunk[:n]); err != nil {
-			t.Fatal(err)
-		}
-		written += n
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeChunks(t, v, "video.mp4", big, chunk)
 	if _, err := v.Fallocate("reserved.bin", 5<<30, FallocateOptions{NoZero: true}); err != nil {
 		t.Fatal(err)
 	}

@@ -323,18 +323,26 @@ func (v *Volume) Commit() error {
 	}
 	v.pendingFree = nil
 	b := v.dev.NewBatch()
-	for d := range v.dirtyDirs {
-		if err := d.flush(b); err != nil {
-			return err
-		}
+	if err := v.queueDirs(b); err != nil {
+		return err
 	}
-	clear(v.dirtyDirs)
 	if err := v.bitmap.flush(b, v.layout); err != nil {
 		return err
 	}
 	if err := b.Flush(); err != nil {
 		return fmt.Errorf("exfat: writing entries and the allocation bitmap: %w", err)
 	}
+	return nil
+}
+
+// queueDirs queues every changed directory sector into b.
+func (v *Volume) queueDirs(b *fio.Batch) error {
+	for d := range v.dirtyDirs {
+		if err := d.flush(b); err != nil {
+			return err
+		}
+	}
+	clear(v.dirtyDirs)
 	return nil
 }
 
@@ -358,12 +366,9 @@ func (v *Volume) flushAllocation() error {
 // flushDirs writes every changed directory sector in one batch.
 func (v *Volume) flushDirs() error {
 	b := v.dev.NewBatch()
-	for d := range v.dirtyDirs {
-		if err := d.flush(b); err != nil {
-			return err
-		}
+	if err := v.queueDirs(b); err != nil {
+		return err
 	}
-	clear(v.dirtyDirs)
 	if err := b.Flush(); err != nil {
 		return fmt.Errorf("exfat: writing directory entries: %w", err)
 	}

@@ -246,3 +246,44 @@ func TestFragmented(t *testing.T) {
 		t.Fatalf("Check: %v %v", err, rep.Problems)
 	}
 }
+
+// TestDirtyFlagAndGUID checks that VolumeDirty is on disk while a writer
+// has changes pending and off after Close, with PercentInUse recorded, and
+// that a volume GUID is written and read back.
+func TestDirtyFlagAndGUID(t *testing.T) {
+	guid := [16]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+	img := formatImage(t, 8<<20, FormatParams{GUID: &guid})
+	v := openVol(t, img, true)
+	if g, ok := v.VolumeGUID(); !ok || g != guid {
+		t.Fatalf("GUID from Format: %v %v", g, ok)
+	}
+	writeFile(t, v, "half", pattern(1, 3<<20), 3<<20)
+	if b := readImage(t, img, offVolumeFlags, 1); b[0]&FlagVolumeDirty == 0 {
+		t.Fatal("VolumeDirty is not set while changes are pending")
+	}
+	other := [16]byte{0xAA}
+	if err := v.SetVolumeGUID(&other); err != nil {
+		t.Fatal(err)
+	}
+	closeVol(t, v)
+	b := readImage(t, img, 0, 512)
+	bs, err := DecodeBootSector(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bs.Dirty() || bs.PercentInUse != 50 { // 772 of 1,536 clusters
+		t.Fatalf("after Close: dirty %v, percent in use %d", bs.Dirty(), bs.PercentInUse)
+	}
+	v = openVol(t, img, true)
+	if g, ok := v.VolumeGUID(); !ok || g != other || FormatGUID(g) == "" {
+		t.Fatalf("GUID after SetVolumeGUID: %v %v", g, ok)
+	}
+	if rep, err := Check(v, CheckOptions{}); err != nil || !rep.Clean() {
+		t.Fatalf("Check with a GUID entry: %v %v", err, rep.Problems)
+	}
+	if err := v.SetVolumeGUID(nil); err != nil {
+		t.Fatal(err)
+	}
+	closeVol(t, v)
+	fsckClean(t, img) // fsck.exfat 1.2.0 takes a GUID entry for an unknown one: it must be gone
+}

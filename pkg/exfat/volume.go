@@ -417,3 +417,15 @@ func (v *Volume) Close() error {
 
 // errClosedWriter is returned by a Writer used after its volume closed.
 var errClosedWriter = errors.New("exfat: write after the volume was closed")
+
+// OpenForCheck opens dev as Open does, for a checker: when Open had to use
+// the backup boot region, bootErr is the main region's error (Check
+// reports it, and Repair copies the backup over the main region). It
+// mirrors pkg/fat's OpenForCheck; Open itself already falls back.
+func OpenForCheck(dev *fio.Device) (v *Volume, bootErr, err error) {
+	v, err = Open(dev)
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, v.bootErr, nil
+}

@@ -7,12 +7,7 @@ import (
 // Limits of a file's entry set (exFAT specification 7.4.1): the file entry,
 // the stream extension, 1 to 17 file name entries, and benign secondary
 // entries (vendor extensions) which ftools keeps as they are.
-const (
-	minSecondaries  = 2
-	maxNameEntries  = (MaxNameLength + charsPerEntry - 1) / charsPerEntry // 17
-	maxSetEntries   = 1 + 255                                             // SecondaryCount is one byte
-	entriesForShort = 3                                                   // a name of up to 15 code units
-)
+const minSecondaries = 2
 
 // EntrySet is a file's or directory's entry set.
 type EntrySet struct {

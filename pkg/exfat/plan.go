@@ -36,7 +36,6 @@ const (
 	defaultAlign     = 1 << 20
 	minVolume        = 1 << 20 // the specification's least VolumeLength
 	maxClusterSize   = 32 << 20
-	rootDirEntries   = 3  // label, bitmap and up-case entries
 	bootRegionsBytes = 24 // sectors of the main and backup boot regions
 )
 

@@ -9,10 +9,10 @@ import (
 	fio "ftools/pkg/io"
 )
 
-// MaxFileSize is the largest file this package writes: the FAT chains and
-// runs it keeps count clusters in 32 bits, so a file can use every cluster
-// of the largest heap.
-const MaxFileSize = 1<<63 - 1
+// MaxFileSize is the largest file exFAT can hold: every cluster of the
+// largest heap (2^32 - 11 clusters of 32 MiB), about 128 PiB. A volume
+// holds at most its own heap.
+const MaxFileSize = MaxClusterCount * maxClusterSize
 
 // Writer writes one new file (or replaces one) on a volume. Its clusters
 // are allocated up front from the size hint, as one contiguous run where

@@ -7,27 +7,27 @@ import "fmt"
 // more than 32 GB up to 2 TB, SDXC cards, as exFAT, laid out so that the
 // file system's regions start on the card's erase-block boundaries
 // (boundary units, BU), which is what cards are fastest and last longest
-// with. Its table gives, by capacity, the cluster size and the BU; these
-// rows are the ones exfatprogs' mkfs.exfat(8) reprints from that version
-// of the specification:
+// with (its section 5.1, Volume Structure, and Annex C.5, for exFAT). Its
+// table gives, by capacity, the cluster size and the BU; these rows are
+// the ones exfatprogs' mkfs.exfat(8) reprints from that version:
 //
 //	capacity             cluster   boundary unit
 //	> 32 GiB, <= 128 GiB 128 KiB   16 MiB
 //	<= 512 GiB           256 KiB   32 MiB
 //	<= 2 TiB             512 KiB   64 MiB
 //
-// and the layout puts, as the SD Association's SD Card Formatter writes it
-// (observed and reproduced by the sdFormatLinux project), and as
-// mkfs.exfat's advice to align to half a BU reflects:
+// and the layout is (as exfatprogs issue #51 and pull request #149 quote
+// the specification, and as the SD Card Formatter writes it, which the
+// sdFormatLinux project reproduces):
 //
-//   - the partition at one BU from the card's start (MBR type 0x07);
-//   - the FAT at half a BU into the partition, the FAT region filling that
-//     half (FatLength = BU/2), so that the FAT has a half BU of its own;
-//   - the cluster heap at one BU into the partition, so every cluster
-//     lies on a BU boundary grid (the allocation bitmap first, then the
-//     up-case table and the root directory);
-//   - the partition running to the card's end, the clusters filling the
-//     rest of it.
+//   - PartitionOffset = 1 BU: the partition starts one BU into the card
+//     (MBR type 0x07) and runs to the card's end;
+//   - FatOffset = BU/2 and FatLength = BU/2: the FAT fills the second half
+//     of the partition's first BU, after the boot regions;
+//   - ClusterHeapOffset = 1 BU: the heap, and so every cluster, starts on
+//     a BU boundary (the allocation bitmap first, then the up-case table
+//     and the root directory);
+//   - the clusters fill the rest of the partition.
 type sdRow struct {
 	maxBytes int64
 	cluster  int64

@@ -144,8 +144,8 @@ func FuzzEntrySet(f *testing.F) {
 	})
 }
 
-// fuzzVolumeSize is the device FuzzVolume builds: the fuzzed bytes are its
-// start, the rest zeros (a large input slows the fuzzer's mutation down).
+// fuzzVolumeSize is the size of the seed volume FuzzVolume damages; all
+// of its data lies in its first fuzzHead bytes.
 const (
 	fuzzVolumeSize = 1 << 20
 	fuzzHead       = 64 << 10
@@ -153,16 +153,31 @@ const (
 
 // FuzzVolume opens damaged volumes: reading every file, checking, and
 // writing must end in errors, never a panic, a hang or a huge allocation.
+// The input is a list of edits to the seed volume, 4 bytes each: a 20-bit
+// byte offset (little-endian, the top 4 bits ignored) and the byte to
+// store there. Small inputs keep the fuzzer fast, and every mutation lands
+// on a real structure.
 func FuzzVolume(f *testing.F) {
-	f.Add(readTestdata(f, "volume.img.gz")[:fuzzHead])
-	f.Fuzz(func(t *testing.T, head []byte) {
-		if len(head) > fuzzVolumeSize {
+	base := readTestdata(f, "volume.img.gz")
+	f.Add([]byte{})
+	v, err := Open(memDevice(f, base))
+	if err != nil {
+		f.Fatal(err)
+	}
+	l := v.Layout()
+	for _, off := range []int64{offClusterCount, offRootCluster, l.FATOffset + 4*int64(l.RootCluster), l.ClusterOffset(v.bitmapEnt.FirstCluster), l.ClusterOffset(l.RootCluster) + 3*EntrySize + offSecondaryCount, l.ClusterOffset(l.RootCluster) + 4*EntrySize + offDataLength} {
+		f.Add([]byte{byte(off), byte(off >> 8), byte(off >> 16), 0xFF})
+	}
+	f.Fuzz(func(t *testing.T, edits []byte) {
+		if len(edits) > 4096 {
 			return
 		}
-		dev := fio.NewMemDevice(fuzzVolumeSize, 512)
-		if _, err := dev.WriteAt(head, 0); err != nil {
-			return
+		img := append([]byte(nil), base...)
+		for i := 0; i+4 <= len(edits); i += 4 {
+			off := int(uint32(edits[i]) | uint32(edits[i+1])<<8 | uint32(edits[i+2]&0x0F)<<16)
+			img[off%len(img)] = edits[i+3]
 		}
+		dev := memDevice(t, img)
 		v, err := Open(dev)
 		if err != nil {
 			return
@@ -189,4 +204,14 @@ func FuzzVolume(f *testing.F) {
 		v.Rename("frag1", "moved")
 		v.Close()
 	})
+}
+
+// memDevice returns a writable in-memory device holding img.
+func memDevice(tb testing.TB, img []byte) *fio.Device {
+	tb.Helper()
+	dev := fio.NewMemDevice(int64(len(img)), 512)
+	if _, err := dev.WriteAt(img, 0); err != nil {
+		tb.Fatal(err)
+	}
+	return dev
 }

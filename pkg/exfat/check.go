@@ -6,9 +6,9 @@ import (
 	"fmt"
 )
 
-// Kinds of Problem, besides those of DirProblem (set-checksum, entry-set,
-// name-hash, name, dir-entry, duplicate). They are stable short strings:
-// fverify prints them and scripts match on them.
+// Kinds of Problem, besides those found parsing directories (set-checksum,
+// entry-set, name-hash, name, dir-entry, duplicate). They are stable short
+// strings: fverify prints them and scripts match on them.
 const (
 	KindBootSector   = "boot-sector"        // the main boot sector's fields are unusable
 	KindBootChecksum = "boot-checksum"      // the main boot region's checksum does not match

@@ -20,7 +20,7 @@ func (r *Record) IsDir() bool { return r.Set.File.IsDir() }
 // Size is the file's DataLength.
 func (r *Record) Size() int64 { return int64(r.Set.Stream.DataLength) }
 
-// Kinds of DirProblem, also Check's kinds for them.
+// Kinds of Problem found while parsing a directory.
 const (
 	KindSetChecksum = "set-checksum" // an entry set's checksum does not match its entries
 	KindEntrySet    = "entry-set"    // an entry set's secondary count or entry types are wrong
@@ -30,8 +30,8 @@ const (
 	KindDuplicate   = "duplicate"    // two members of a directory have the same (up-cased) name
 )
 
-// DirProblem is something wrong found while parsing a directory.
-type DirProblem struct {
+// dirProblem is something wrong found while parsing a directory.
+type dirProblem struct {
 	Slot int    // the entry concerned
 	Kind string // one of the Kind constants above
 	Err  error  // a *FormatError's Offset counts from the directory's start
@@ -54,7 +54,7 @@ func (s sysEntry) typ() byte { return s.raw[0] }
 type parsedDir struct {
 	recs  []*Record
 	sys   []sysEntry
-	probs []DirProblem
+	probs []dirProblem
 	end   int // index of the first end-of-directory entry (len(raw)/32 if none)
 }
 
@@ -69,7 +69,7 @@ func parseDir(raw []byte, up *Upcase, root bool) parsedDir {
 	pd.end = slots
 	seen := map[string]bool{}
 	report := func(slot int, kind string, err error) {
-		pd.probs = append(pd.probs, DirProblem{Slot: slot, Kind: kind, Err: err})
+		pd.probs = append(pd.probs, dirProblem{Slot: slot, Kind: kind, Err: err})
 	}
 	for i := 0; i < slots; {
 		e := raw[i*EntrySize : (i+1)*EntrySize]
@@ -83,7 +83,7 @@ func parseDir(raw []byte, up *Upcase, root bool) parsedDir {
 		case t == TypeFile:
 			s, n, err := DecodeEntrySet(raw[i*EntrySize:], int64(i*EntrySize))
 			if err != nil {
-				p := DirProblem{Slot: i, Kind: KindEntrySet, Err: err}
+				p := dirProblem{Slot: i, Kind: KindEntrySet, Err: err}
 				if fe, ok := err.(*FormatError); ok && fe.Field == "set checksum" {
 					p.Kind = KindSetChecksum
 					if st := raw[(i+1)*EntrySize:]; st[0] == TypeStream {

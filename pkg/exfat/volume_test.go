@@ -85,7 +85,7 @@ func TestWriteRead(t *testing.T) {
 	v := openVol(t, img, true)
 	cs := int(v.Layout().ClusterSize)
 	files := map[string][]byte{}
-	for i, n := range []int{0, 1, cs - 1, cs, cs + 1, 3*cs + 17, 1 << 20} {
+	for i, n := range []int{0, 1, cs - 1, cs, cs + 1, 3*cs + 17, 200_000} {
 		files[fmt.Sprintf("f%d.bin", i)] = pattern(uint64(i), n)
 	}
 	for _, d := range []string{"a", "a/b", "a/b/c", "Ünïcödé dïr"} {

@@ -17,19 +17,36 @@ import (
 
 // fcpReport is fcp --json's output.
 type fcpReport struct {
-	Files   int      `json:"files"`
-	Dirs    int      `json:"dirs"`
-	Bytes   int64    `json:"bytes"`
-	Skipped []string `json:"skipped"`
-	Failed  int      `json:"failed"`
-	Error   string   `json:"error"`
-	Stats   *struct {
-		WriteRequests int64 `json:"write_requests"`
-		WriteBytes    int64 `json:"write_bytes"`
-		ReadRequests  int64 `json:"read_requests"`
-		ReadBytes     int64 `json:"read_bytes"`
-		Flushes       int64 `json:"flushes"`
+	Files      int          `json:"files"`
+	Dirs       int          `json:"dirs"`
+	Bytes      int64        `json:"bytes"`
+	Skipped    []fcpProblem `json:"skipped"`
+	Failed     []fcpProblem `json:"failed"`
+	Renamed    []fcpRenamed `json:"renamed"`
+	Error      string       `json:"error"`
+	Signal     string       `json:"signal"`
+	ExitStatus int          `json:"exit_status"`
+	Stats      *struct {
+		WriteRequests    int64 `json:"write_requests"`
+		WriteBytes       int64 `json:"write_bytes"`
+		ReadRequests     int64 `json:"read_requests"`
+		ReadBytes        int64 `json:"read_bytes"`
+		Flushes          int64 `json:"flushes"`
+		MaxReadsInFlight int64 `json:"max_reads_in_flight"`
 	} `json:"stats"`
+}
+
+// fcpProblem is a path fcp skipped or failed on, and why.
+type fcpProblem struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// fcpRenamed is a source stored under another name.
+type fcpRenamed struct {
+	Path   string `json:"path"`
+	To     string `json:"to"`
+	Reason string `json:"reason"`
 }
 
 // fcpJSON runs fcp --json whatever its exit status and decodes its report.
@@ -566,7 +583,7 @@ func TestFcpCpSemantics(t *testing.T) {
 			if r.code != 0 || r.stdout != "" {
 				t.Fatalf("fcp --stats: exit %d, stdout %q", r.code, r.stdout)
 			}
-			mustContain(t, "fcp --stats", r.stderr, "writes: ", "flushes: 1")
+			mustContain(t, "fcp --stats", r.stderr, "writes: ", "flushes: 3") // data | entries | dirty bit
 			rep, _ := fcpJSON(t, "-i", f.img, f.h("two.txt"), "::/")
 			if rep.Stats != nil || rep.Files != 1 || rep.Bytes != int64(len(f.data["two.txt"])) {
 				t.Fatalf("fcp --json without --stats: %+v", rep)

@@ -171,7 +171,7 @@ func TestFcpWritePath(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("fcp exit %d: %s", r.code, r.stderr)
 	}
-	if rep.Files != 1 || rep.Bytes != 64<<20 || rep.Failed != 0 {
+	if rep.Files != 1 || rep.Bytes != 64<<20 || len(rep.Failed) != 0 {
 		t.Fatalf("report: %+v", rep)
 	}
 	st := rep.Stats
@@ -188,8 +188,8 @@ func TestFcpWritePath(t *testing.T) {
 	if st.ReadBytes >= 2<<20 {
 		t.Errorf("%d bytes read while writing one file, want < 2 MiB (metadata only)", st.ReadBytes)
 	}
-	if st.Flushes != 1 {
-		t.Errorf("%d flushes with the default --sync close, want 1", st.Flushes)
+	if st.Flushes != 3 { // data and FAT | entries and FSINFO | dirty bit cleared
+		t.Errorf("%d flushes with the default --sync close, want 3", st.Flushes)
 	}
 	fsckClean(t, img, 0)
 	if got := mget(t, img, "/big.bin"); !bytes.Equal(got, want) {
@@ -248,7 +248,8 @@ var hostileNames = []rawName{
 }
 
 // Names in an image that hold "/", "\", ".." or control characters are
-// skipped with a warning on copy-out; nothing lands outside DEST.
+// skipped on copy-out, each named, with exit status 1; nothing lands
+// outside DEST.
 func TestFcpHostileNames(t *testing.T) {
 	need(t, "mkfs.fat", "mcopy")
 	base := t.TempDir()
@@ -266,8 +267,8 @@ func TestFcpHostileNames(t *testing.T) {
 	out := filepath.Join(base, "x", "y", "out")
 	rep, r := fcpJSON(t, "-r", "-i", img, "::/", out)
 	t.Logf("fcp -r ::/ with hostile names: exit %d, report %+v\nstderr:\n%s", r.code, rep, r.stderr)
-	if r.code != 0 {
-		t.Errorf("exit %d; the lead's choice is exit 0 with a warning per skipped entry", r.code)
+	if r.code != 1 {
+		t.Errorf("exit %d; want 1: every skipped entry is named and makes the status 1", r.code)
 	}
 	for _, h := range hostileNames {
 		if !strings.Contains(r.stderr, fmt.Sprintf("%q", h.long)) && !strings.Contains(r.stderr, h.long) {
@@ -286,8 +287,8 @@ func TestFcpHostileNames(t *testing.T) {
 	out2 := filepath.Join(base, "x", "y", "out2")
 	r = run(t, "fcp", "-r", "-i", img, "::/*", out2)
 	t.Logf("fcp -r '::/*': exit %d\n%s", r.code, r.stderr)
-	if r.code != 0 {
-		t.Errorf("fcp -r '::/*' exit %d, want 0 as for fcp -r ::/", r.code)
+	if r.code != 1 {
+		t.Errorf("fcp -r '::/*' exit %d, want 1 as for fcp -r ::/", r.code)
 	}
 	for _, h := range hostileNames[1:] {
 		if !strings.Contains(r.stderr, fmt.Sprintf("the name %q", h.long)) {

@@ -11,6 +11,13 @@ import (
 type mkfsResult struct {
 	FATType     string `json:"fat_type"`
 	VolumeStart int64  `json:"volume_start"`
+	VolumeSize  int64  `json:"volume_size"`
+	Hidden      uint32 `json:"hidden_sectors"`
+	DiskID      string `json:"disk_id"`
+	Wiped       []struct {
+		Name   string `json:"name"`
+		Offset int64  `json:"offset"`
+	} `json:"wiped"`
 	SectorSize  int64  `json:"sector_size"`
 	ClusterSize int64  `json:"cluster_size"`
 	Clusters    uint32 `json:"clusters"`
@@ -163,8 +170,8 @@ func TestFmkfsFewRequests(t *testing.T) {
 	if res.Stats.WriteRequests > 64 || res.Stats.WriteRequests == 0 {
 		t.Fatalf("%d write requests for a 32 GiB FAT32, want 1..64", res.Stats.WriteRequests)
 	}
-	if res.Stats.Flushes != 1 {
-		t.Fatalf("%d flushes with --sync close, want 1", res.Stats.Flushes)
+	if res.Stats.Flushes != 3 { // zeros | FATs, FSINFO, label | boot sectors
+		t.Fatalf("%d flushes with --sync close, want 3", res.Stats.Flushes)
 	}
 	fsckClean(t, img, 0)
 }

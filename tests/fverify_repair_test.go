@@ -33,7 +33,7 @@ func keptFiles(t *testing.T, img string) (map[string][]byte, string, error) {
 		t.Fatal(err)
 	}
 	if r := run(t, "mcopy", "-s", "-n", "-i", img, "::/", out); r.code != 0 {
-		return nil, "", fmt.Errorf("mcopy -s ::/ exits %d: %s", r.code, firstLine(r.stderr))
+		return nil, "", fmt.Errorf("mcopy -s ::/ exits %d: %s", r.code, firstLine(strings.TrimSpace(r.stderr)))
 	}
 	files := map[string][]byte{}
 	filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
@@ -54,11 +54,6 @@ func keptFiles(t *testing.T, img string) (map[string][]byte, string, error) {
 	})
 	label := strings.TrimSpace(run(t, "mlabel", "-s", "-i", img, "::").stdout)
 	return files, label, nil
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
 }
 
 // compareKept checks that every file fsck.fat -a kept (theirs) is kept by
@@ -169,7 +164,7 @@ func TestFverifyAgainstFsck(t *testing.T) {
 			}
 			row += fmt.Sprintf("; repaired (%d fixes)", len(fixed.Fixes))
 			if r := run(t, "fsck.fat", "-a", theirs); r.code > 1 || c.fsckN < 0 {
-				row += fmt.Sprintf("; fsck.fat -a exits %d: %s", r.code, firstLine(r.stdout+r.stderr))
+				row += fmt.Sprintf("; fsck.fat -a exits %d: %s", r.code, firstLine(strings.TrimSpace(r.stdout+r.stderr)))
 				mu.Lock()
 				table = append(table, row)
 				mu.Unlock()

@@ -79,8 +79,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return show(c, stdout, stderr)
 		}
 		return cmdutil.EachOperand(c, "fattrib", stdout, stderr, func(v *fat.Volume, op cmdutil.Operand) error {
-			if err := v.SetAttr(op.Path, set, clear); err != nil {
-				return fmt.Errorf("cannot change the attributes of '%s': %w", op.Show(op.Path), cmdutil.UnwrapPath(err))
+			if err := v.SetAttr(op.VolPath(), set, clear); err != nil {
+				return fmt.Errorf("cannot change the attributes of '%s': %w", op.Show(op.VolPath()), cmdutil.UnwrapPath(err))
 			}
 			return nil
 		})
@@ -109,6 +109,9 @@ func show(c *cli.Context, stdout, stderr io.Writer) error {
 			if im, err = imgs.Open(c, op.Image, false); err == nil {
 				r, err = record(im.Vol, op)
 			}
+		}
+		if cmdutil.IsInterrupt(err) {
+			return err
 		}
 		if err != nil {
 			cmdutil.Warn(stderr, "fattrib", "%v", err)
@@ -144,9 +147,9 @@ func record(v *fat.Volume, op cmdutil.Operand) (*fat.Record, error) {
 	if op.Path == "." {
 		return nil, fmt.Errorf("'%s': the root directory has no attributes", op.Show(op.Path))
 	}
-	fi, err := v.Stat(op.Path)
+	fi, err := v.Stat(op.VolPath())
 	if err != nil {
-		return nil, fmt.Errorf("'%s': %w", op.Show(op.Path), cmdutil.UnwrapPath(err))
+		return nil, fmt.Errorf("'%s': %w", op.Show(op.VolPath()), cmdutil.UnwrapPath(err))
 	}
 	return fi.Sys().(*fat.Record), nil
 }

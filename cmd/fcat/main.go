@@ -50,6 +50,9 @@ func cat(c *cli.Context, stdout, stderr io.Writer) error {
 			if errors.As(err, &we) {
 				return we.err // stdout is gone: stop, as cat does
 			}
+			if cmdutil.IsInterrupt(err) {
+				return err
+			}
 			cmdutil.Warn(stderr, "fcat", "%v", err)
 			failed = true
 		}
@@ -81,9 +84,9 @@ func catOne(c *cli.Context, imgs cmdutil.Images, arg string, stdout io.Writer, b
 	if err != nil {
 		return err
 	}
-	f, err := im.Vol.Open(op.Path)
+	f, err := im.Vol.Open(op.VolPath())
 	if err != nil {
-		return fmt.Errorf("%s: %w", op.Show(op.Path), unwrap(err))
+		return fmt.Errorf("%s: %w", op.Show(op.VolPath()), unwrap(err))
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {

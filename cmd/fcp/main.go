@@ -1,46 +1,57 @@
 // Command fcp copies files and trees into FAT images, out of them, and
 // within or between them, with mtools' addressing (-i IMAGE ::/path, or
-// IMAGE::/path) and cp's rules.
+// IMAGE::/path), cp's rules and mcopy's flags. The rules and the copy
+// itself live in cmd/internal/cp; this is flags and output.
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"path"
-	"path/filepath"
-	"strings"
+	"os"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"ftools/cmd/internal/cmdutil"
+	"ftools/cmd/internal/cp"
 	"ftools/pkg/fat"
 	fio "ftools/pkg/io"
 )
 
 func main() {
-	// SIGINT and SIGTERM stop the copy at the next file boundary, with
-	// everything copied so far committed.
+	// -v is verbose here, as in mcopy.
+	cmdutil.VersionLongOnly()
+	// SIGINT, SIGTERM and SIGHUP end fcp at once until it starts writing,
+	// then stop it within a chunk with everything copied so far committed.
 	cmdutil.CatchInterrupts()
-	cmdutil.Main(run)
+	cmdutil.Main(cmdutil.JSONErrors(run))
 }
 
 func flags() []cli.Flag {
 	fl := []cli.Flag{
 		cmdutil.ImageFlag(),
 		&cli.BoolFlag{Name: "recursive", Aliases: []string{"r", "R", "s"}, Usage: "copy directories and their contents"},
-		&cli.BoolFlag{Name: "preserve", Aliases: []string{"p"}, Value: true, Usage: "keep modification times (the default)"},
+		&cli.BoolFlag{Name: "dereference", Aliases: []string{"L"}, Usage: "follow symbolic links to directories in host trees (a loop is skipped)"},
+		&cli.BoolFlag{Name: "preserve", Aliases: []string{"p", "m"}, Value: true, Usage: "keep modification times (the default)"},
 		&cli.BoolFlag{Name: "no-preserve", Usage: "stamp copies with the current time"},
-		&cli.BoolFlag{Name: "no-clobber", Aliases: []string{"n"}, Usage: "do not overwrite existing files"},
-		&cli.BoolFlag{Name: "no-progress", Usage: "never draw a progress bar"},
+		&cli.BoolFlag{Name: "no-clobber", Aliases: []string{"n"}, Usage: "do not overwrite existing files (-D s); each is named and the exit status is 1"},
+		&cli.BoolFlag{Name: "overwrite", Aliases: []string{"o"}, Usage: "overwrite whatever name is taken, names this copy made too (-D o)"},
+		&cli.StringSliceFlag{Name: "clash", Aliases: []string{"D"}, Usage: "what to do when a name is taken, mcopy's `LETTERS`: o overwrite, s skip, a autorename, r rename, m ask; upper case for short-name clashes"},
+		&cli.BoolFlag{Name: "text", Aliases: []string{"t"}, Usage: "text files: LF becomes CR LF into an image, CR LF becomes LF out"},
+		&cli.BoolFlag{Name: "quit-on-error", Aliases: []string{"Q"}, Usage: "stop at the first file that is not copied"},
+		&cli.BoolFlag{Name: "batch", Aliases: []string{"b"}, Usage: "accepted for mcopy's -b; fcp always batches"},
+		cmdutil.VerboseFlag("name each file and directory on stderr as it is copied"),
+		&cli.StringFlag{Name: "alloc", Value: "contiguous", Usage: "where new files go (`POLICY`): contiguous (one run each where possible) or first-fit (free clusters in order from FSINFO's next free cluster + 1, as Linux and mcopy)"},
+		&cli.BoolFlag{Name: cmdutil.FlagNoProgress, Usage: "never draw a progress bar"},
 	}
 	return cmdutil.VolumeFlags(true, fl...)
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
 	app := cmdutil.NewApp("fcp", "copy files and trees into, out of and within FAT images",
-		"fcp [flags] SOURCE... DEST\n\n"+cmdutil.AddressingHelp+" Other paths are host paths.", stdout, stderr)
+		"fcp [flags] SOURCE... DEST\n\n"+cmdutil.AddressingHelp+" Other paths are host paths;\n'-' is standard input as SOURCE and standard output as DEST.", stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
 		if err := cmdutil.NeedArgs(c, 2, -1); err != nil {
@@ -53,120 +64,174 @@ func run(args []string, stdout, stderr io.Writer) error {
 
 // report is fcp --json's output.
 type report struct {
-	Files   int        `json:"files"`
-	Dirs    int        `json:"dirs"`
-	Bytes   int64      `json:"bytes"`
-	Skipped []string   `json:"skipped"`
-	Failed  int        `json:"failed"`
-	Error   string     `json:"error,omitempty"`
-	Stats   *fio.Stats `json:"stats,omitempty"`
+	Files      int               `json:"files"`
+	Dirs       int               `json:"dirs"`
+	Bytes      int64             `json:"bytes"`
+	Skipped    []cmdutil.Problem `json:"skipped"`
+	Failed     []cmdutil.Problem `json:"failed"`
+	Renamed    []cp.Renamed      `json:"renamed"`
+	Error      string            `json:"error,omitempty"`
+	Signal     string            `json:"signal,omitempty"`
+	ExitStatus int               `json:"exit_status"`
+	Stats      *fio.Stats        `json:"stats,omitempty"`
 }
 
 func fcp(c *cli.Context, stdout, stderr io.Writer) error {
 	args := c.Args().Slice()
-	defImage := c.String(cmdutil.FlagImage)
 	var srcs []cmdutil.Operand
 	for _, a := range args[:len(args)-1] {
-		op, err := cmdutil.ParseOperand(a, defImage)
+		op, err := cmdutil.ParseOperand(a, c.String(cmdutil.FlagImage))
 		if err != nil {
 			return err
 		}
 		srcs = append(srcs, op)
 	}
-	dst, err := cmdutil.ParseOperand(args[len(args)-1], defImage)
+	dst, err := cmdutil.ParseOperand(args[len(args)-1], c.String(cmdutil.FlagImage))
 	if err != nil {
 		return err
 	}
-	anyImage := dst.InImage()
-	for _, s := range srcs {
-		anyImage = anyImage || s.InImage()
+	toStdout := !dst.InImage() && dst.Raw == "-"
+	if toStdout && c.Bool(cmdutil.FlagJSON) {
+		return errors.New("--json prints on standard output, which '-' as DEST takes for the data")
 	}
-	if !anyImage {
-		return errors.New("neither a SOURCE nor DEST is inside an image (write ::/path with -i IMAGE, or IMAGE::/path); use cp for host copies")
+	opts, alloc, err := options(c, srcs)
+	if err != nil {
+		return err
 	}
+	warn := func(line string) { cmdutil.Warn(stderr, "fcp", "%s", line) }
+	opts.Warn = warn
+	opts.Stdout = stdout
+
 	// The destination's image opens writable, the others read-only; an
 	// image that is both is opened once, writable.
 	imgs := cmdutil.Images{}
 	defer imgs.Close()
-	var buf []byte
+	vols := map[string]*fat.Volume{}
 	for _, op := range append([]cmdutil.Operand{dst}, srcs...) {
-		if op.InImage() {
-			im, err := imgs.Open(c, op.Image, dst.InImage() && op.Image == dst.Image)
-			if err != nil {
-				return err
-			}
-			if buf == nil {
-				// Aligned, so that reads from the image go straight
-				// into it with O_DIRECT.
-				buf = im.Dev.AlignedBuffer(im.Dev.IOSize())
-			}
-		}
-	}
-	preserve := c.Bool("preserve") && !c.Bool("no-preserve")
-	sideOf := func(op cmdutil.Operand) any {
-		if op.InImage() {
-			return volSide{vol: imgs[op.Image].Vol, preserve: preserve}
-		}
-		return hostSide{preserve: preserve}
-	}
-	show := func(op cmdutil.Operand, p string) string { return op.Show(p) }
-	cp := &copier{
-		recursive: c.Bool("recursive"),
-		noClobber: c.Bool("no-clobber"),
-		buf:       buf,
-		warn:      func(f string, a ...any) { cmdutil.Warn(stderr, "fcp", f, a...) },
-		progress:  func(int64) {},
-	}
-
-	// Expand wildcards in image sources.
-	var expanded []end
-	var opErrs []error
-	for _, s := range srcs {
-		ends, err := expand(s, sideOf(s), show, cp.warn)
-		if err != nil {
-			opErrs = append(opErrs, err)
+		if !op.InImage() || vols[op.Image] != nil {
 			continue
 		}
-		expanded = append(expanded, ends...)
+		im, err := imgs.Open(c, op.Image, dst.InImage() && op.Image == dst.Image)
+		if err != nil {
+			return err
+		}
+		if im.Vol.WasDirty() {
+			warn(fmt.Sprintf("%s: the volume's dirty bit is set (it was not closed cleanly): run fverify %s; copying anyway", im.Spec, im.Spec))
+		}
+		im.Vol.SetAllocPolicy(alloc)
+		vols[op.Image] = im.Vol
+		opts.IOSize = im.Dev.IOSize()
 	}
 
-	bar := newBar(c, stderr, expanded)
+	plan, err := cp.NewPlan(srcs, dst, vols, opts)
+	if err != nil {
+		return err
+	}
+	bar := cmdutil.NewBar(c, stderr, plan.Bytes(), "copying")
 	if bar != nil {
-		cp.progress = func(n int64) { bar.Add64(n) }
+		plan.SetProgress(func(n int64) { bar.Add64(n) })
 	}
-
-	dstSide := sideOf(dst)
-	if h, ok := dstSide.(hostSide); ok {
-		// Below DEST, links are not followed: nothing is written through
-		// a symbolic link out of it. DEST itself may be one, as with cp.
-		h.top = filepath.Clean(dst.Path)
-		dstSide = h
+	if !toStdout {
+		// From here a signal stops the copy cleanly instead of ending fcp.
+		// (Written to standard output, there is nothing to commit.)
+		cmdutil.DeferInterrupts()
 	}
-	dstEnd := end{dstSide, dst.Path, show(dst, dst.Path)}
-	runErr := cp.copyAll(expanded, dstEnd, dst, len(srcs) > 1)
+	res := plan.Run()
 	if bar != nil {
 		bar.Finish()
 		fmt.Fprintln(stderr)
 	}
 	closeErr := imgs.Close()
+	return finish(c, stdout, stderr, imgs, res, closeErr)
+}
 
-	var stop *errStop
-	var errs []error
-	errs = append(errs, opErrs...)
-	if runErr != nil && !errors.Is(runErr, errReported) {
-		errs = append(errs, runErr)
+// options turns the flags into the copy's options and allocation policy.
+func options(c *cli.Context, srcs []cmdutil.Operand) (cp.Options, fat.AllocPolicy, error) {
+	o := cp.Options{
+		Recursive:   c.Bool("recursive"),
+		Preserve:    c.Bool("preserve") && !c.Bool("no-preserve"),
+		Follow:      c.Bool("dereference"),
+		Text:        c.Bool("text"),
+		StopOnError: c.Bool("quit-on-error"),
+		Stop:        cmdutil.Stopping(),
+		Stdin:       os.Stdin,
 	}
-	if closeErr != nil {
-		errs = append(errs, closeErr)
-	}
-	failed := len(errs) > 0 || errors.Is(runErr, errReported) || cp.failed > 0
-	if c.Bool(cmdutil.FlagJSON) {
-		rep := report{Files: cp.files, Dirs: cp.dirs, Bytes: cp.bytes, Skipped: cp.skipped, Failed: cp.failed + len(errs)}
-		if rep.Skipped == nil {
-			rep.Skipped = []string{}
+	if c.Bool(cmdutil.FlagVerbose) {
+		o.Verbose = func(src, dst string) {
+			fmt.Fprintf(c.App.ErrWriter, "'%s' -> '%s'\n", cmdutil.Sanitize(src), cmdutil.Sanitize(dst))
 		}
-		if len(errs) > 0 {
-			rep.Error = errors.Join(errs...).Error()
+	}
+	var err error
+	if o.Policy, err = cp.ParsePolicy(c.StringSlice("clash")...); err != nil {
+		return o, 0, err
+	}
+	for flag, act := range map[string]cp.Action{"no-clobber": cp.Skip, "overwrite": cp.Overwrite} {
+		if !c.Bool(flag) {
+			continue
+		}
+		if o.Policy.Primary != cp.Default && o.Policy.Primary != act {
+			return o, 0, fmt.Errorf("--%s contradicts the other clash flags (-n, -o, -D)", flag)
+		}
+		o.Policy.Primary = act
+	}
+	// Questions go to a person at a terminal, never to a pipe, and never
+	// to standard input that holds the data.
+	fromStdin := len(srcs) == 1 && !srcs[0].InImage() && srcs[0].Raw == "-"
+	if !fromStdin && term.IsTerminal(int(os.Stdin.Fd())) {
+		in := bufio.NewReader(os.Stdin)
+		o.Ask = func(q string) (string, error) {
+			fmt.Fprint(c.App.ErrWriter, "fcp: "+q)
+			return in.ReadString('\n')
+		}
+	}
+	var alloc fat.AllocPolicy
+	switch c.String("alloc") {
+	case "contiguous":
+		alloc = fat.AllocContiguous
+	case "first-fit":
+		alloc = fat.AllocFirstFit
+	default:
+		return o, 0, fmt.Errorf("--alloc %s: give contiguous or first-fit", c.String("alloc"))
+	}
+	return o, alloc, nil
+}
+
+// finish prints the outcome (JSON, statistics) and returns the command's
+// error: exit status 0 only when everything named was copied.
+func finish(c *cli.Context, stdout, stderr io.Writer, imgs cmdutil.Images, res *cp.Result, closeErr error) error {
+	var err error
+	sig, stopped := cmdutil.Interrupted()
+	switch {
+	case closeErr != nil:
+		err = errors.Join(res.Stopped, closeErr)
+		if errors.Is(res.Stopped, cp.ErrInterrupted) {
+			err = closeErr
+		}
+	case stopped && errors.Is(res.Stopped, cp.ErrInterrupted):
+		err = cmdutil.InterruptError(sig, fmt.Sprintf("stopped after %d files; the file being copied was dropped, what was copied is committed and the volume is consistent", res.Files))
+	case res.Stopped != nil:
+		err = res.Stopped
+	case !res.OK():
+		err = cmdutil.Exit(1, nil) // each was named on stderr
+	}
+	if c.Bool(cmdutil.FlagJSON) {
+		rep := report{Files: res.Files, Dirs: res.Dirs, Bytes: res.Bytes, Skipped: res.Skipped, Failed: res.Failed, Renamed: res.Renamed,
+			ExitStatus: cmdutil.ExitStatus(err)}
+		if rep.Skipped == nil {
+			rep.Skipped = []cmdutil.Problem{}
+		}
+		if rep.Failed == nil {
+			rep.Failed = []cmdutil.Problem{}
+		}
+		if rep.Renamed == nil {
+			rep.Renamed = []cp.Renamed{}
+		}
+		var ee *cmdutil.ExitError
+		if err != nil && !(errors.As(err, &ee) && ee.Err == nil) {
+			rep.Error = err.Error()
+		}
+		if stopped {
+			rep.Signal = cmdutil.SignalName(sig)
 		}
 		if c.Bool(cmdutil.FlagStats) {
 			st := imgs.Stats()
@@ -177,174 +242,5 @@ func fcp(c *cli.Context, stdout, stderr io.Writer) error {
 		st := imgs.Stats()
 		st.WriteTo(stderr)
 	}
-	if sig, ok := cmdutil.Interrupted(); ok && errors.Is(runErr, errInterrupted) {
-		if closeErr != nil {
-			return closeErr
-		}
-		return cmdutil.InterruptError(sig, fmt.Sprintf("stopped after %d files; what was copied is committed and the volume is consistent", cp.files))
-	}
-	if !failed {
-		return nil
-	}
-	if errors.As(runErr, &stop) && len(errs) == 1 {
-		return stop.err
-	}
-	if len(errs) == 0 {
-		return cmdutil.Exit(1, nil)
-	}
-	return errors.Join(errs...)
-}
-
-// copyAll copies each source to the destination with cp's rules: into DEST
-// when it is a directory (or several sources are given, or DEST ends in a
-// slash), else as DEST.
-func (cp *copier) copyAll(srcs []end, dst end, dstOp cmdutil.Operand, many bool) error {
-	ds := dst.dst()
-	dfi, err := ds.stat(dst.path)
-	exists := err == nil
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	intoDir := many || dstOp.Slash || (exists && dfi.IsDir())
-	if exists && !dfi.IsDir() && (many || dstOp.Slash) {
-		return fmt.Errorf("target '%s' is not a directory", dst.show)
-	}
-	if !exists {
-		parent := parentPath(dst)
-		if intoDir {
-			parent = dst.path
-		}
-		if pfi, perr := ds.stat(parent); perr != nil || !pfi.IsDir() {
-			if !cp.recursive {
-				what := dst.show
-				if !intoDir {
-					what = parent
-				}
-				return fmt.Errorf("cannot create '%s': directory '%s' does not exist (give -r to create it)", dst.show, what)
-			}
-			if err := ds.mkdirAll(parent, zeroTime); err != nil {
-				return cp.fatal(fmt.Errorf("cannot create directory '%s': %w", parent, err))
-			}
-		}
-	}
-	failed := false
-	report := func(err error) {
-		cp.warn("%v", err)
-		cp.failed++
-		failed = true
-	}
-	for _, s := range srcs {
-		target := dst
-		sfi, err := s.src().stat(s.path)
-		if err != nil {
-			report(fmt.Errorf("cannot stat '%s': %w", s.show, err))
-			continue
-		}
-		contents := sfi.IsDir() && s.contents()
-		if intoDir && !contents {
-			name := s.src().base(s.path)
-			if why := ds.nameProblem(name); why != "" {
-				cp.warn("skipping '%s': the name %q %s", s.show, name, why)
-				cp.skipped = append(cp.skipped, s.show)
-				continue
-			}
-			target = end{dst.side, ds.join(dst.path, name), ds.join(dst.show, name)}
-		}
-		if sameFile(s, target) {
-			report(fmt.Errorf("'%s' and '%s' are the same file", s.show, target.show))
-			continue
-		}
-		if sfi.IsDir() && inside(s, target) {
-			report(fmt.Errorf("cannot copy a directory, '%s', into itself, '%s'", s.show, target.show))
-			continue
-		}
-		if contents {
-			if !cp.recursive {
-				report(fmt.Errorf("-r not specified; omitting directory '%s'", s.show))
-				continue
-			}
-			err = cp.copyDir(end{s.side, s.path, strings.TrimSuffix(s.show, "/.")}, target, sfi)
-		} else {
-			err = cp.copyTo(s, target)
-		}
-		if err != nil {
-			var stop *errStop
-			if errors.As(err, &stop) {
-				return err
-			}
-			if errors.Is(err, errReported) {
-				failed = true
-				continue
-			}
-			report(err)
-		}
-	}
-	if failed {
-		return errReported
-	}
-	return nil
-}
-
-// contents reports whether a source operand asks for a directory's contents.
-func (e end) contents() bool {
-	return strings.HasSuffix(e.show, "/.") || e.show == "." || strings.HasSuffix(e.show, "::/") || e.show == "::/"
-}
-
-func parentPath(e end) string { return path.Dir(e.path) }
-
-// sameFile and inside compare two ends on the same volume.
-func sameFile(a, b end) bool {
-	va, ok1 := a.side.(volSide)
-	vb, ok2 := b.side.(volSide)
-	return ok1 && ok2 && va.vol == vb.vol && strings.EqualFold(a.path, b.path)
-}
-
-func inside(a, b end) bool {
-	va, ok1 := a.side.(volSide)
-	vb, ok2 := b.side.(volSide)
-	if !ok1 || !ok2 || va.vol != vb.vol {
-		return false
-	}
-	ap, bp := strings.ToLower(a.path), strings.ToLower(b.path)
-	return ap == "." || strings.HasPrefix(bp, ap+"/")
-}
-
-// expand turns an image source with wildcards in its last element into the
-// matching entries (matched case-insensitively, as FAT names are).
-func expand(op cmdutil.Operand, side any, show func(cmdutil.Operand, string) string, warn func(string, ...any)) ([]end, error) {
-	base := path.Base(op.Path)
-	s := side.(source)
-	if !op.InImage() || !strings.ContainsAny(base, "*?[") {
-		sh := show(op, op.Path)
-		if op.Contents && op.InImage() {
-			sh = strings.TrimSuffix(sh, "/") + "/."
-		} else if op.Contents {
-			sh = op.Raw
-		}
-		return []end{{side, op.Path, sh}}, nil
-	}
-	dir := path.Dir(op.Path)
-	ents, err := s.readDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("cannot list '%s': %w", show(op, dir), err)
-	}
-	pat := fat.FoldName(base)
-	if _, err := path.Match(pat, ""); err != nil {
-		return nil, fmt.Errorf("bad pattern '%s': %w", op.Raw, err)
-	}
-	var out []end
-	for _, e := range ents {
-		if ok, _ := path.Match(pat, fat.FoldName(e.Name())); ok {
-			if why := cmdutil.Unaddressable(e.Name()); why != "" {
-				warn("skipping '%s': the name %q %s", s.join(show(op, dir), e.Name()), e.Name(), why)
-				continue
-			}
-			p := side.(source).join(dir, e.Name())
-			out = append(out, end{side, p, show(op, p)})
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no match for '%s'", op.Raw)
-	}
-	return out, nil
+	return err
 }

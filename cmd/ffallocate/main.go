@@ -77,7 +77,7 @@ func fallocate(c *cli.Context, arg string, stdout, stderr io.Writer) error {
 		return err
 	}
 	noZero := c.Bool("no-zero")
-	res, err := im.Vol.Fallocate(op.Path, length, fat.FallocateOptions{KeepSize: c.Bool("keep-size"), NoZero: noZero})
+	res, err := im.Vol.Fallocate(op.VolPath(), length, fat.FallocateOptions{KeepSize: c.Bool("keep-size"), NoZero: noZero})
 	if err != nil {
 		return err
 	}

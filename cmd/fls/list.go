@@ -51,6 +51,9 @@ func list(c *cli.Context, args []string, stdout, stderr io.Writer) error {
 				err = l.operand(im.Vol, op)
 			}
 		}
+		if cmdutil.IsInterrupt(err) {
+			return err
+		}
 		if err != nil {
 			cmdutil.Warn(stderr, "fls", "%v", err)
 			errs = append(errs, err)
@@ -80,9 +83,9 @@ func list(c *cli.Context, args []string, stdout, stderr io.Writer) error {
 
 // operand lists one operand: a directory's members, or a file itself.
 func (l *lister) operand(v *fat.Volume, op cmdutil.Operand) error {
-	fi, err := v.Stat(op.Path)
+	fi, err := v.Stat(op.VolPath())
 	if err != nil {
-		return fmt.Errorf("cannot access '%s': %w", op.Show(op.Path), unwrapPath(err))
+		return fmt.Errorf("cannot access '%s': %w", op.Show(op.VolPath()), unwrapPath(err))
 	}
 	if !fi.IsDir() {
 		e := l.entryOf(v, volPath(op.Path), fi)

@@ -2,9 +2,12 @@ package main
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -120,4 +123,62 @@ func volumeID(c *cli.Context) (uint32, error) {
 		return uint32(time.Now().UnixNano()), nil
 	}
 	return binary.LittleEndian.Uint32(b[:]), nil
+}
+
+// identifiers are the table's: the MBR disk identifier and the GPT GUIDs
+// ("" lets go-diskfs pick random ones).
+type identifiers struct {
+	mbr                uint32
+	diskGUID, partGUID string
+}
+
+var guidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// tableIDs chooses the table's identifiers: --disk-id (8 hex digits, or a
+// GUID for a GPT), else derived from the volume id when the build is
+// reproducible (SOURCE_DATE_EPOCH or --volume-id), so that the same
+// inputs give byte-identical images, else random.
+func tableIDs(c *cli.Context, reproducible bool, volumeID uint32) (identifiers, error) {
+	var ids identifiers
+	if c.IsSet("disk-id") {
+		s := strings.TrimPrefix(strings.TrimPrefix(c.String("disk-id"), "0x"), "0X")
+		if guidRE.MatchString(s) {
+			if c.String("table") != "gpt" {
+				return ids, fmt.Errorf("--disk-id %s: a GUID names a GPT disk; an MBR takes 8 hex digits", s)
+			}
+			ids.diskGUID, ids.partGUID = strings.ToUpper(s), guidFrom("partition of "+strings.ToUpper(s))
+			return ids, nil
+		}
+		n, err := strconv.ParseUint(s, 16, 32)
+		if err != nil {
+			return ids, fmt.Errorf("--disk-id %q: want up to 8 hex digits (or a GUID with --table gpt)", c.String("disk-id"))
+		}
+		ids.mbr = uint32(n)
+		ids.diskGUID, ids.partGUID = guidFrom(fmt.Sprintf("disk %08x", n)), guidFrom(fmt.Sprintf("partition %08x", n))
+		return ids, nil
+	}
+	if reproducible {
+		h := sha256.Sum256([]byte(fmt.Sprintf("ftools mbr disk id %08x", volumeID)))
+		ids.mbr = binary.LittleEndian.Uint32(h[:])
+		ids.diskGUID, ids.partGUID = guidFrom(fmt.Sprintf("disk %08x", volumeID)), guidFrom(fmt.Sprintf("partition %08x", volumeID))
+		return ids, nil
+	}
+	var b [4]byte
+	for ids.mbr == 0 {
+		if _, err := rand.Read(b[:]); err != nil {
+			return ids, fmt.Errorf("choosing a disk identifier: %w", err)
+		}
+		ids.mbr = binary.LittleEndian.Uint32(b[:])
+	}
+	return ids, nil
+}
+
+// guidFrom derives a GPT GUID from a name, so that reproducible builds
+// give identical tables: a random-format (version 4) GUID whose bits come
+// from a hash.
+func guidFrom(what string) string {
+	h := sha256.Sum256([]byte("ftools gpt " + what))
+	h[6] = h[6]&0x0f | 0x40
+	h[8] = h[8]&0x3f | 0x80
+	return strings.ToUpper(fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16]))
 }

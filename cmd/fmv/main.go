@@ -59,7 +59,7 @@ func move(c *cli.Context, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if len(ops) > 0 && op.Image != ops[0].Image {
+		if len(ops) > 0 && !cmdutil.SameImage(op.Image, ops[0].Image) {
 			return fmt.Errorf("'%s' and '%s' are on different images: fmv moves within one volume (use fcp and frm)", ops[0].Raw, op.Raw)
 		}
 		ops = append(ops, op)
@@ -76,14 +76,17 @@ func move(c *cli.Context, stdout, stderr io.Writer) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("cannot stat '%s': %w", dst.Show(dst.Path), unwrap(err))
 	}
-	intoDir := err == nil && dfi.IsDir()
+	if err != nil {
+		dfi = nil
+	}
+	intoDir := dfi != nil && dfi.IsDir()
 	if !intoDir && (len(srcs) > 1 || dst.Slash) {
 		return fmt.Errorf("target '%s' is not a directory", dst.Show(dst.Path))
 	}
 	sum := summary{Moved: []moved{}}
 	var errs []error
 	for _, s := range srcs {
-		to, err := moveOne(v, s, dst, intoDir)
+		to, err := moveOne(v, s, dst, dfi, len(srcs) > 1)
 		if err != nil {
 			if !c.Bool(cmdutil.FlagJSON) {
 				cmdutil.Warn(stderr, "fmv", "%v", err)
@@ -122,20 +125,26 @@ func move(c *cli.Context, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// moveOne renames s to dst, or into dst under its own name.
-func moveOne(v *fat.Volume, s, dst cmdutil.Operand, intoDir bool) (string, error) {
+// moveOne renames s to dst, or into dst (described by dfi, nil if it does
+// not exist) under its own name when dst is a directory (always, for many
+// sources).
+func moveOne(v *fat.Volume, s, dst cmdutil.Operand, dfi fs.FileInfo, many bool) (string, error) {
 	fail := func(to string, err error) error {
 		return fmt.Errorf("cannot move '%s' to '%s': %w", s.Show(s.Path), dst.Show(to), unwrap(err))
 	}
 	if s.Path == "." {
 		return "", fmt.Errorf("cannot move '%s': it is the root directory", s.Show(s.Path))
 	}
-	sfi, err := v.Stat(s.Path)
+	sfi, err := v.Stat(s.VolPath())
 	if err != nil {
-		return "", fmt.Errorf("cannot stat '%s': %w", s.Show(s.Path), unwrap(err))
+		return "", fmt.Errorf("cannot stat '%s': %w", s.Show(s.VolPath()), unwrap(err))
 	}
 	to := dst.Path
-	if intoDir {
+	// A directory named as DEST under another case ("docs" -> "Docs") is
+	// the source itself: that is a rename, as mv does on a case-insensitive
+	// file system, not a move into itself.
+	self := dfi != nil && sfi.Sys() == dfi.Sys() && !dst.Slash && !many
+	if dfi != nil && dfi.IsDir() && !self {
 		to = path.Join(dst.Path, sfi.Name())
 	}
 	if err := v.Rename(s.Path, to); err != nil {

@@ -35,17 +35,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 			if op.Path == "." {
 				return fmt.Errorf("cannot remove '%s': it is the root directory", op.Show(op.Path))
 			}
-			fi, err := v.Stat(op.Path)
+			fi, err := v.Stat(op.VolPath())
 			if err != nil {
-				return fmt.Errorf("cannot remove '%s': %w", op.Show(op.Path), cmdutil.UnwrapPath(err))
+				return fmt.Errorf("cannot remove '%s': %w", op.Show(op.VolPath()), cmdutil.UnwrapPath(err))
 			}
 			if fi.IsDir() {
 				if !recursive {
 					return fmt.Errorf("cannot remove '%s': is a directory (give -r to remove it and its contents)", op.Show(op.Path))
 				}
-				err = v.RemoveAll(op.Path)
+				err = v.RemoveAll(op.VolPath())
 			} else {
-				err = v.Remove(op.Path)
+				err = v.Remove(op.VolPath())
 			}
 			if err != nil {
 				return fmt.Errorf("cannot remove '%s': %w", op.Show(op.Path), cmdutil.UnwrapPath(err))

@@ -34,14 +34,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 			if op.Path == "." {
 				return fail(fmt.Errorf("it is the root directory"))
 			}
-			fi, err := v.Stat(op.Path)
+			fi, err := v.Stat(op.VolPath())
 			if err != nil {
 				return fail(cmdutil.UnwrapPath(err))
 			}
 			if !fi.IsDir() {
 				return fail(fat.ErrNotDir)
 			}
-			if err := v.Remove(op.Path); err != nil {
+			if err := v.Remove(op.VolPath()); err != nil {
 				return fail(cmdutil.UnwrapPath(err))
 			}
 			return nil

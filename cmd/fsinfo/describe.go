@@ -110,10 +110,16 @@ func describe(v *fat.Volume) *volumeInfo {
 		fc, nc := fi.FreeCount, fi.NextFree
 		in.FreeCount, in.NextCluster = &fc, &nc
 	}
-	bu := fat.SDBoundaryUnit(dev.DiskSize())
-	data := dev.Start() + l.DataOffset
-	in.Alignment = alignment{DiskSize: dev.DiskSize(), BU: bu, PartitionStart: dev.Start(), DataStart: data,
-		PartitionAligned: dev.Start()%bu == 0, DataAligned: data%bu == 0}
+	// Erase blocks belong to the whole card: on a partition device
+	// (/dev/sdb1) count from the disk's start, as sysfs places it.
+	start, disk := dev.Start(), dev.DiskSize()
+	if place, err := fio.BlockDiskPlace(dev.Path()); err == nil && place.Partition {
+		start, disk = start+place.Start, place.DiskSize
+	}
+	bu := fat.SDBoundaryUnit(disk)
+	data := start + l.DataOffset
+	in.Alignment = alignment{DiskSize: disk, BU: bu, PartitionStart: start, DataStart: data,
+		PartitionAligned: start%bu == 0, DataAligned: data%bu == 0}
 	add := func(name string, off, size int64) {
 		in.Regions = append(in.Regions, region{Name: name, Offset: off, Sector: off / l.SectorSize, Size: size})
 	}

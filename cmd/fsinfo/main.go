@@ -85,13 +85,14 @@ func show(c *cli.Context, spec string, stdout, stderr io.Writer) error {
 		v.Close()
 		return fmt.Errorf("%s: %w", spec, err)
 	}
+	info := describe(v) // before Close: the FAT is valid until then
 	if err := v.Close(); err != nil {
 		return fmt.Errorf("%s: %w", spec, err)
 	}
 	if err := dev.Close(); err != nil {
 		return fmt.Errorf("%s: %w", spec, err)
 	}
-	info := describe(v)
+	info.Dirty = v.BootSector().Dirty() // Close clears the bit this run set
 	if c.Bool(cmdutil.FlagJSON) {
 		if c.Bool(cmdutil.FlagStats) {
 			st := dev.Stats()

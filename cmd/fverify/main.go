@@ -32,7 +32,6 @@ const (
 	flagSalvage = "salvage"
 	flagDryRun  = "dry-run"
 	flagList    = "list"
-	flagVerbose = "verbose"
 	flagVerify  = "V"
 	flagCompare = "compare"
 )
@@ -47,7 +46,7 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: flagSalvage, Aliases: []string{"f"}, Usage: "with --repair, save lost cluster chains as files /FSCKnnnn.REC instead of freeing them"},
 		&cli.BoolFlag{Name: flagDryRun, Usage: "print the repair plan and what it would leave, without writing"},
 		&cli.BoolFlag{Name: flagList, Aliases: []string{"l"}, Usage: "list each file and directory as it is checked"},
-		&cli.BoolFlag{Name: flagVerbose, Aliases: []string{"v"}, Usage: "say what is checked, and print the plan of fixes"},
+		cmdutil.VerboseFlag("say what is checked, and print the plan of fixes"),
 		&cli.BoolFlag{Name: flagVerify, Hidden: true},
 		&cli.StringSliceFlag{Name: flagCompare, Usage: "compare host file or tree `HOSTPATH=::/PATH` with the one in the volume (repeatable)"},
 	}
@@ -55,6 +54,7 @@ func flags() []cli.Flag {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
+	cmdutil.VersionLongOnly() // -v is --verbose, as fsck.fat's
 	app := cmdutil.NewApp("fverify", "check a FAT volume as fsck.fat does, repair it, compare files with their sources",
 		"fverify [flags] IMAGE[@@OFFSET]", stdout, stderr)
 	app.Flags = flags()
@@ -73,7 +73,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		return verify(c, c.Args().First(), m, compares, stdout, stderr)
 	}
-	cmdutil.VersionWithoutV(app)
 	err := app.Run(args)
 	var ee *cmdutil.ExitError
 	if err != nil && !errors.As(err, &ee) {
@@ -93,7 +92,7 @@ func modeOf(c *cli.Context) (mode, error) {
 		dryRun:  c.Bool(flagDryRun),
 		salvage: c.Bool(flagSalvage) || c.Bool(flagAuto),
 		list:    c.Bool(flagList),
-		verbose: c.Bool(flagVerbose),
+		verbose: c.Bool(cmdutil.FlagVerbose),
 	}
 	switch {
 	case c.Bool(flagVerify):

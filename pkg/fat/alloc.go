@@ -47,14 +47,16 @@ func (v *Volume) allocate(n uint32, after Cluster) ([]Extent, error) {
 	if n == 0 {
 		return nil, nil
 	}
-	if n > v.free {
-		return nil, &NoSpaceError{Need: int64(n) * v.layout.ClusterSize, Free: int64(v.free) * v.layout.ClusterSize}
+	if free := v.allocatable(); n > free {
+		return nil, &NoSpaceError{Need: int64(n) * v.layout.ClusterSize, Free: int64(free) * v.layout.ClusterSize}
 	}
 	if err := v.begin(); err != nil {
 		return nil, err
 	}
 	var exts []Extent
-	if after != 0 && after < v.layout.MaxCluster() {
+	if v.allocPolicy == AllocFirstFit {
+		exts = v.takeInOrder(n)
+	} else if after != 0 && after < v.layout.MaxCluster() {
 		// Extending a chain: right after its end, if that is free.
 		if e, ok := v.scanRun(after+1, after+Cluster(n), n); ok {
 			exts = []Extent{e}
@@ -112,11 +114,10 @@ func (v *Volume) scanRun(from, to Cluster, n uint32) (Extent, bool) {
 	if to > v.layout.MaxCluster() {
 		to = v.layout.MaxCluster()
 	}
-	t := v.table
 	var start Cluster
 	var run uint32
 	for c := from; c <= to; c++ {
-		if !t.IsFree(t.Get(c)) {
+		if !v.usable(c) {
 			run = 0
 			continue
 		}
@@ -135,14 +136,13 @@ func (v *Volume) scanRun(from, to Cluster, n uint32) (Extent, bool) {
 // clusters are covered, and returns them in disk order.
 func (v *Volume) fewestRuns(n uint32) []Extent {
 	var all []Extent
-	t := v.table
 	max := v.layout.MaxCluster()
 	for c := Cluster(2); c <= max; c++ {
-		if !t.IsFree(t.Get(c)) {
+		if !v.usable(c) {
 			continue
 		}
 		s := c
-		for c <= max && t.IsFree(t.Get(c)) {
+		for c <= max && v.usable(c) {
 			c++
 		}
 		all = append(all, Extent{s, uint32(c - s)})

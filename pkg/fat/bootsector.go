@@ -2,11 +2,7 @@ package fat
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math/bits"
-	"strings"
-
-	"golang.org/x/text/encoding/charmap"
 )
 
 // Offsets of the boot sector fields (the BIOS parameter block) common to
@@ -99,21 +95,21 @@ type BootSector struct {
 	VolumeLabel [11]byte // label in the OEM code page, space padded
 	FSType      [8]byte  // "FAT12   ", "FAT16   " or "FAT32   "
 
-	Is32     bool   // laid out as FAT32 (extended BPB at 0x40), decided from FATSize16 == 0
-	BootCode []byte // boot code area up to the signature at 510 (448 or 420 bytes); may be nil
+	Is32 bool // laid out as FAT32 (extended BPB at 0x40), decided from FATSize16 == 0
+	// NoSignature says the 0x55 0xAA at 510 was missing. Such a volume is
+	// used all the same, as fsck.fat, mtools and Linux use it (Warnings
+	// reports it); Encode writes the signature.
+	NoSignature bool
+	BootCode    []byte // boot code area up to the signature at 510 (448 or 420 bytes); may be nil
 }
 
 // DecodeBootSector decodes the first sector of a volume. b must hold at
-// least 512 bytes. The 0x55 0xAA signature at 510 is required, then every
-// field is checked with Validate. Errors are *FormatError wrapping ErrNotFAT
+// least 512 bytes. Every field is checked with Validate; a missing 0x55 0xAA
+// signature at 510 is not an error (NoSignature). Errors are *FormatError wrapping ErrNotFAT
 // when the sector is not a FAT boot sector at all, ErrCorrupt otherwise.
 func DecodeBootSector(b []byte) (*BootSector, error) {
 	if len(b) < bootSectorSize {
 		return nil, &FormatError{Structure: "boot sector", Field: "length", Offset: -1, Value: len(b), Msg: "shorter than 512 bytes", Err: ErrNotFAT}
-	}
-	if b[offSignature] != 0x55 || b[offSignature+1] != 0xAA {
-		return nil, &FormatError{Structure: "boot sector", Field: "signature", Offset: offSignature,
-			Value: fmt.Sprintf("%02x %02x", b[offSignature], b[offSignature+1]), Msg: "not 55 aa", Err: ErrNotFAT}
 	}
 	le := binary.LittleEndian
 	bs := &BootSector{
@@ -130,6 +126,7 @@ func DecodeBootSector(b []byte) (*BootSector, error) {
 		HiddenSectors:     le.Uint32(b[offHiddenSectors:]),
 		TotalSectors32:    le.Uint32(b[offTotalSectors32:]),
 	}
+	bs.NoSignature = b[offSignature] != 0x55 || b[offSignature+1] != 0xAA
 	copy(bs.Jump[:], b[offJump:])
 	copy(bs.OEMName[:], b[offOEMName:])
 	bs.Is32 = bs.FATSize16 == 0
@@ -208,6 +205,22 @@ func (bs *BootSector) Encode(b []byte) {
 	b[offSignature], b[offSignature+1] = 0x55, 0xAA
 }
 
+// EncodeOver is Encode for a sector that holds a boot sector already (as
+// read from the disk): the bytes BootSector does not model (the FAT32
+// BPB's reserved 12 bytes at 0x34, and the jump when Jump is zero) keep
+// their values, so that rewriting a field changes nothing else.
+func (bs *BootSector) EncodeOver(b []byte) {
+	var keep [bootSectorSize]byte
+	copy(keep[:], b)
+	bs.Encode(b)
+	if bs.Is32 {
+		copy(b[offReserved32:ext32], keep[offReserved32:ext32])
+	}
+	if bs.Jump == [3]byte{} {
+		copy(b[offJump:offJump+3], keep[offJump:offJump+3])
+	}
+}
+
 // stubBootCode is what a volume without boot code runs: INT 18h (boot
 // failed, try the next device), then halt forever.
 var stubBootCode = []byte{
@@ -230,18 +243,14 @@ func (bs *BootSector) SetDirty(d bool) {
 }
 
 // Label returns the volume label from the boot sector with trailing spaces
-// removed, decoded from code page 850 as mkfs.fat writes it. It is "" when
-// the sector carries no label or the label is "NO NAME".
+// removed, decoded from the OEM code page (850 unless SetCodePage chose
+// another, as mkfs.fat writes it). It is "" when the sector carries no label
+// or the label is "NO NAME".
 func (bs *BootSector) Label() string {
 	if bs.BootSig != ExtBootSig || string(bs.VolumeLabel[:]) == noLabel {
 		return ""
 	}
-	raw := strings.TrimRight(string(bs.VolumeLabel[:]), " \x00")
-	s, err := charmap.CodePage850.NewDecoder().String(raw)
-	if err != nil {
-		return raw
-	}
-	return s
+	return decodeOEMLabel(bs.VolumeLabel[:])
 }
 
 // TotalSectors is TotalSectors16 if it is set, else TotalSectors32.

@@ -33,9 +33,7 @@ func (t *treeCheck) checkDots(idx int, raw []byte, recs []Record) []Record {
 		path, off := t.nodes[idx].path, t.slotOff(idx, i)
 		b := raw[i*DirEntrySize : (i+1)*DirEntrySize]
 		e := DecodeDirEntry(b)
-		if t.l.Type != FAT32 {
-			e.Cluster &= 0xFFFF
-		}
+		e.ClusterFor(t.l.Type)
 		label := want.name.String()
 		switch {
 		case ShortName(e.Name) == want.name:
@@ -161,7 +159,7 @@ func (t *treeCheck) growDir(idx int) bool {
 		return false
 	}
 	t.plan.fillData(c, 0)
-	t.plan.set(nd.chain[len(nd.chain)-1], c)
+	t.plan.linkTo(nd.chain[len(nd.chain)-1], c)
 	t.owner[c] = uint32(idx + 1)
 	pd := t.dirPlan(idx)
 	nd.chain = append(nd.chain, c)
@@ -436,10 +434,13 @@ func (t *treeCheck) copyTail(idx int, w chainWalk) (int64, bool) {
 		}
 		t.plan.fillData(dst, src)
 		t.owner[dst] = uint32(idx + 1)
-		if prev == 0 {
+		switch {
+		case prev == 0:
 			t.setStart(idx, dst)
-		} else {
-			t.plan.set(prev, dst)
+		case k == 0:
+			t.plan.linkTo(prev, dst) // prev is in the file's chain on disk
+		default:
+			t.plan.set(prev, dst) // between copies: in no chain on disk yet
 		}
 		prev = dst
 		v := t.tb.Get(src)
@@ -498,9 +499,7 @@ func (t *treeCheck) dotDotOf(c Cluster) Cluster {
 	if ShortName(e.Name) != DotDotName {
 		return 0
 	}
-	if t.l.Type != FAT32 {
-		e.Cluster &= 0xFFFF
-	}
+	e.ClusterFor(t.l.Type)
 	return e.Cluster
 }
 

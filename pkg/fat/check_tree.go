@@ -250,13 +250,8 @@ func (t *treeCheck) checkDir(w dirWork) error {
 	t.cur, t.curRaw = w.idx, raw
 	isRoot := w.idx == 0
 	t.checkAfterEnd(w.idx, raw)
-	recs, _ := ParseDir(raw)
+	recs, _ := ParseDir(raw, t.l.Type)
 	t.checkLongNames(w.idx, raw, recs)
-	if t.l.Type != FAT32 {
-		for i := range recs {
-			recs[i].Entry.Cluster &= 0xFFFF // FAT12/16 keep other data in bytes 20-21
-		}
-	}
 	if !isRoot {
 		recs = t.checkDots(w.idx, raw, recs)
 	}

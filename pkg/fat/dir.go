@@ -51,11 +51,11 @@ func (v *Volume) loadDir(first Cluster) (*dir, error) {
 	} else {
 		chain, err := Chain(v.table, first)
 		if err != nil {
-			return nil, fmt.Errorf("fat: directory at cluster %d: %w", first, err)
+			return nil, damaged(fmt.Errorf("fat: directory at cluster %d: %w", first, err))
 		}
 		if int64(len(chain))*l.ClusterSize > MaxDirEntries*DirEntrySize {
-			return nil, &FormatError{Structure: "directory", Field: "cluster chain", Offset: l.ClusterOffset(first), Value: len(chain),
-				Msg: fmt.Sprintf("is longer than FAT's limit of %d entries", MaxDirEntries), Err: ErrCorrupt}
+			return nil, damaged(&FormatError{Structure: "directory", Field: "cluster chain", Offset: l.ClusterOffset(first), Value: len(chain),
+				Msg: fmt.Sprintf("is longer than FAT's limit of %d entries", MaxDirEntries), Err: ErrCorrupt})
 		}
 		d.chain = chain
 		d.raw = make([]byte, int64(len(chain))*l.ClusterSize)
@@ -63,14 +63,18 @@ func (v *Volume) loadDir(first Cluster) (*dir, error) {
 			return nil, fmt.Errorf("fat: reading the directory at cluster %d: %w", first, err)
 		}
 	}
-	recs, _ := ParseDir(d.raw)
+	recs, _ := ParseDir(d.raw, l.Type)
 	d.byName = make(map[string]*Record, 2*len(recs))
 	d.shorts = NewShortNameSet()
 	for i := range recs {
 		r := &recs[i]
 		d.recs = append(d.recs, r)
 		d.shorts.Add(r.Short)
-		if r.Entry.IsLabel() || r.Short == DotName || r.Short == DotDotName {
+		if r.Entry.IsLabel() {
+			continue
+		}
+		v.noteEntryCluster(r.Entry.Cluster)
+		if r.Short == DotName || r.Short == DotDotName {
 			continue
 		}
 		d.index(r)
@@ -111,29 +115,39 @@ func (d *dir) list() []*Record {
 // add stores a new member named name with entry e (its Name and NTRes are
 // filled in here) and returns its record.
 func (d *dir) add(name string, e DirEntry) (*Record, error) {
-	if err := ValidateLongName(name); err != nil {
+	slots, info, e, err := d.encode(name, e)
+	if err != nil {
 		return nil, err
 	}
+	pos, err := d.freeRun(len(slots) / DirEntrySize)
+	if err != nil {
+		return nil, err
+	}
+	return d.place(pos, name, slots, info, e), nil
+}
+
+// encode checks that name is free in d and returns the slots of a record
+// for it with entry e, and e with its Name and NTRes filled in.
+func (d *dir) encode(name string, e DirEntry) ([]byte, NameInfo, DirEntry, error) {
+	if err := ValidateLongName(name); err != nil {
+		return nil, NameInfo{}, e, err
+	}
 	if d.lookup(name) != nil {
-		return nil, fs.ErrExist
+		return nil, NameInfo{}, e, fs.ErrExist
 	}
 	info, err := MakeShortName(name, d.shorts)
 	if err != nil {
-		return nil, err
+		return nil, NameInfo{}, e, err
 	}
 	e.Name, e.NTRes = info.Short, info.NTRes
 	slots, err := EncodeRecord(name, info, e)
-	if err != nil {
-		return nil, err
-	}
+	return slots, info, e, err
+}
+
+// place writes the record slots (from encode) at slot pos and indexes it.
+func (d *dir) place(pos int, name string, slots []byte, info NameInfo, e DirEntry) *Record {
 	n := len(slots) / DirEntrySize
-	pos := FindFreeSlots(d.raw, n, d.hint)
-	for pos < 0 || pos+n > len(d.raw)/DirEntrySize {
-		if err := d.grow(); err != nil {
-			return nil, err
-		}
-		pos = FindFreeSlots(d.raw, n, d.hint)
-	}
+	d.dropOrphansBefore(pos)
 	copy(d.raw[pos*DirEntrySize:], slots)
 	d.markDirty(pos, n)
 	if pos+n > d.end {
@@ -155,7 +169,86 @@ func (d *dir) add(name string, e DirEntry) (*Record, error) {
 	d.insertSorted(r)
 	d.shorts.Add(info.Short)
 	d.index(r)
-	return r, nil
+	return r
+}
+
+// growthFor returns how many clusters d must grow by before add can store
+// a new member named name: 0 when free slots hold its record. It fails
+// (ErrDirFull) when the directory cannot grow that far. Writers check it
+// with the space they need for data, so that a volume too full for both
+// fails before anything is written.
+func (d *dir) growthFor(name string) (int64, error) {
+	info, err := MakeShortName(name, d.shorts)
+	if err != nil {
+		return 0, err
+	}
+	n := 1
+	if info.NeedLong {
+		n += (utf16Len(name) + lfnUnits - 1) / lfnUnits
+	}
+	slots := len(d.raw) / DirEntrySize
+	if pos := d.fitRun(n); pos >= 0 || d.first == 0 && d.anyRun(n) >= 0 {
+		return 0, nil
+	}
+	// The record goes at the end: into the free slots there, if any, and
+	// the new clusters after them.
+	tail := 0
+	for i := slots - 1; i >= d.hint && (i >= d.end || d.raw[i*DirEntrySize] == SlotDeleted); i-- {
+		tail++
+	}
+	l := d.v.layout
+	perCluster := int(l.ClusterSize / DirEntrySize)
+	grow := int64((n - tail + perCluster - 1) / perCluster)
+	if d.first == 0 {
+		return 0, fmt.Errorf("%w: the %s root directory holds at most %d entries", ErrDirFull, l.Type, l.RootDirSize/DirEntrySize)
+	}
+	if int64(len(d.raw))+grow*l.ClusterSize > MaxDirEntries*DirEntrySize {
+		return 0, fmt.Errorf("%w: a FAT directory holds at most %d entries", ErrDirFull, MaxDirEntries)
+	}
+	return grow, nil
+}
+
+// roomFor checks that a new file named base of size bytes fits in parent:
+// its clusters and those the directory must grow by to hold its entry.
+func (v *Volume) roomFor(parent *dir, base string, size int64) error {
+	dirNeed, err := parent.growthFor(base)
+	if err != nil {
+		return err
+	}
+	need := v.clustersFor(size) + dirNeed
+	if free := int64(v.allocatable()); need > free {
+		cs := v.layout.ClusterSize
+		return &NoSpaceError{Need: need * cs, Free: free * cs}
+	}
+	return nil
+}
+
+// dropOrphansBefore marks deleted the LFN slots right before slot pos, where
+// a record is about to go. They precede a free slot, so no short entry of
+// theirs follows them: they are orphans (left by a crash or damage), and
+// left in place they would be read as the long name of the new record
+// whenever their checksum matches its short name.
+func (d *dir) dropOrphansBefore(pos int) {
+	i := pos
+	for ; i > 0; i-- {
+		b := d.raw[(i-1)*DirEntrySize : i*DirEntrySize]
+		if b[direntName] == SlotDeleted || b[direntName] == SlotEnd || Attr(b[direntAttr])&attrLongNameMask != AttrLongName {
+			break
+		}
+		b[direntName] = SlotDeleted
+	}
+	if i < pos {
+		d.markDirty(i, pos-i)
+	}
+}
+
+// anyRun is where n free slots in a row start, from the hint on, or -1
+// (FindFreeSlots with the end marker d tracks: no scan from slot 0).
+func (d *dir) anyRun(n int) int {
+	if pos := findFreeSlots(d.raw, n, d.hint, d.end); pos >= 0 && pos+n <= len(d.raw)/DirEntrySize {
+		return pos
+	}
+	return -1
 }
 
 func (d *dir) insertSorted(r *Record) {
@@ -172,10 +265,23 @@ func (d *dir) update(r *Record) {
 	d.markDirty(slot, 1)
 }
 
-// remove marks r's slots deleted.
+// remove marks r's slots deleted (in the crash-safe order of
+// Volume.deleteRecord) and forgets it.
 func (d *dir) remove(r *Record) {
-	MarkDeleted(d.raw, *r)
-	d.markDirty(r.Slot, r.Slots)
+	d.detach(r)
+	d.v.deleteRecord(d, r)
+}
+
+// attach indexes r again after detach.
+func (d *dir) attach(r *Record) {
+	d.insertSorted(r)
+	d.index(r)
+}
+
+// detach forgets r (its name can be looked up and reused at once) but
+// leaves its slots, and its short name, taken until they are marked
+// deleted.
+func (d *dir) detach(r *Record) {
 	for i, x := range d.recs {
 		if x == r {
 			d.recs[i] = nil
@@ -187,10 +293,6 @@ func (d *dir) remove(r *Record) {
 	}
 	if d.byName[FoldName(r.Short.String())] == r {
 		delete(d.byName, FoldName(r.Short.String()))
-	}
-	d.shorts.Remove(r.Short)
-	if r.Slot < d.hint {
-		d.hint = r.Slot
 	}
 }
 
@@ -214,8 +316,8 @@ func (d *dir) grow() error {
 	if room < 1 {
 		return fmt.Errorf("%w: a FAT directory holds at most %d entries", ErrDirFull, MaxDirEntries)
 	}
-	n := min(int64(len(d.chain)), maxDirGrowth, room, max(int64(d.v.free), 1))
-	exts, err := d.v.allocate(uint32(n), d.chain[len(d.chain)-1])
+	n := min(int64(len(d.chain)), maxDirGrowth, room, max(int64(d.v.allocatable()), 1))
+	exts, err := d.v.allocateAfter(uint32(n), d.chain[len(d.chain)-1], phaseEntries)
 	if err != nil {
 		return err
 	}

@@ -42,13 +42,14 @@ type pendingLFN struct {
 	units  [lfnMaxSlots * lfnUnits]uint16
 }
 
-// ParseDir parses raw (a multiple of 32 bytes; a trailing partial slot is
-// ignored) up to the end marker (the first slot whose name starts with 0).
+// ParseDir parses raw, a directory of a volume of type t (a multiple of 32
+// bytes; a trailing partial slot is ignored), up to the end marker (the first slot whose name starts with 0).
 // Deleted slots are skipped. LFN slots whose checksum or sequence does not
 // match are reported as problems, and the short entry is then returned with
 // its short name. The volume label and "." and ".." entries are returned as
-// records too. It never panics.
-func ParseDir(raw []byte) ([]Record, []DirProblem) {
+// records too. On FAT12/16 an entry's cluster is its low word alone (see
+// DirEntry.ClusterFor). It never panics.
+func ParseDir(raw []byte, t Type) ([]Record, []DirProblem) {
 	var (
 		recs  []Record
 		probs []DirProblem
@@ -78,6 +79,7 @@ func ParseDir(raw []byte) ([]Record, []DirProblem) {
 			continue
 		}
 		e := DecodeDirEntry(b)
+		e.ClusterFor(t)
 		r := Record{Short: ShortName(e.Name), Entry: e, Slot: i, Slots: 1}
 		if p.active {
 			switch sum := ShortNameChecksum(r.Short); {
@@ -166,13 +168,16 @@ func DirEnd(raw []byte) int {
 // record that ends before the last slot at or after the end marker must keep a
 // 0 first byte in the slot after it, or zero the rest of the directory, so
 // that stale bytes there are not taken as entries.
-func FindFreeSlots(raw []byte, n, from int) int {
+func FindFreeSlots(raw []byte, n, from int) int { return findFreeSlots(raw, n, from, DirEnd(raw)) }
+
+// findFreeSlots is FindFreeSlots for a directory whose end marker is known
+// to be at slot end: it looks at no slot before from.
+func findFreeSlots(raw []byte, n, from, end int) int {
 	if n < 1 {
 		return -1
 	}
 	from = max(from, 0)
 	slots := len(raw) / DirEntrySize
-	end := DirEnd(raw)
 	run := 0
 	for i := from; i < slots; i++ {
 		if i >= end || raw[i*DirEntrySize] == SlotDeleted {

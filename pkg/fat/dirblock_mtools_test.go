@@ -91,7 +91,7 @@ func TestParseDirReadsMtools(t *testing.T) {
 		t.Fatal(err)
 	}
 	off, size := rootRegion(t, b)
-	recs, probs := ParseDir(b[off : off+size])
+	recs, probs := ParseDir(b[off:off+size], FAT12)
 	if len(probs) != 0 {
 		t.Errorf("problems in the mtools directory: %+v", probs)
 	}
@@ -175,7 +175,7 @@ func TestParseDirGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, probs := ParseDir(raw)
+	recs, probs := ParseDir(raw, FAT32)
 	if len(probs) != 0 {
 		t.Errorf("problems: %+v", probs)
 	}

@@ -43,7 +43,7 @@ func TestParseDirRoundTrip(t *testing.T) {
 	names := []string{"readme.txt", "Readme2.TXT", "long file name.html", "Ünïcødé.txt", "😀 smile",
 		strings.Repeat("n", 255), "A.B", "abcdefghijklm", "x+y=z"}
 	raw := buildDir(t, 64, names...)
-	recs, probs := ParseDir(raw)
+	recs, probs := ParseDir(raw, FAT32)
 	if len(probs) != 0 {
 		t.Fatalf("problems: %+v", probs)
 	}
@@ -80,11 +80,11 @@ func TestParseDirSpecialEntries(t *testing.T) {
 		e.Encode(raw[i*DirEntrySize:])
 	}
 	raw[5*DirEntrySize] = 'Z' // after the end marker: ignored
-	recs, probs := ParseDir(raw)
+	recs, probs := ParseDir(raw, FAT32)
 	if len(probs) != 0 {
 		t.Fatalf("problems %+v", probs)
 	}
-	if got := strings.Join(recordNames(recs), "/"); got != "./../MY VOLUME/σBC.TXT" {
+	if got := strings.Join(recordNames(recs), "/"); got != "./../MY VOLUME/ÕBC.TXT" {
 		t.Errorf("names %q", got)
 	}
 	if !recs[2].Entry.IsLabel() || !recs[0].Entry.IsDir() {
@@ -139,7 +139,7 @@ func TestParseDirProblems(t *testing.T) {
 	} {
 		raw := bytes.Clone(good)
 		tc.edit(raw)
-		recs, probs := ParseDir(raw)
+		recs, probs := ParseDir(raw, FAT32)
 		if got := problemKinds(probs); got != tc.kinds {
 			t.Errorf("%s: problems %q, want %q: %+v", tc.name, got, tc.kinds, probs)
 			continue
@@ -231,10 +231,10 @@ func TestEncodeRecord(t *testing.T) {
 
 func TestMarkDeleted(t *testing.T) {
 	raw := buildDir(t, 16, "first long name", "B", "third long name")
-	recs, _ := ParseDir(raw)
+	recs, _ := ParseDir(raw, FAT32)
 	MarkDeleted(raw, recs[0])
 	MarkDeleted(raw, Record{Slot: 15, Slots: 5}) // out of range: ignored
-	after, probs := ParseDir(raw)
+	after, probs := ParseDir(raw, FAT32)
 	if len(probs) != 0 || strings.Join(recordNames(after), "/") != "B/third long name" {
 		t.Fatalf("after delete: %q %+v", recordNames(after), probs)
 	}
@@ -254,7 +254,7 @@ func FuzzParseDir(f *testing.F) {
 	addCorpusRootDirs(f) // the damaged-image corpus's root directories
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		slots := len(raw) / DirEntrySize
-		recs, probs := ParseDir(raw)
+		recs, probs := ParseDir(raw, FAT32)
 		for _, r := range recs {
 			if r.Slot < 0 || r.Slots < 1 || r.Slots > 21 || r.Slot+r.Slots > slots {
 				t.Fatalf("record %+v out of bounds (%d slots)", r, slots)
@@ -265,13 +265,19 @@ func FuzzParseDir(f *testing.F) {
 				t.Fatalf("problem %+v out of bounds (%d slots)", p, slots)
 			}
 		}
+		recs16, _ := ParseDir(raw, FAT16)
+		for i, r := range recs16 {
+			if r.Entry.Cluster > 0xFFFF || r.Entry.Cluster != recs[i].Entry.Cluster&0xFFFF {
+				t.Fatalf("FAT16 record %d has cluster %#x (FAT32: %#x)", i, r.Entry.Cluster, recs[i].Entry.Cluster)
+			}
+		}
 		if at := FindFreeSlots(raw, 2, 0); at >= 0 && at+2 > slots {
 			t.Fatalf("FindFreeSlots = %d with %d slots", at, slots)
 		}
 		for _, r := range recs {
 			MarkDeleted(raw, r)
 		}
-		if after, _ := ParseDir(raw); len(after) != 0 {
+		if after, _ := ParseDir(raw, FAT32); len(after) != 0 {
 			t.Fatalf("%d records left after deleting all", len(after))
 		}
 	})

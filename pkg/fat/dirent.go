@@ -17,7 +17,7 @@ const (
 	direntCreateTime  = 14 // uint16 DIR_CrtTime
 	direntCreateDate  = 16 // uint16 DIR_CrtDate
 	direntAccessDate  = 18 // uint16 DIR_LstAccDate
-	direntClusterHigh = 20 // uint16 DIR_FstClusHI (FAT32 only; 0 on FAT12/16)
+	direntClusterHigh = 20 // uint16 DIR_FstClusHI on FAT32; on FAT12/16 OS/2's extended-attribute handle, not part of the cluster
 	direntModTime     = 22 // uint16 DIR_WrtTime
 	direntModDate     = 24 // uint16 DIR_WrtDate
 	direntClusterLow  = 26 // uint16 DIR_FstClusLO
@@ -66,14 +66,16 @@ type DirEntry struct {
 	CreateTime  uint16
 	CreateDate  uint16
 	AccessDate  uint16
-	Cluster     Cluster // FstClusHI<<16 | FstClusLO
+	Cluster     Cluster // FstClusHI<<16 | FstClusLO (FAT32), FstClusLO alone (FAT12/16: see ClusterFor)
 	ModTime     uint16
 	ModDate     uint16
 	Size        uint32
 }
 
-// DecodeDirEntry decodes the first 32 bytes of b. A shorter b (a truncated
-// slot) is decoded as if zero-padded, so it never panics.
+// DecodeDirEntry decodes the first 32 bytes of b as a FAT32 entry: the
+// cluster number takes bytes 20-21 as its high word. For FAT12/16 call
+// ClusterFor afterwards (ParseDir does). A shorter b (a truncated slot) is
+// decoded as if zero-padded, so it never panics.
 func DecodeDirEntry(b []byte) DirEntry {
 	if len(b) < DirEntrySize {
 		var pad [DirEntrySize]byte
@@ -94,6 +96,16 @@ func DecodeDirEntry(b []byte) DirEntry {
 	e.ModDate = le.Uint16(b[direntModDate:])
 	e.Size = le.Uint32(b[direntSize:])
 	return e
+}
+
+// ClusterFor drops the high word of the cluster number on FAT12 and FAT16.
+// There bytes 20-21 are not part of it: OS/2 keeps a handle of the file's
+// extended attributes in them, and fsck.fat, mtools and Linux ignore them.
+// Encode then writes them as zero, as Linux does whenever it writes an entry.
+func (e *DirEntry) ClusterFor(t Type) {
+	if t != FAT32 {
+		e.Cluster &= 0xFFFF
+	}
 }
 
 // Encode writes e into the first 32 bytes of b. It panics if len(b) < 32, a

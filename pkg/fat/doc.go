@@ -23,29 +23,58 @@
 //
 // # Write order and crash consistency
 //
-// A writable Volume changes nothing on disk until it must, and then in
-// this order, each step complete before the next starts (Volume.Commit):
+// A device with a volatile cache (every SD card and USB stick) may persist
+// the writes issued since its last flush in any subset and order, torn at
+// sector boundaries; a flush is the only barrier. A writable Volume
+// therefore changes nothing on disk until it must, and then writes in
+// phases (Volume.Commit), each ended by a barrier (fio.Device.Barrier):
 //
-//  1. The dirty bit (FAT16/32: bit 0 of the boot sector's state byte, as
+//  0. The dirty bit (FAT16/32: bit 0 of the boot sector's state byte, as
 //     Linux and fsck.fat keep it) is set before the first change.
-//  2. File data and the contents of new directory clusters go out through
-//     a write-combining stream of large aligned writes, into clusters that
-//     only the in-memory FAT marks as used.
-//  3. The changed ranges of the FAT go to every FAT copy, in one batch.
-//  4. Directory entries (new, updated and deleted) go out in one batch.
-//  5. Clusters that removed or replaced files held are marked free only
-//     now, and the FATs are written again: nothing can reuse them before
-//     the entries that named them are gone.
-//  6. FSINFO's free count and next free hint are written.
-//  7. On Close, the dirty bit is cleared (also when a commit failed before
-//     any metadata was written, so the volume is as it was).
+//  1. File data, the contents of new directory clusters, and the FAT (all
+//     copies, one batch) of the chains no entry on disk names yet.
+//  2. Directory entries (new, updated, deleted), and the FAT links that
+//     make an existing directory longer (its new clusters, zeroed in
+//     phase 1, are durable by then).
+//  3. What must wait until the new entries are durable: the old entry of
+//     a renamed file, the ".." entry of a directory moved elsewhere, the
+//     short entry of a deleted record whose long-name slots lie in the
+//     sector before it, a file's new size after its chain grew, the boot
+//     sectors' label (after the root directory's label entry).
+//  4. The FAT for clusters that removed or replaced files held (nothing
+//     can reuse them before the entries that named them are gone), the old
+//     entry of a directory moved to another directory; FSINFO.
+//  5. On Close, after a barrier, the dirty bit is cleared (also when a
+//     commit failed before any metadata was written, so the volume is as
+//     it was); the device's Close flushes it.
 //
-// A crash (or SIGKILL) at any point therefore leaves at worst: the dirty
-// bit set (and the backup boot sector differing from the primary in that
-// byte), clusters allocated that no entry names (lost clusters), a stale
-// FSINFO free count, or a second FAT copy older than the first (fsck.fat
-// and Linux use the first). Never an entry that points at data not
-// written, a file longer than its chain, clusters two files share, or a
-// damaged directory. tests/crash_test.go kills writers at many points and
-// holds fsck.fat -n to exactly that list.
+// New records never straddle a sector boundary (unless longer than a
+// sector), so no torn write splits a long name from its short entry.
+//
+// The --sync policy decides what a barrier is: none (no flush: the order
+// of the requests holds after a process crash, not after a power cut);
+// close, the default (a flush per barrier, so data, flush, metadata,
+// flush, dirty bit, flush; exit 0 means durable); file (the same for each
+// file a Writer closes); always (O_DSYNC writes, a flush after each
+// zeroing call and at Close).
+//
+// A crash, SIGKILL or power cut at any point therefore leaves at worst:
+// the dirty bit set (and the backup boot sector differing from the
+// primary in that byte), lost clusters, a stale FSINFO free count, or a
+// second FAT copy older than the first (fsck.fat and Linux use the first).
+// Never an entry that points at data not written, a file longer than its
+// chain, or a damaged directory. Three states are as close as FAT allows
+// to an atomic change: a rename across directories (or over an existing
+// name) interrupted between its phases leaves two entries with the same
+// first cluster and size (an interrupted rename, the file whole under
+// either name); a file ffallocate makes longer keeps its old size and
+// bytes with a chain longer than it (excess clusters, trimmed like lost
+// ones); flabel leaves the root directory's label entry new and the boot
+// sectors' label old.
+//
+// tests/replay_test.go proves it: it records every write and flush each
+// command issues (FTOOLS_WRITE_LOG, package pkg/io/writelog), rebuilds
+// the images a power cut could leave and holds fsck.fat -n, fverify and
+// the files' contents to the list above. tests/crash_test.go kills each
+// writer at chosen writes and does the same.
 package fat

@@ -46,6 +46,9 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 	if err != nil {
 		return nil, err
 	}
+	if namesDir(name) {
+		return nil, &fs.PathError{Op: "fallocate", Path: p + "/", Err: ErrIsDir}
+	}
 	rec := parent.lookup(base)
 	if rec == nil {
 		if err := ValidateLongName(base); err != nil {
@@ -63,9 +66,16 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 		}
 	}
 	cs := v.layout.ClusterSize
-	need := v.clustersFor(length) - int64(len(chain))
-	if need > int64(v.free) {
-		return nil, &fs.PathError{Op: "fallocate", Path: p, Err: &NoSpaceError{Need: need * cs, Free: int64(v.free) * cs}}
+	need := max(v.clustersFor(length)-int64(len(chain)), 0)
+	// Checked before anything is allocated, zeroed or written, so that a
+	// failure leaves the volume byte for byte as it was.
+	if rec == nil {
+		err = v.roomFor(parent, base, length)
+	} else if free := int64(v.allocatable()); need > free {
+		err = &NoSpaceError{Need: need * cs, Free: free * cs}
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "fallocate", Path: p, Err: err}
 	}
 	res := &FallocateResult{Size: oldSize, Created: rec == nil}
 	if need > 0 {
@@ -73,7 +83,7 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 		if len(chain) > 0 {
 			after = chain[len(chain)-1]
 		}
-		if res.Extents, err = v.allocate(uint32(need), after); err != nil {
+		if res.Extents, err = v.allocateAfter(uint32(need), after, phaseEntries); err != nil {
 			return nil, &fs.PathError{Op: "fallocate", Path: p, Err: err}
 		}
 	}
@@ -85,6 +95,13 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 		newSize = length
 	}
 	if !opts.NoZero {
+		// Data still queued (from an earlier Writer) lands before the
+		// zeros: its clusters may be the ones just allocated, if that
+		// Writer was aborted, and its partial blocks may share a block
+		// with them.
+		if err := v.flushData(); err != nil {
+			return nil, &fs.PathError{Op: "fallocate", Path: p, Err: err}
+		}
 		if err := v.zeroNew(chain, oldSize, newSize, res.Extents); err != nil {
 			return nil, &fs.PathError{Op: "fallocate", Path: p, Err: err}
 		}
@@ -112,9 +129,23 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 			rec.Entry.Size = uint32(newSize)
 			rec.Entry.SetTimes(rec.Entry.CreateTimeValue(), v.Now(), v.Now())
 		}
-		parent.update(rec)
+		if len(chain) > 0 && need > 0 {
+			v.updateExtended(parent, rec)
+		} else {
+			parent.update(rec)
+		}
 	}
 	return res, nil
+}
+
+// updateExtended writes the entry of a file that got more clusters. The
+// new clusters (zeroed) and their chain go out with the data, the link
+// from the old last cluster to them after a barrier, and the entry (first
+// cluster, size) only after another: a cut leaves the file with its old
+// size and bytes and, at worst, a chain longer than it (excess clusters,
+// trimmed like lost ones), never a size its chain does not cover.
+func (v *Volume) updateExtended(parent *dir, rec *Record) {
+	v.later(parent, phaseAfterEntries, func() { parent.update(rec) })
 }
 
 // zeroNew zeroes the new extents, and the bytes of the old last cluster

@@ -15,8 +15,9 @@ import (
 //
 // Only what must be zero is zeroed (reserved sectors, FATs, the FAT12/16
 // root directory or the FAT32 root cluster), with dev.Zero's cheapest means;
-// the boot sector, FSINFO, their backups, the first FAT entries and the
-// label then go out in one batch.
+// after a barrier (a flush under --sync close and file), FSINFO, its
+// backup, the first FAT entries and the label go out in one batch, and
+// after another barrier the boot sector and its backup.
 func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layout, error) {
 	devSS := dev.SectorSize()
 	if p.SectorSize == 0 {
@@ -46,6 +47,12 @@ func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layou
 	if err := dev.Zero(0, zeroEnd); err != nil {
 		return nil, nil, fmt.Errorf("fat: zeroing the metadata area: %w", err)
 	}
+	// The zeros (which take the old boot sector and its backup) are
+	// durable before anything new is written: a cut can then never leave
+	// the old boot sector over new metadata.
+	if err := dev.Barrier(); err != nil {
+		return nil, nil, fmt.Errorf("fat: zeroing the metadata area: %w", err)
+	}
 
 	b := dev.NewBatch()
 	ss := l.SectorSize
@@ -56,14 +63,12 @@ func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layou
 			err = b.Write(off, p)
 		}
 	}
-	queue(0, sector)
 	if l.Type == FAT32 {
 		fi := &FSInfo{FreeCount: l.Clusters - 1, NextFree: uint32(l.RootCluster)}
 		info := make([]byte, ss)
 		fi.Encode(info)
 		queue(l.FSInfoOffset, info)
 		if l.BackupBootOffset != 0 {
-			queue(l.BackupBootOffset, sector)
 			queue(l.BackupBootOffset+ss, info)
 		}
 	}
@@ -84,6 +89,20 @@ func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layou
 			root = l.ClusterOffset(l.RootCluster)
 		}
 		queue(root, ent)
+	}
+	if err == nil {
+		err = b.Flush()
+	}
+	// The boot sectors go last, after a barrier: until they are durable
+	// the device holds no boot sector at all (the zeroing took the old
+	// one), so a cut leaves nothing a reader takes for the new volume
+	// with the old one's leftovers in it.
+	if err == nil {
+		err = dev.Barrier()
+	}
+	queue(0, sector)
+	if l.Type == FAT32 && l.BackupBootOffset != 0 {
+		queue(l.BackupBootOffset, sector)
 	}
 	if err == nil {
 		err = b.Flush()

@@ -3,14 +3,12 @@ package fat
 import (
 	"fmt"
 	"unicode/utf8"
-
-	"golang.org/x/text/encoding/charmap"
 )
 
 // Label returns the volume label: the root directory's label entry when
 // there is one (that is what Windows, Linux and mtools show), else the boot
-// sector's. Both are decoded from code page 850, as mkfs.fat and mlabel
-// write them. It is "" for a volume without a label.
+// sector's. Both are decoded from the OEM code page (850 unless
+// SetCodePage chose another), as mkfs.fat and mlabel write them. It is "" for a volume without a label.
 func (v *Volume) Label() (string, error) {
 	root, err := v.rootDir()
 	if err != nil {
@@ -82,17 +80,26 @@ func (v *Volume) SetLabel(s string) error {
 			return err
 		}
 	}
-	return v.writeBootLabel(raw)
+	if v.boot.BootSig == ExtBootSig {
+		v.boot.VolumeLabel = raw
+		v.labelDirty = true
+	}
+	return nil
 }
 
-// writeBootLabel puts the label into the boot sector and, on FAT32, into the
-// backup boot sector. A boot sector without the extended signature has no
-// label field; only the root entry holds the label then.
-func (v *Volume) writeBootLabel(raw [11]byte) error {
-	if v.boot.BootSig != ExtBootSig {
+// writeLabel puts the label into the boot sector and, on FAT32, into the
+// backup boot sector, once the root directory's label entry is durable
+// (Commit): the entry is what readers show, and fsck.fat copies it into
+// the boot sector, so a cut leaves either label whole. A boot sector
+// without the extended signature has no label field; only the root entry
+// holds the label then.
+func (v *Volume) writeLabel() error {
+	if !v.labelDirty {
 		return nil
 	}
-	v.boot.VolumeLabel = raw
+	v.labelDirty = false
+	v.metaWritten = true
+	raw := v.boot.VolumeLabel
 	if err := v.writeBoot(); err != nil {
 		return err
 	}
@@ -110,7 +117,7 @@ func (v *Volume) writeBootLabel(raw [11]byte) error {
 		return nil
 	}
 	bs.VolumeLabel = raw
-	bs.Encode(b)
+	bs.EncodeOver(b)
 	if _, err := v.dev.WriteAt(b, off); err != nil {
 		return fmt.Errorf("fat: writing the backup boot sector at byte %d: %w", off, err)
 	}
@@ -126,21 +133,13 @@ func labelShort(raw [11]byte) ShortName {
 	return ShortName(raw)
 }
 
-// decodeLabel decodes a label entry's name from code page 850 without its
-// trailing spaces.
+// decodeLabel decodes a label entry's name from the OEM code page without
+// its trailing spaces.
 func decodeLabel(n [11]byte) string {
 	if n[0] == SlotKanjiE5 {
 		n[0] = SlotDeleted
 	}
-	end := len(n)
-	for end > 0 && (n[end-1] == ' ' || n[end-1] == 0) {
-		end--
-	}
-	s, err := charmap.CodePage850.NewDecoder().Bytes(n[:end])
-	if err != nil {
-		return string(n[:end])
-	}
-	return string(s)
+	return decodeOEMLabel(n[:])
 }
 
 // labelRecord is the directory's volume label entry, or nil.
@@ -156,13 +155,11 @@ func (d *dir) labelRecord() *Record {
 // addLabel stores a volume label entry (one slot, no long name) in the
 // first free slot, growing the directory where it can.
 func (d *dir) addLabel(e DirEntry) error {
-	pos := FindFreeSlots(d.raw, 1, d.hint)
-	for pos < 0 {
-		if err := d.grow(); err != nil {
-			return err
-		}
-		pos = FindFreeSlots(d.raw, 1, d.hint)
+	pos, err := d.freeRun(1)
+	if err != nil {
+		return err
 	}
+	d.dropOrphansBefore(pos)
 	e.Encode(d.raw[pos*DirEntrySize:])
 	d.markDirty(pos, 1)
 	if pos+1 > d.end {

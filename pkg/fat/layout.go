@@ -207,6 +207,9 @@ func fatBytes(t Type, clusters uint32) int64 {
 // things a checker should mention but a reader can live with.
 func (bs *BootSector) Warnings() []string {
 	var w []string
+	if bs.NoSignature {
+		w = append(w, "boot sector signature 55 aa at 0x1fe is missing (fsck.fat, mtools and Linux use such a volume all the same)")
+	}
 	if bs.Jump[0] == 0xEB && bs.Jump[2] != 0x90 {
 		w = append(w, fmt.Sprintf("jump instruction EB %02x %02x does not end in a NOP (90)", bs.Jump[1], bs.Jump[2]))
 	}

@@ -19,6 +19,14 @@ func cleanPath(name string) string {
 	return name[1:]
 }
 
+// namesDir reports whether name ends in a slash (or "/."), which says the
+// last element must be a directory: as for open(2), "file/" is not the
+// file but an error.
+func namesDir(name string) bool {
+	name = strings.ReplaceAll(name, "\\", "/")
+	return strings.HasSuffix(name, "/") || strings.HasSuffix(name, "/.") || name == "."
+}
+
 // rootDir loads the root directory.
 func (v *Volume) rootDir() (*dir, error) {
 	if v.layout.Type == FAT32 {
@@ -53,6 +61,7 @@ func (v *Volume) lookup(op, name string) (*dir, *Record, error) {
 // insert per path element, which a tree thousands of levels deep pays
 // thousands of times per lookup.)
 func (v *Volume) lookupPath(op, name string) (*dir, *Record, uint64, error) {
+	dirOnly := namesDir(name)
 	name = cleanPath(name)
 	root, err := v.rootDir()
 	if err != nil {
@@ -73,6 +82,9 @@ func (v *Volume) lookupPath(op, name string) (*dir, *Record, uint64, error) {
 			return nil, nil, 0, &fs.PathError{Op: op, Path: "/" + name, Err: fs.ErrNotExist}
 		}
 		if more == "" {
+			if dirOnly && !r.Entry.IsDir() {
+				return nil, nil, 0, &fs.PathError{Op: op, Path: "/" + name + "/", Err: ErrNotDir}
+			}
 			return d, r, walk, nil
 		}
 		at := func() string { return "/" + name[:len(name)-len(more)-1] }
@@ -95,8 +107,11 @@ func (v *Volume) lookupPath(op, name string) (*dir, *Record, uint64, error) {
 var errDirLoop = fmt.Errorf("%w: directory loop: this entry leads back to a directory on its own path", ErrCorrupt)
 
 // parentOf resolves the directory that holds name (which need not exist)
-// and returns it with name's last element.
+// and returns it with name's last element. A name ending in a slash that
+// exists and is not a directory is ErrNotDir; one that does not exist is
+// left to the caller (Mkdir takes it, Create refuses it).
 func (v *Volume) parentOf(op, name string) (*dir, string, error) {
+	dirOnly := namesDir(name)
 	name = cleanPath(name)
 	if name == "." {
 		return nil, "", &fs.PathError{Op: op, Path: "/", Err: fs.ErrExist}
@@ -113,6 +128,9 @@ func (v *Volume) parentOf(op, name string) (*dir, string, error) {
 	d, err := v.dirOf(pr)
 	if err != nil {
 		return nil, "", &fs.PathError{Op: op, Path: "/" + name, Err: err}
+	}
+	if r := d.lookup(base); dirOnly && r != nil && !r.Entry.IsDir() {
+		return nil, "", &fs.PathError{Op: op, Path: "/" + name + "/", Err: ErrNotDir}
 	}
 	return d, base, nil
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	"golang.org/x/text/encoding/charmap"
 )
 
 // FormatParams describes the volume Plan should lay out. Zero values ask
@@ -320,8 +318,9 @@ func fat32ClusterSectors(total int64) int64 {
 	return 1
 }
 
-// encodeLabel upper-cases the label and encodes it in code page 850,
-// refusing what mkfs.fat refuses.
+// encodeLabel upper-cases the label and encodes it in the OEM code page
+// (850 unless SetCodePage chose another, as mkfs.fat --codepage), refusing
+// what mkfs.fat refuses.
 func encodeLabel(s string) ([11]byte, error) {
 	var out [11]byte
 	copy(out[:], noLabel)
@@ -332,9 +331,9 @@ func encodeLabel(s string) ([11]byte, error) {
 	if n := utf8.RuneCountInString(up); n > 11 {
 		return out, paramErrorf("label %q has %d characters: at most 11 fit", s, n)
 	}
-	enc, err := charmap.CodePage850.NewEncoder().String(up)
+	enc, err := oem().NewEncoder().String(up)
 	if err != nil {
-		return out, paramErrorf("label %q has characters code page 850 cannot hold", s)
+		return out, paramErrorf("label %q has characters code page %d cannot hold", s, CodePage())
 	}
 	if enc[0] == ' ' {
 		return out, paramErrorf("label %q starts with a space", s)

@@ -88,7 +88,7 @@ func (t *treeRemover) remove(parent *dir, r *Record, depth int) {
 		if err != nil {
 			// A broken chain is left for fsck to reclaim: freeing part of
 			// it could free clusters another file holds.
-			t.errs = append(t.errs, fmt.Errorf("%q: %w", r.Name, err))
+			t.errs = append(t.errs, fmt.Errorf("%q: %w", r.Name, damaged(err)))
 			chain = nil
 		}
 		for _, x := range chain {

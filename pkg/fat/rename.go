@@ -41,6 +41,9 @@ func (v *Volume) Rename(oldName, newName string) error {
 	if base == "." || base == ".." {
 		return pathErr(fs.ErrInvalid)
 	}
+	if namesDir(newName) && !r.Entry.IsDir() {
+		return pathErr(ErrNotDir)
+	}
 	if r.Entry.IsDir() {
 		inside, err := v.isWithin(nd, r.Entry.Cluster)
 		if err != nil {
@@ -70,39 +73,113 @@ func (v *Volume) Rename(oldName, newName string) error {
 		if oldChain, err = chainOrNil(v, target.Entry.Cluster); err != nil {
 			return pathErr(err)
 		}
-		if target.Entry.IsDir() {
-			delete(v.dirs, target.Entry.Cluster)
-			delete(v.dirtyDirs, target.Entry.Cluster)
-		}
-		nd.remove(target)
 	}
-	// Remove first, so that a change of case finds its own short name free;
-	// put the old entry back if the new one cannot be added.
-	saved := *r
-	od.remove(r)
-	e := saved.Entry
-	nr, err := nd.add(base, e)
-	if err != nil {
-		errs := []error{err}
-		if _, rerr := od.add(saved.Name, saved.Entry); rerr != nil {
-			errs = append(errs, rerr)
-		}
-		if target != nil {
-			if _, rerr := nd.add(target.Name, target.Entry); rerr != nil {
-				errs = append(errs, rerr)
-			}
-		}
-		return pathErr(errors.Join(errs...))
-	}
-	if nr.Entry.IsDir() && od != nd {
-		if err := v.setDotDot(nr.Entry.Cluster, nd); err != nil {
+	movedDir := r.Entry.IsDir() && od != nd
+	var moved *dir
+	var dotDot *Record
+	if movedDir {
+		// Found now, so that nothing can fail once the entries changed.
+		if moved, err = v.loadDir(r.Entry.Cluster); err != nil {
 			return pathErr(err)
 		}
+		if dotDot, err = dotDotRecord(moved); err != nil {
+			return pathErr(err)
+		}
+	}
+	oldPhase := phaseAfterEntries
+	if movedDir {
+		oldPhase = phaseLast
+	}
+	if _, err := v.moveRecord(od, r, nd, base, target, oldPhase); err != nil {
+		return pathErr(err)
+	}
+	if target != nil && target.Entry.IsDir() {
+		delete(v.dirs, oldChain[0])
+		delete(v.dirtyDirs, oldChain[0])
+	}
+	if movedDir {
+		// The ".." entry changes at once in memory (later renames follow
+		// it), and on disk between the new entry and the old one's
+		// deletion: a cut at any point leaves the directory under a name
+		// whose parent its ".." entry names, the other name aside.
+		dotDot.Entry.Cluster = parentCluster(nd)
+		v.later(moved, phaseAfterEntries, func() { moved.update(dotDot) })
 	}
 	if len(oldChain) > 0 {
 		v.pendingFree = append(v.pendingFree, oldChain)
 	}
 	return nil
+}
+
+// moveRecord gives r's entry the name base in nd, in the order that keeps
+// the file reachable whatever part of the change a cut lets reach the
+// disk:
+//
+//   - over an existing target, the target's short entry takes r's fields
+//     in place (one sector: the target's name holds its old or its new
+//     file);
+//   - within one directory, the new record is written over r's own slots
+//     (and free slots right after them) when it fits there and they lie
+//     in one sector;
+//   - otherwise the new record is added, and r's slots are marked deleted
+//     only after it is durable (phaseAfterEntries).
+//
+// In the first and last case a cut in between leaves two entries with the
+// same first cluster and size: an interrupted rename, which fverify
+// reports and repairs without losing the file. r's short name stays taken
+// until its slots go, so that the two never share a short name.
+func (v *Volume) moveRecord(od *dir, r *Record, nd *dir, base string, target *Record, oldPhase phase) (*Record, error) {
+	if target != nil {
+		e := r.Entry
+		e.Name, e.NTRes = target.Entry.Name, target.Entry.NTRes
+		target.Entry = e
+		nd.update(target)
+		od.detach(r)
+		v.deleteRecordIn(od, r, oldPhase)
+		return target, nil
+	}
+	if od == nd {
+		if nr, ok, err := od.renameInPlace(r, base); ok || err != nil {
+			return nr, err
+		}
+	}
+	od.detach(r)
+	nr, err := nd.add(base, r.Entry)
+	if err != nil {
+		od.attach(r)
+		return nil, err
+	}
+	v.deleteRecordIn(od, r, oldPhase)
+	return nr, nil
+}
+
+// renameInPlace rewrites r as a record named name in r's own slots and the
+// free slots that follow them, when the new record fits there and all of
+// it lies in one sector (so one write replaces the old name by the new).
+// It reports false, changing nothing, when it does not fit.
+func (d *dir) renameInPlace(r *Record, name string) (*Record, bool, error) {
+	per := int(d.v.layout.SectorSize) / DirEntrySize
+	room := r.Slots
+	for i := r.Slot + room; i < len(d.raw)/DirEntrySize && i/per == r.Slot/per && (i >= d.end || d.raw[i*DirEntrySize] == SlotDeleted); i++ {
+		room++
+	}
+	if r.Slot/per != (r.Slot+r.Slots-1)/per {
+		return nil, false, nil
+	}
+	d.detach(r)
+	d.shorts.Remove(r.Short) // a change of case keeps its short name
+	slots, info, e, err := d.encode(name, r.Entry)
+	n := len(slots) / DirEntrySize
+	if err != nil || n > room {
+		d.shorts.Add(r.Short)
+		d.attach(r)
+		return nil, false, err
+	}
+	for i := r.Slot + n; i < r.Slot+r.Slots; i++ {
+		d.raw[i*DirEntrySize] = SlotDeleted
+	}
+	d.markDirty(r.Slot, r.Slots)
+	return d.place(r.Slot, name, slots, info, e), true, nil
 }
 
 // checkReplace says whether r may replace target, as rename(2) decides.
@@ -169,24 +246,21 @@ var (
 	errDotDotLoop = &FormatError{Structure: "directory", Field: "..", Offset: DirEntrySize, Msg: "entries form a loop", Err: ErrCorrupt}
 )
 
-// setDotDot points the ".." entry of the directory at cluster c at parent.
-func (v *Volume) setDotDot(c Cluster, parent *dir) error {
-	d, err := v.loadDir(c)
-	if err != nil {
-		return err
-	}
-	up := parent.first
-	if parent.isRoot() {
-		up = 0
-	}
+// dotDotRecord is directory d's ".." record.
+func dotDotRecord(d *dir) (*Record, error) {
 	for _, r := range d.recs {
 		if r != nil && r.Short == DotDotName {
-			if r.Entry.Cluster != up {
-				r.Entry.Cluster = up
-				d.update(r)
-			}
-			return nil
+			return r, nil
 		}
 	}
-	return errNoDotDot
+	return nil, errNoDotDot
+}
+
+// parentCluster is what a ".." entry names for parent directory d: its
+// first cluster, or 0 for the root.
+func parentCluster(d *dir) Cluster {
+	if d.isRoot() {
+		return 0
+	}
+	return d.first
 }

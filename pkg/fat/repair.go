@@ -135,6 +135,15 @@ func (p *plan) execute(clean bool) error {
 		c, e := fat1Flags(l.Type)
 		p.set(1, p.tb.Get(1)|c|e)
 	}
+	// Links from chains on disk to filled clusters wait for the commit's
+	// entries phase, after a barrier behind the data; until then every
+	// copy gets the sound copy's value (holdLink would take FAT 1's).
+	for _, c := range p.links {
+		if v.held == nil {
+			v.held = map[Cluster]heldLink{}
+		}
+		v.held[c] = heldLink{old: p.base.Get(c), phase: phaseEntries}
+	}
 	p.syncFAT()
 	for _, pd := range p.dirs {
 		if !pd.reached || len(pd.dirty) == 0 {

@@ -22,6 +22,7 @@ type plan struct {
 
 	dirs   map[Cluster]*planDir // directories with slots to rewrite, by first cluster (0: the fixed root)
 	data   []planData           // clusters to fill before the FAT links them in
+	links  []Cluster            // entries of chains on disk the plan links to filled clusters
 	filled map[Cluster]Cluster  // data by destination: its source, 0 for zeros
 	cursor Cluster              // where allocation looks next
 
@@ -180,7 +181,7 @@ func (pd *planDir) remove(from, n int) {
 func (pd *planDir) usedNames() *ShortNameSet {
 	if pd.names == nil {
 		pd.names = NewShortNameSet()
-		recs, _ := ParseDir(pd.raw)
+		recs, _ := ParseDir(pd.raw, FAT32) // names only: the type does not matter
 		for _, r := range recs {
 			pd.names.Add(r.Short)
 		}
@@ -258,6 +259,14 @@ func (im *image) readDir(first Cluster, chain []Cluster) ([]byte, error) {
 		pd.chain, pd.raw, pd.dirty, pd.names, pd.reached = chain, raw, dirty, nil, true
 	}
 	return raw, nil
+}
+
+// linkTo plans FAT entry c, in a chain an entry on disk names, to link to
+// a cluster the plan fills: that link must reach the disk only after the
+// cluster's contents (Volume.holdLink).
+func (p *plan) linkTo(c, to Cluster) {
+	p.set(c, to)
+	p.links = append(p.links, c)
 }
 
 // fillData plans cluster dst filled with a copy of cluster src (zeros

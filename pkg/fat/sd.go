@@ -35,7 +35,9 @@ type SDLayout struct {
 	PartitionSize  int64 // sectors
 	MBRType        byte
 	// Params format the partition (Size, sectors per cluster, reserved
-	// sectors, FAT size, root entries, hidden sectors are set).
+	// sectors, FAT size, root entries, hidden sectors are set). A FAT32
+	// of fewer than 65,525 clusters is refused by Plan unless the caller
+	// sets AllowSmallFAT32, as for any other FAT32.
 	Params FormatParams
 }
 
@@ -64,8 +66,9 @@ func SDBoundaryUnit(totalBytes int64) int64 {
 //   - FAT32: the partition starts at one BU; reserved sectors = BU - (2 x
 //     FAT size mod BU), plus one BU if that is under 9, so the data area
 //     starts on a BU boundary; FSINFO at sector 1, backup boot sector at 6.
-//   - MBR type 0x01 FAT12; 0x04 or 0x06 FAT16 (under / from 65,536
-//     sectors); 0x0B FAT32 on cards up to 16,450,560 sectors, else 0x0C.
+//   - MBR type from MBRType: 0x01 FAT12; 0x04 or 0x06 FAT16 (under /
+//     from 65,536 sectors); 0x0B FAT32 on cards up to 16,450,560 sectors,
+//     else 0x0C.
 //
 // A row whose cluster count falls outside its type's limits (a card of
 // exactly 64 MiB has too many clusters for FAT12) gives way to the next.
@@ -136,7 +139,8 @@ func planSDRow(ts int64, r sdRow) (*SDLayout, error) {
 		lo, hi = MinClusters16, maxClusters16
 	case FAT32:
 		// Cards just over 2 GiB get FAT32 with fewer than 65,525
-		// clusters, as the specification's table has them.
+		// clusters, as the specification's table has them; Plan refuses
+		// such a volume unless Params.AllowSmallFAT32 is set (--force).
 		lo, hi = 1, MaxClusters32
 	}
 	if clusters < lo || clusters > hi {
@@ -146,18 +150,7 @@ func planSDRow(ts int64, r sdRow) (*SDLayout, error) {
 		Type: r.typ, ClusterSize: r.cluster, BU: r.bu,
 		PartitionStart: nom, PartitionSize: ts - nom,
 	}
-	switch {
-	case r.typ == FAT12:
-		l.MBRType = 0x01
-	case r.typ == FAT16 && l.PartitionSize < 65536:
-		l.MBRType = 0x04
-	case r.typ == FAT16:
-		l.MBRType = 0x06
-	case ts <= 16450560:
-		l.MBRType = 0x0B
-	default:
-		l.MBRType = 0x0C
-	}
+	l.MBRType = MBRType(r.typ, l.PartitionSize, ts)
 	l.Params = FormatParams{
 		Size:              l.PartitionSize * sdSector,
 		SectorSize:        sdSector,
@@ -167,7 +160,6 @@ func planSDRow(ts int64, r sdRow) (*SDLayout, error) {
 		NumFATs:           2,
 		FATSectors:        int(sf),
 		HiddenSectors:     uint32(nom),
-		AllowSmallFAT32:   true,
 	}
 	if r.typ != FAT32 {
 		l.Params.RootEntries = 512

@@ -1,6 +1,9 @@
 package fat
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // The SD layout for 2, 8 and 32 GB cards (and a few small ones) follows the
 // specification's table and rules, and Plan builds exactly that layout.
@@ -37,6 +40,16 @@ func TestPlanSD(t *testing.T) {
 			continue
 		}
 		bs, lay, err := Plan(l.Params)
+		if tc.sectors == 4194304+128 {
+			// The table's FAT32 just over 2 GiB has fewer than 65,525
+			// clusters: refused as any small FAT32 is, unless allowed.
+			if err == nil || !strings.Contains(err.Error(), "FAT32 needs at least 65,525 clusters") {
+				t.Errorf("%d sectors: small SD FAT32 planned without AllowSmallFAT32: %v", tc.sectors, err)
+			}
+			p := l.Params
+			p.AllowSmallFAT32 = true
+			bs, lay, err = Plan(p)
+		}
 		if err != nil {
 			t.Fatalf("%d sectors: Plan: %v", tc.sectors, err)
 		}
@@ -76,5 +89,27 @@ func TestPlanSDLarge(t *testing.T) {
 	}
 	if l.Type != FAT32 || l.ClusterSize != 32<<10 || l.BU != 4<<20 || l.PartitionStart != 8192 || l.MBRType != 0x0C {
 		t.Fatalf("64 GiB with FAT32: %+v", l)
+	}
+}
+
+// One rule gives every MBR type: by FAT type, size and whether the
+// partition ends past the CHS limit.
+func TestMBRType(t *testing.T) {
+	cases := []struct {
+		typ       Type
+		size, end int64
+		want      byte
+	}{
+		{FAT12, 2880, 2880, 0x01},
+		{FAT16, 65535, 67583, 0x04},
+		{FAT16, 65536, 67584, 0x06},
+		{FAT16, 4 << 20, chsSectors + 1, 0x0E},
+		{FAT32, 1 << 20, chsSectors, 0x0B},
+		{FAT32, 1 << 20, chsSectors + 1, 0x0C},
+	}
+	for _, tc := range cases {
+		if got := MBRType(tc.typ, tc.size, tc.end); got != tc.want {
+			t.Errorf("MBRType(%s, %d, %d) = 0x%02x, want 0x%02x", tc.typ, tc.size, tc.end, got, tc.want)
+		}
 	}
 }

@@ -4,16 +4,11 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/text/encoding/charmap"
 )
 
-// oemCodePage is the OEM code page short names are read and written in: 437, as
-// Linux mounts by default.
-var oemCodePage = charmap.CodePage437
-
 // ShortName is the 11-byte on-disk 8.3 name: 8 bytes of base and 3 of
-// extension, each padded with spaces, in the OEM code page (437). A name that
+// extension, each padded with spaces, in the OEM code page (DefaultCodePage
+// unless SetCodePage chose another). A name that
 // really starts with byte 0xE5 is stored with 0x05 there (SlotKanjiE5).
 type ShortName [11]byte
 
@@ -24,7 +19,7 @@ var (
 )
 
 // String returns the name as "BASE.EXT", or "BASE" without an extension,
-// decoded from code page 437 to UTF-8. A leading 0x05 is shown as the 0xE5
+// decoded from the OEM code page to UTF-8. A leading 0x05 is shown as the 0xE5
 // character it stands for.
 func (s ShortName) String() string { return s.Display(0) }
 
@@ -43,7 +38,7 @@ func (s ShortName) Display(nt uint8) string {
 }
 
 // Label returns the 11 bytes as a volume label: no dot, trailing spaces
-// removed, decoded from code page 437.
+// removed, decoded from the OEM code page.
 func (s ShortName) Label() string {
 	if s[0] == SlotKanjiE5 {
 		s[0] = SlotDeleted
@@ -59,7 +54,7 @@ func decodeOEM(b []byte, lower bool) string {
 	}
 	var sb strings.Builder
 	for _, c := range b[:n] {
-		r := oemCodePage.DecodeByte(c)
+		r := oem().DecodeByte(c)
 		if lower {
 			r = unicode.ToLower(r)
 		}
@@ -80,8 +75,8 @@ func validShortASCII(c rune) bool {
 // ParseShortName converts "README.TXT" or "FOO" to the 11-byte form. ok is
 // false unless s is a valid upper-case 8.3 name: a base of 1-8 and an optional
 // extension of 1-3 characters, each an upper-case letter, digit, one of
-// !#$%&'()-@^_`{}~ or a non-ASCII character of code page 437 that is not
-// lower case. Spaces, "." and ".." are refused.
+// !#$%&'()-@^_`{}~ or a non-ASCII character of the OEM code page that is
+// not lower case. Spaces, "." and ".." are refused.
 func ParseShortName(s string) (ShortName, bool) {
 	var n ShortName
 	for i := range n {
@@ -123,9 +118,9 @@ func shortByte(r rune) (byte, bool) {
 	if r < utf8.RuneSelf {
 		return byte(r), validShortASCII(r)
 	}
-	c, ok := oemCodePage.EncodeRune(r)
-	// Code page 437 also gives graphic characters to bytes below 0x80 (0x01
-	// is a smiley); only its upper half is valid for non-ASCII characters.
+	c, ok := oem().EncodeRune(r)
+	// The OEM code pages also give graphic characters to bytes below 0x80
+	// (0x01 is a smiley); only the upper half is valid for non-ASCII ones.
 	return c, ok && c >= utf8.RuneSelf
 }
 
@@ -193,8 +188,8 @@ const (
 // LFN slots, unless that short name is in used. Everything else gets LFN slots
 // and a generated short name, as Windows makes them: the basis name is the
 // name upper-cased, without spaces and leading dots, with the dots before the
-// last one dropped, and characters invalid in short names or missing from code
-// page 437 replaced by '_'; base up to 8 and extension up to 3 characters. If
+// last one dropped, and characters invalid in short names or missing from the
+// OEM code page replaced by '_'; base up to 8 and extension up to 3 characters. If
 // nothing was lost (say "Readme.txt") and it is free, the basis is used as is;
 // otherwise "~1".."~4" are tried on its first 6 characters, then 2 characters
 // of the basis, 4 hex digits of a hash of the long name and "~1", "~2", ...

@@ -28,7 +28,7 @@ func TestShortNameString(t *testing.T) {
 		{sn("A B     C  "), 0, "A B.C", "A B.C"},
 		{DotName, 0, ".", "."},
 		{DotDotName, 0, "..", ".."},
-		{sn("\x05BC     TXT"), 0, "σBC.TXT", "σBC.TXT"},
+		{sn("\x05BC     TXT"), 0, "ÕBC.TXT", "ÕBC.TXT"},
 		{sn("\x9aN_C_D~1TXT"), 0, "ÜN_C_D~1.TXT", "ÜN_C_D~1.TXT"},
 		{sn("\x8eBC     TXT"), NTLowerBase, "ÄBC.TXT", "äbc.TXT"},
 	} {
@@ -55,8 +55,9 @@ func TestParseShortName(t *testing.T) {
 		{"12345678.123", "12345678123", true},
 		{"A~1.B", "A~1     B  ", true},
 		{"ÄBC.TXT", "\x8eBC     TXT", true},
-		{"σBC", "", false}, // lower case sigma
-		{"ΣBC", "\xe4BC        ", true},
+		{"ÕBC", "\x05BC        ", true},
+		{"õBC", "", false}, // lower case
+		{"ΣBC", "", false}, // not in code page 850
 		{"readme.txt", "", false},
 		{"README.", "", false},
 		{".TXT", "", false},
@@ -104,7 +105,7 @@ func TestMakeShortName(t *testing.T) {
 		{"FOO BAR.TXT", "FOOBAR~1TXT", 0, true},
 		{" lead", "LEAD~1     ", 0, true},
 		{"a.t x t", "A~1     TXT", 0, true},
-		{"Ünïcødé.txt", "\x9aN_C_D~1TXT", 0, true},
+		{"Ünïcødé.txt", "\x9aN\xd8C\x9dD~1TXT", 0, true},
 		{"ÄÖ.TXT", "\x8e\x99~1    TXT", 0, true},
 		{"日本語.txt", "___~1   TXT", 0, true},
 		{"12345678.1234", "123456~1123", 0, true},
@@ -337,9 +338,50 @@ func FuzzMakeShortName(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%q: %v", long, err)
 		}
-		recs, probs := ParseDir(rec)
+		recs, probs := ParseDir(rec, FAT32)
 		if len(recs) != 1 || len(probs) != 0 || recs[0].Name != long {
 			t.Fatalf("%q (%+v) parsed back as %+v %+v", long, info, recs, probs)
 		}
 	})
+}
+
+// TestCodePage437 holds names to code page 437 (as Linux mounts with by
+// default) where it differs from the default 850.
+func TestCodePage437(t *testing.T) {
+	if err := SetCodePage(437); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { SetCodePage(DefaultCodePage) })
+	if got := sn("\x9dRE     TXT").String(); got != "¥RE.TXT" {
+		t.Errorf("0x9D in 437 = %q, want ¥RE.TXT", got)
+	}
+	if got := sn("\x05BC     TXT").String(); got != "σBC.TXT" {
+		t.Errorf("0x05 (0xE5) in 437 = %q, want σBC.TXT", got)
+	}
+	if got, ok := ParseShortName("ΣBC"); !ok || got != sn("\xe4BC        ") {
+		t.Errorf("ParseShortName(ΣBC) in 437 = %q, %v", got[:], ok)
+	}
+	if got, err := MakeShortName("Ünïcødé.txt", NewShortNameSet()); err != nil || got.Short != sn("\x9aN_C_D~1TXT") {
+		t.Errorf("MakeShortName in 437 = %q, %v", got.Short[:], err)
+	}
+	if err := SetCodePage(737); err == nil || !strings.Contains(err.Error(), "437, 850, 852") {
+		t.Errorf("SetCodePage(737) = %v", err)
+	}
+	if CodePage() != 437 {
+		t.Errorf("a refused SetCodePage changed the code page to %d", CodePage())
+	}
+}
+
+// TestCodePage850 reads the name mtools writes for ØRE.TXT: 0x9D is Ø in
+// code page 850 (mtools' and mkfs.fat's default), ¥ in 437.
+func TestCodePage850(t *testing.T) {
+	if CodePage() != 850 {
+		t.Fatalf("default code page %d, want 850", CodePage())
+	}
+	if got := sn("\x9dRE     TXT").String(); got != "ØRE.TXT" {
+		t.Errorf("0x9D = %q, want ØRE.TXT", got)
+	}
+	if got, ok := ParseShortName("ØRE.TXT"); !ok || got != sn("\x9dRE     TXT") {
+		t.Errorf("ParseShortName(ØRE.TXT) = %q, %v", got[:], ok)
+	}
 }

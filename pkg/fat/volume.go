@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"runtime"
 	"time"
 
 	fio "ftools/pkg/io"
@@ -36,12 +35,18 @@ type Volume struct {
 	metaWritten bool
 	warnings    []string
 
-	cursor      Cluster          // where the next allocation search starts
-	dirs        map[Cluster]*dir // loaded directories by first cluster (0: fixed root)
-	dirtyDirs   map[Cluster]*dir // directories with slots to write back
-	data        *fio.Stream      // file data and new directory clusters, written first
-	walks       uint64           // path lookups so far (see lookupPath)
-	pendingFree [][]Cluster      // chains to free once the entries that named them are gone
+	cursor      Cluster              // where the next allocation search starts
+	allocPolicy AllocPolicy          // where new data goes (SetAllocPolicy)
+	dirs        map[Cluster]*dir     // loaded directories by first cluster (0: fixed root)
+	dirtyDirs   map[Cluster]*dir     // directories with slots to write back
+	data        *fio.Stream          // file data and new directory clusters, written first
+	walks       uint64               // path lookups so far (see lookupPath)
+	pendingFree [][]Cluster          // chains to free once the entries that named them are gone
+	inUse       freeInUse            // clusters marked free that something uses (inuse.go)
+	held        map[Cluster]heldLink // FAT entries whose new value waits for a later phase (order.go)
+	deferred    []deferredChange     // directory changes that wait for a later phase
+	labelDirty  bool                 // the boot sectors' label changed: written after the entries
+	release     func()               // gives the FAT's memory back (Close)
 
 	// Clock stamps the times ftools writes (creation, access, and
 	// modification where none is given); nil means time.Now. Tests and
@@ -99,11 +104,9 @@ func openFrom(dev *fio.Device, bs *BootSector, raw []byte) (*Volume, error) {
 	}
 	v := &Volume{dev: dev, boot: bs, raw: raw[:l.SectorSize], layout: l, writable: dev.Writable()}
 	v.wasDirty = bs.Dirty()
-	if l.TotalSize > dev.Size() {
-		msg := fmt.Sprintf("the boot sector says the volume has %d bytes but %s holds only %d", l.TotalSize, dev.Path(), dev.Size())
-		if v.writable {
-			return nil, fmt.Errorf("%w: %s", ErrCorrupt, msg)
-		}
+	if msg, err := limitToVolume(dev, l); err != nil {
+		return nil, err
+	} else if msg != "" {
 		v.warnings = append(v.warnings, msg)
 	}
 	if end := l.FATOffset + l.FATSize; end > dev.Size() {
@@ -118,8 +121,10 @@ func openFrom(dev *fio.Device, bs *BootSector, raw []byte) (*Volume, error) {
 		release()
 		return nil, err
 	}
-	// The FAT lives as long as the volume does.
-	runtime.AddCleanup(v, func(r func()) { r() }, release)
+	// The FAT (mapped outside the Go heap when it is large) lives until
+	// Close, not until the collector finds the Volume unreachable: a
+	// Table the caller still holds must not lose its memory.
+	v.release = release
 	v.free = CountFree(v.table)
 	if l.Type == FAT32 {
 		v.readFSInfo()
@@ -189,7 +194,8 @@ func (v *Volume) BootSector() *BootSector { return v.boot }
 // Layout is the volume's region layout.
 func (v *Volume) Layout() *Layout { return v.layout }
 
-// Table is the in-memory first FAT.
+// Table is the in-memory first FAT. It (and its Bytes) is valid until
+// Close, which gives its memory back; after Close it is nil.
 func (v *Volume) Table() Table { return v.table }
 
 // FSInfo is the FAT32 FSINFO sector as read (and as changed since); nil on
@@ -218,7 +224,7 @@ func (v *Volume) begin() error {
 		return ErrReadOnly
 	}
 	if v.closed {
-		return errors.New("fat: volume is closed")
+		return ErrClosed
 	}
 	if v.setDirty || v.wasDirty || v.layout.Type == FAT12 {
 		return nil
@@ -231,8 +237,10 @@ func (v *Volume) begin() error {
 	return nil
 }
 
+// writeBoot writes the boot sector as v.boot says, keeping the bytes of
+// the sector as read that BootSector does not model.
 func (v *Volume) writeBoot() error {
-	v.boot.Encode(v.raw)
+	v.boot.EncodeOver(v.raw)
 	if _, err := v.dev.WriteAt(v.raw, 0); err != nil {
 		return fmt.Errorf("fat: writing boot sector: %w", err)
 	}
@@ -352,48 +360,112 @@ func (v *Volume) flushFSInfo() error {
 	return nil
 }
 
-// Commit makes everything written so far durable in the order that keeps
-// the volume consistent at every step: file data and new directory clusters,
-// then the FATs (all copies, one batch), then directory entries (one batch),
-// then the FATs again for clusters that removed or replaced files held, then
-// FSINFO. A crash in between leaves at worst lost clusters, a stale free
-// count or the dirty bit: never an entry that points at unwritten data, or
-// clusters that two files share.
+// Commit writes everything changed so far, in the phases that keep the
+// volume consistent whatever part of it a crash or power cut lets reach
+// the disk (order.go), with a barrier (a flush under --sync close and
+// file) between phases: file data, new directory clusters and the FAT of
+// new chains; then directory entries; then the old entries of renamed
+// files and the boot sector's label; then the FAT for clusters that
+// removed or replaced files held, and FSINFO. A cut in between leaves at
+// worst lost clusters, a stale free count, the dirty bit, or an
+// interrupted rename (two entries naming the same clusters): never an
+// entry that points at unwritten data, or clusters that two files share
+// otherwise.
 func (v *Volume) Commit() error {
+	if err := v.plantMisorder(); err != nil {
+		return err
+	}
 	if err := v.flushData(); err != nil {
 		return err
 	}
-	if err := v.FlushFAT(); err != nil {
+	if err := v.writeFAT(phaseData); err != nil {
 		return err
 	}
-	if len(v.dirtyDirs) > 0 {
-		v.metaWritten = true
-		b := v.dev.NewBatch()
-		for k, d := range v.dirtyDirs {
-			if err := d.flush(b); err != nil {
-				return fmt.Errorf("fat: writing directories: %w", err)
-			}
-			delete(v.dirtyDirs, k)
+	if len(v.dirtyDirs) > 0 || len(v.held) > 0 {
+		if err := v.barrier(); err != nil {
+			return err
 		}
-		if err := b.Flush(); err != nil {
-			return fmt.Errorf("fat: writing directories: %w", err)
+		if err := v.writeFAT(phaseEntries); err != nil {
+			return err
+		}
+		if err := v.writeDirs(); err != nil {
+			return err
 		}
 	}
-	if len(v.pendingFree) > 0 {
+	if v.deferredUpTo(phaseAfterEntries) || v.labelDirty {
+		if err := v.barrier(); err != nil {
+			return err
+		}
+		v.applyDeferred(phaseAfterEntries)
+		if err := v.writeDirs(); err != nil {
+			return err
+		}
+		if err := v.writeLabel(); err != nil {
+			return err
+		}
+	}
+	if len(v.pendingFree) > 0 || len(v.held) > 0 || v.deferredUpTo(phaseLast) {
+		if err := v.barrier(); err != nil {
+			return err
+		}
+		v.applyDeferred(phaseLast)
+		if err := v.writeDirs(); err != nil {
+			return err
+		}
 		for _, cs := range v.pendingFree {
 			v.freeClusters(cs)
 		}
 		v.pendingFree = nil
-		if err := v.FlushFAT(); err != nil {
+		if err := v.writeFAT(phaseLast); err != nil {
 			return err
 		}
 	}
-	return v.flushFSInfo()
+	if err := v.flushFSInfo(); err != nil {
+		return err
+	}
+	if len(v.deferred) > 0 {
+		if err := v.barrier(); err != nil {
+			return err
+		}
+		v.applyDeferred(phaseFinal)
+		return v.writeDirs()
+	}
+	return nil
+}
+
+// barrier separates two commit phases (fio.Device.Barrier).
+func (v *Volume) barrier() error {
+	if err := v.dev.Barrier(); err != nil {
+		return fmt.Errorf("fat: flushing: %w", err)
+	}
+	return nil
+}
+
+// writeDirs writes the changed sectors of every directory, in one batch.
+func (v *Volume) writeDirs() error {
+	if len(v.dirtyDirs) == 0 {
+		return nil
+	}
+	v.metaWritten = true
+	b := v.dev.NewBatch()
+	for k, d := range v.dirtyDirs {
+		if err := d.flush(b); err != nil {
+			return fmt.Errorf("fat: writing directories: %w", err)
+		}
+		delete(v.dirtyDirs, k)
+	}
+	if err := b.Flush(); err != nil {
+		return fmt.Errorf("fat: writing directories: %w", err)
+	}
+	return nil
 }
 
 // writeData queues file data (or a new directory cluster) at off; it goes
 // out in large merged writes before any metadata that refers to it.
 func (v *Volume) writeData(off int64, p []byte) error {
+	if v.closed {
+		return ErrClosed
+	}
 	if v.data == nil {
 		v.data = v.dev.NewStream()
 	}
@@ -430,12 +502,19 @@ func (v *Volume) readClusters(buf []byte, chain []Cluster) error {
 	return nil
 }
 
-// Close commits everything pending and clears the dirty bit this session set.
-// It does not close the device.
+// ErrClosed is returned for a change asked of a volume after Close.
+var ErrClosed = errors.New("fat: volume is closed")
+
+// Close commits everything pending and clears the dirty bit this session
+// set: after a barrier, so that the bit comes off only once everything
+// else is durable (the device's Close flushes the bit itself). It gives
+// the FAT's memory back, on read-only volumes too: Table is nil
+// afterwards. It does not close the device.
 func (v *Volume) Close() error {
 	if v.closed {
 		return nil
 	}
+	defer v.releaseFAT()
 	if !v.writable {
 		v.closed = true
 		return nil
@@ -448,6 +527,9 @@ func (v *Volume) Close() error {
 	// failed before any metadata went out (a host file system that filled
 	// up under the data): the volume is then as it was.
 	if v.setDirty && (err == nil || !v.metaWritten) {
+		if berr := v.barrier(); err == nil {
+			err = berr
+		}
 		v.boot.SetDirty(false)
 		if werr := v.writeBoot(); err == nil {
 			err = werr
@@ -456,4 +538,13 @@ func (v *Volume) Close() error {
 	}
 	v.closed = true
 	return err
+}
+
+// releaseFAT gives the FAT's memory back.
+func (v *Volume) releaseFAT() {
+	if v.release != nil {
+		v.release()
+		v.release = nil
+	}
+	v.table = nil
 }

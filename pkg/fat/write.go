@@ -50,13 +50,24 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 	if err != nil {
 		return nil, err
 	}
+	if namesDir(name) {
+		// "new/" names a directory, not a file to create.
+		return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name) + "/", Err: ErrIsDir}
+	}
 	w := &Writer{v: v, parent: parent, name: base, mtime: mtime}
 	if r := parent.lookup(base); r != nil {
 		if r.Entry.IsDir() || r.Entry.IsLabel() {
 			return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: ErrIsDir}
 		}
+		// The replaced file's chain is freed at Close: a broken one is
+		// refused now, before a cluster is allocated or a byte written.
+		if _, err := chainOrNil(v, r.Entry.Cluster); err != nil {
+			return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: err}
+		}
 		w.old = r
 	} else if err := ValidateLongName(base); err != nil {
+		return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: err}
+	} else if err := v.roomFor(parent, base, sizeHint); err != nil {
 		return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: err}
 	}
 	if sizeHint > 0 {
@@ -158,6 +169,9 @@ func (w *Writer) Close() error {
 	}
 	w.done = true
 	v := w.v
+	if v.closed {
+		return ErrClosed
+	}
 	if err := w.padSlack(); err != nil {
 		w.release()
 		return err
@@ -176,6 +190,8 @@ func (w *Writer) Close() error {
 		old := w.old
 		oldChain, err := chainOrNil(v, old.Entry.Cluster)
 		if err != nil {
+			// Nothing names the new clusters yet: give them back.
+			w.release()
 			return err
 		}
 		old.Entry.Cluster, old.Entry.Size = first, uint32(w.written)
@@ -247,11 +263,14 @@ func (v *Volume) trimExtents(exts *[]Extent, keep int64) {
 	*exts = kept
 }
 
+// chainOrNil walks the chain a writer is about to free or extend; a broken
+// one is a DamageError.
 func chainOrNil(v *Volume, c Cluster) ([]Cluster, error) {
 	if c == 0 {
 		return nil, nil
 	}
-	return Chain(v.table, c)
+	chain, err := Chain(v.table, c)
+	return chain, damaged(err)
 }
 
 // Mkdir makes a directory; its parent must exist.
@@ -267,6 +286,9 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: fs.ErrExist}
 	}
 	if err := ValidateLongName(base); err != nil {
+		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: err}
+	}
+	if err := v.roomFor(parent, base, v.layout.ClusterSize); err != nil {
 		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: err}
 	}
 	exts, err := v.allocate(1, 0)

@@ -15,6 +15,7 @@ type fileBackend struct {
 	path   string
 	fd     int // opened with O_DIRECT when direct
 	tailFd int // buffered twin for unaligned requests while direct; -1 until needed
+	claim  int // the first descriptor of a block device opened O_EXCL, kept after dropDirect for its claim; -1 if none
 	flags  int // open flags of fd
 	direct bool
 	align  int64 // offset/length alignment of direct requests
@@ -27,7 +28,7 @@ type fileBackend struct {
 
 func newFileBackend(path string, fd, flags int, block bool, align int64, mem int) *fileBackend {
 	return &fileBackend{
-		path: path, fd: fd, tailFd: -1, flags: flags,
+		path: path, fd: fd, tailFd: -1, claim: -1, flags: flags,
 		direct: flags&unix.O_DIRECT != 0, align: align, mem: mem, block: block,
 		zeroModes: []uint32{
 			unix.FALLOC_FL_ZERO_RANGE | unix.FALLOC_FL_KEEP_SIZE,
@@ -54,9 +55,11 @@ func (b *fileBackend) fdFor(p []byte, off int64) (int, error) {
 }
 
 // reopen opens the file behind fd again (the same inode, whatever happened
-// to its name) with other flags.
+// to its name) with other flags. O_EXCL is dropped: on a block device it
+// claims the device, fd holds that claim already, and a second claim
+// fails with EBUSY.
 func reopen(fd, flags int) (int, error) {
-	return unix.Open(fmt.Sprintf("/proc/self/fd/%d", fd), flags|unix.O_CLOEXEC, 0)
+	return unix.Open(fmt.Sprintf("/proc/self/fd/%d", fd), flags&^unix.O_EXCL|unix.O_CLOEXEC, 0)
 }
 
 func (b *fileBackend) ReadAt(p []byte, off int64) (int, error) {
@@ -148,7 +151,12 @@ func (b *fileBackend) dropDirect() error {
 	if err != nil {
 		return fmt.Errorf("io: %s: reopen buffered: %w", b.path, err)
 	}
-	unix.Close(b.fd)
+	if b.block && b.flags&unix.O_EXCL != 0 {
+		// Closing it would give up the exclusive claim on the device.
+		b.claim = b.fd
+	} else {
+		unix.Close(b.fd)
+	}
 	b.fd, b.flags, b.direct = fd, b.flags&^unix.O_DIRECT, false
 	return nil
 }
@@ -162,6 +170,10 @@ func (b *fileBackend) Close() error {
 	if b.fd >= 0 {
 		errs = append(errs, unix.Close(b.fd))
 		b.fd = -1
+	}
+	if b.claim >= 0 {
+		errs = append(errs, unix.Close(b.claim))
+		b.claim = -1
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("io: %s: close: %w", b.path, err)

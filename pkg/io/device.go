@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	goio "io"
-	"os"
 	"sync"
 	"time"
 
@@ -38,7 +37,7 @@ type Device struct {
 	writable   bool
 	policy     SyncPolicy
 	opened     time.Time
-	lock       *os.File // holds the image's flock until Close
+	lock       *imageLock // holds the image's flock until Close
 
 	mu       sync.Mutex // guards everything below
 	be       backend
@@ -48,6 +47,7 @@ type Device struct {
 	bufAlign int  // address alignment of pooled buffers
 	fallback string
 	st       Stats
+	unsynced bool // something was written since the last flush
 	closed   bool
 	elapsed  time.Duration
 	pool     [][]byte
@@ -99,6 +99,14 @@ func (d *Device) Align() int {
 	return d.align
 }
 
+// alignments returns the request and buffer address alignments together:
+// both change at once when the device falls back to buffered I/O.
+func (d *Device) alignments() (int64, int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return int64(d.align), d.bufAlign
+}
+
 // IOSize is the largest request the Device issues.
 func (d *Device) IOSize() int { return d.ioSize }
 
@@ -147,8 +155,8 @@ func (d *Device) ReadAt(p []byte, off int64) (int, error) {
 		return 0, err
 	}
 	abs := d.start + off
-	a := int64(d.Align())
-	if a == 1 || (abs%a == 0 && int64(len(p))%a == 0 && isAligned(p, d.bufAlign)) {
+	a, bufAlign := d.alignments()
+	if a == 1 || (abs%a == 0 && int64(len(p))%a == 0 && isAligned(p, bufAlign)) {
 		for done := 0; done < len(p); done += d.ioSize {
 			end := min(done+d.ioSize, len(p))
 			if err := d.pread(p[done:end], abs+int64(done)); err != nil {
@@ -243,6 +251,7 @@ func (d *Device) call(o op, buf []byte, abs int64) (int, error) {
 			n, err = d.be.WriteAt(buf, abs)
 			d.st.WriteRequests++
 			d.st.WriteBytes += int64(n)
+			d.unsynced = d.unsynced || n > 0
 		}
 		if err == unix.EINVAL && d.direct && !d.directOK {
 			if dd, ok := d.be.(directDropper); ok {
@@ -275,11 +284,39 @@ func (d *Device) Sync() error {
 	if !d.writable {
 		return nil
 	}
+	return d.syncLocked()
+}
+
+// syncLocked issues one fdatasync; d.mu is held.
+func (d *Device) syncLocked() error {
 	d.st.Flushes++
 	if err := d.be.Sync(); err != nil {
 		return fmt.Errorf("io: %s: fdatasync: %w", d.path, err)
 	}
+	d.unsynced = false
 	return nil
+}
+
+// Barrier makes everything written so far reach stable storage before
+// anything written after it, as far as the policy promises durability:
+// under SyncClose and SyncFile it flushes (when something was written
+// since the last flush); under SyncNone it does nothing (the order of the
+// requests is kept, which is enough after a process crash but not after a
+// power cut); under SyncAlways it does nothing either, since every write
+// is durable when it returns and zeroing calls flush themselves.
+func (d *Device) Barrier() error {
+	if d.policy != SyncClose && d.policy != SyncFile {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	if !d.writable || !d.unsynced {
+		return nil
+	}
+	return d.syncLocked()
 }
 
 // FileDone marks the end of one file: it syncs when the policy is SyncFile.
@@ -290,10 +327,12 @@ func (d *Device) FileDone() error {
 	return nil
 }
 
-// Close syncs when the policy is SyncClose or SyncFile, then closes.
+// Close syncs unless the policy is SyncNone (under SyncAlways too: the
+// device's cache may still hold what zeroing calls and the file system's
+// own bookkeeping did), then closes.
 func (d *Device) Close() error {
 	var serr error
-	if d.policy == SyncClose || d.policy == SyncFile {
+	if d.policy != SyncNone {
 		serr = d.Sync()
 		if errors.Is(serr, ErrClosed) {
 			return serr
@@ -355,6 +394,7 @@ func (d *Device) pwriteParallel(buf []byte, abs int64) error {
 		d.mu.Lock()
 		d.st.WriteRequests++
 		d.st.WriteBytes += int64(n)
+		d.unsynced = d.unsynced || n > 0
 		d.mu.Unlock()
 		if err == nil && n == 0 {
 			err = goio.ErrNoProgress

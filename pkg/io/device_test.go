@@ -159,7 +159,7 @@ func TestSyncPolicies(t *testing.T) {
 	for _, c := range []struct {
 		p                  SyncPolicy
 		afterFile, atClose int64
-	}{{SyncNone, 0, 0}, {SyncClose, 0, 1}, {SyncFile, 1, 2}, {SyncAlways, 0, 0}} {
+	}{{SyncNone, 0, 0}, {SyncClose, 0, 1}, {SyncFile, 1, 2}, {SyncAlways, 0, 1}} {
 		d, err := Open(path, Options{Write: true, Sync: c.p})
 		must(t, err)
 		_, err = d.WriteAt([]byte("data"), 10)

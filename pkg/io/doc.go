@@ -17,10 +17,31 @@
 // either way) it falls back to buffered I/O and says why in Stats.Fallback.
 //
 // A Batch collects writes, then sorts and merges them and submits large
-// aligned writes of at most IOSize bytes. The sync policy decides when
-// fdatasync is issued. Stats counts every request that reached the kernel.
+// aligned writes of at most IOSize bytes. Stats counts every request that
+// reached the kernel.
+//
+// The sync policy decides when fdatasync is issued. A flush is the only
+// barrier a device with a volatile cache respects, so a writer ends each
+// step that later ones depend on with Device.Barrier: a flush under
+// SyncClose and SyncFile; nothing under SyncNone (request order, enough
+// for a process crash only) or SyncAlways (O_DSYNC writes; zeroing calls,
+// which O_DSYNC does not cover, flush themselves). Close flushes under
+// every policy but SyncNone, FileDone under SyncFile.
+//
+// With FTOOLS_WRITE_LOG=FILE in the environment, Open records every write,
+// zeroing call and flush of every writable device into FILE (Record does
+// it for one device); package writelog reads such logs and rebuilds the
+// images a power cut could have left, for the crash tests.
+//
+// Partition tables are read as Linux reads them (ReadPartitions lists
+// them): a GPT only behind a protective MBR (type 0xEE), logical
+// partitions of an extended MBR partition as 5 and up, protective and
+// extended entries never as partitions, and an image file's MBR in
+// 4096-byte sectors when its first partition holds a boot sector of that
+// size. A window given by offset alone is bounded by the table (see Open).
+// WritePartitionTable leaves only the table it writes; WipeSignatures
+// clears the old signatures inside a window before a format.
 //
 // The package never prints. It is Linux-only (pread, pwrite, fallocate,
-// statx and block-device ioctls). Extended (logical) MBR partitions are not
-// supported; only the four primary slots are.
+// statx, sysfs and block-device ioctls).
 package io

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -14,42 +16,150 @@ import (
 // ErrLocked is returned when another process holds the image's lock.
 var ErrLocked = errors.New("io: image is in use by another process")
 
+// ErrCanceled is returned when Options.Cancel ends the wait for another
+// process's lock.
+var ErrCanceled = errors.New("io: waiting for the image's lock was canceled")
+
+// FileID identifies an image whatever it is called: "a.img", "./a.img" and a
+// symbolic link to it have one FileID; so do two device nodes of one block
+// device.
+type FileID struct {
+	Dev, Ino uint64 // st_dev and st_ino; for a block device 0 and st_rdev
+}
+
+// Identify returns the FileID of the file or block device path names
+// (following symbolic links).
+func Identify(path string) (FileID, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return FileID{}, &os.PathError{Op: "stat", Path: path, Err: err}
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFBLK {
+		return FileID{Ino: st.Rdev}, nil
+	}
+	return FileID{Dev: st.Dev, Ino: st.Ino}, nil
+}
+
+// imageLock is this process's flock on one image. flock(2) locks belong to
+// an open file description, so a second descriptor of the same image, even
+// in this process, would conflict with the first: every Device of one image
+// (named two ways, or at two offsets) shares one imageLock instead, counted
+// by refs, upgraded to exclusive when a writer joins readers.
+type imageLock struct {
+	key   [2]uint64 // st_dev, st_ino of the locked inode
+	f     *os.File
+	write bool
+	refs  int
+}
+
+// locks holds the images this process has locked. Its mutex is held while
+// waiting for another process, which is fine for commands that open their
+// images one after another.
+var locks struct {
+	sync.Mutex
+	m map[[2]uint64]*imageLock
+}
+
 // lockFile takes an flock on path, exclusive for a writer and shared for a
 // reader, on a descriptor of its own (the device's descriptors may be
-// reopened, which would drop a lock held on them). Without wait, a lock held
-// by someone else is an error naming the holder's PID where /proc/locks
-// tells it.
-func lockFile(path string, write, wait bool) (*os.File, error) {
+// reopened, which would drop a lock held on them), or joins the lock this
+// process already holds on the same inode. Without wait, a lock held by
+// someone else is an error naming the holder's PID where /proc/locks tells
+// it; with wait, closing cancel (if not nil) ends the wait with ErrCanceled.
+func lockFile(path string, write, wait bool, cancel <-chan struct{}) (*imageLock, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("io: locking %s: %w", path, err)
+	}
+	key := [2]uint64{st.Dev, st.Ino}
+	locks.Lock()
+	defer locks.Unlock()
+	if l := locks.m[key]; l != nil {
+		f.Close()
+		if write && !l.write {
+			if err := flockWait(l.f, path, unix.LOCK_EX, wait, cancel); err != nil {
+				return nil, err
+			}
+			l.write = true
+		}
+		l.refs++
+		return l, nil
 	}
 	how := unix.LOCK_SH
 	if write {
 		how = unix.LOCK_EX
 	}
-	err = unix.Flock(int(f.Fd()), how|unix.LOCK_NB)
+	if err := flockWait(f, path, how, wait, cancel); err != nil {
+		f.Close()
+		return nil, err
+	}
+	l := &imageLock{key: key, f: f, write: write, refs: 1}
+	if locks.m == nil {
+		locks.m = map[[2]uint64]*imageLock{}
+	}
+	locks.m[key] = l
+	return l, nil
+}
+
+// Close drops one use of the lock, and the flock with the last.
+func (l *imageLock) Close() error {
+	locks.Lock()
+	defer locks.Unlock()
+	if l.refs--; l.refs > 0 {
+		return nil
+	}
+	delete(locks.m, l.key)
+	return l.f.Close()
+}
+
+// Bounds of the interval at which a cancelable wait retries the lock.
+const (
+	lockPollMin = 10 * time.Millisecond
+	lockPollMax = 200 * time.Millisecond
+)
+
+// flockWait takes the flock how (LOCK_SH or LOCK_EX) on f, converting one
+// this descriptor holds. Without wait a conflict is an ErrLocked error;
+// with wait it blocks, polling when cancel can end the wait.
+func flockWait(f *os.File, path string, how int, wait bool, cancel <-chan struct{}) error {
+	fd := int(f.Fd())
+	err := unix.Flock(fd, how|unix.LOCK_NB)
 	if err == unix.EWOULDBLOCK && wait {
-		for err = unix.Flock(int(f.Fd()), how); err == unix.EINTR; {
-			err = unix.Flock(int(f.Fd()), how)
+		if cancel == nil {
+			for err = unix.Flock(fd, how); err == unix.EINTR; {
+				err = unix.Flock(fd, how)
+			}
+		} else {
+			for pause := lockPollMin; err == unix.EWOULDBLOCK; pause = min(2*pause, lockPollMax) {
+				select {
+				case <-cancel:
+					return fmt.Errorf("io: %s: %w", path, ErrCanceled)
+				case <-time.After(pause):
+				}
+				err = unix.Flock(fd, how|unix.LOCK_NB)
+			}
 		}
 	}
 	if err == nil {
-		return f, nil
+		return nil
 	}
-	defer f.Close()
 	if err != unix.EWOULDBLOCK {
-		return nil, fmt.Errorf("io: locking %s: %w", path, err)
+		return fmt.Errorf("io: locking %s: %w", path, err)
 	}
 	who := "another process"
 	if pid := lockHolder(f); pid > 0 {
 		who = fmt.Sprintf("process %d", pid)
 	}
 	mode := "reading"
-	if write {
+	if how == unix.LOCK_EX {
 		mode = "writing"
 	}
-	return nil, fmt.Errorf("io: %s: %s holds its lock, so it cannot be opened for %s now (give --wait to wait for it): %w", path, who, mode, ErrLocked)
+	return fmt.Errorf("io: %s: %s holds its lock, so it cannot be opened for %s now (give --wait to wait for it): %w", path, who, mode, ErrLocked)
 }
 
 // lockHolder finds the PID holding an flock on f's inode in /proc/locks

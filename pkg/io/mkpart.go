@@ -1,6 +1,7 @@
 package io
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	goio "io"
@@ -17,10 +18,18 @@ type TableSpec struct {
 	Kind     string // "mbr" or "gpt"
 	Start    int64  // partition start in bytes (a multiple of the sector size)
 	Size     int64  // partition size in bytes
-	MBRType  byte   // MBR partition type (0x01, 0x04, 0x06, 0x0C)
+	MBRType  byte   // MBR partition type (see fat.MBRType)
+	DiskID   uint32 // MBR disk identifier, used as given (PARTUUID is its hex form, "-01")
 	DiskGUID string // GPT disk GUID; "" for a random one
 	PartGUID string // GPT partition GUID; "" for a random one
+	ESP      bool   // GPT: an EFI System Partition (type and name), else Microsoft basic data
 }
+
+// GPT partition names fmkfs gives.
+const (
+	espName  = "EFI System Partition"
+	dataName = "FAT"
+)
 
 // gptEntriesBytes is the GPT partition array: 128 entries of 128 bytes.
 const gptEntriesBytes = 128 * 128
@@ -60,11 +69,17 @@ func PartitionSpan(kind string, diskSize, sectorSize, start int64) (int64, error
 
 // WritePartitionTable writes a partition table with one partition to the
 // whole device d, through one batch (so --stats counts it). Sector 0 is
-// rewritten whole, so that no old boot sector survives under the table.
+// rewritten whole, so that no old boot sector or MBR entry survives under
+// the table, and the GPT headers and entry arrays of an older GPT (at
+// either sector size) are cleared first, so that only the new table is
+// there to be read.
 func WritePartitionTable(d *Device, s TableSpec) error {
 	ss := int64(d.SectorSize())
 	if s.Start%ss != 0 || s.Size%ss != 0 || s.Size <= 0 {
 		return fmt.Errorf("partition at byte %d of %d bytes is not whole %d-byte sectors", s.Start, s.Size, ss)
+	}
+	if s.Start < ss || s.Start+s.Size > d.Size() {
+		return fmt.Errorf("partition at byte %d of %d bytes does not fit the %d-byte disk after its table", s.Start, s.Size, d.Size())
 	}
 	rec := &tableWriter{size: d.Size(), writes: map[int64][]byte{0: make([]byte, ss)}}
 	var err error
@@ -79,8 +94,16 @@ func WritePartitionTable(d *Device, s TableSpec) error {
 				Size:  uint32(s.Size / ss),
 			}},
 		}
+		if s.Start/ss > 0xFFFFFFFF || s.Size/ss > 0xFFFFFFFF {
+			return fmt.Errorf("an MBR cannot hold a partition at sector %d of %d sectors: use a GPT", s.Start/ss, s.Size/ss)
+		}
 		err = t.Write(rec, d.Size())
+		binary.LittleEndian.PutUint32(rec.writes[0][mbrDiskIDOff:], s.DiskID)
 	case "gpt":
+		typ, name := gpt.MicrosoftBasicData, dataName
+		if s.ESP {
+			typ, name = gpt.EFISystemPartition, espName
+		}
 		t := &gpt.Table{
 			LogicalSectorSize:  int(ss),
 			PhysicalSectorSize: int(ss),
@@ -90,17 +113,24 @@ func WritePartitionTable(d *Device, s TableSpec) error {
 				Index: 1,
 				Start: uint64(s.Start / ss),
 				End:   uint64((s.Start+s.Size)/ss - 1),
-				Type:  gpt.MicrosoftBasicData,
-				Name:  "FAT",
+				Type:  typ,
+				Name:  name,
 				GUID:  s.PartGUID,
 			}},
 		}
 		err = t.Write(rec, d.Size())
+		if last := d.Size()/ss - 1; err == nil && last > 0xFFFFFFFF {
+			// The protective entry's size saturates on disks over 2 TiB.
+			binary.LittleEndian.PutUint32(rec.writes[0][mbrEntriesOff+12:], 0xFFFFFFFF)
+		}
 	default:
 		return fmt.Errorf("unknown partition table kind %q: use mbr or gpt", s.Kind)
 	}
 	if err != nil {
 		return fmt.Errorf("partition table: %w", err)
+	}
+	if _, err := wipeGPT(d); err != nil {
+		return err
 	}
 	b := d.NewBatch()
 	offs := make([]int64, 0, len(rec.writes))
@@ -187,6 +217,7 @@ func (s Stats) Add(t Stats) Stats {
 	s.Flushes += t.Flushes
 	s.ZeroRequests += t.ZeroRequests
 	s.ZeroBytes += t.ZeroBytes
+	s.MaxReadsInFlight = max(s.MaxReadsInFlight, t.MaxReadsInFlight)
 	s.Elapsed += t.Elapsed
 	s.Direct, s.Align, s.Fallback, s.Policy = t.Direct, t.Align, t.Fallback, t.Policy
 	return s

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -16,10 +17,14 @@ type Options struct {
 	Buffered   bool       // force buffered I/O (no O_DIRECT)
 	Sync       SyncPolicy // when to flush
 	IOSize     int        // largest request; 0 means DefaultIOSize; a multiple of the alignment
-	Force      bool       // allow writing a whole disk that holds a partition table
+	Force      bool       // allow writing a whole disk that holds a partition table, or at an offset where no partition starts
 	MountsFile string     // default "/proc/self/mounts"; tests inject a fake one
 	Wait       bool       // wait for another process's lock on the image instead of failing
 	NoLock     bool       // take no flock (for callers that hold one already)
+
+	// Cancel, with Wait: closing it ends the wait for another process's
+	// lock with ErrCanceled (nil: wait for good).
+	Cancel <-chan struct{}
 }
 
 // maxIOSize bounds Options.IOSize (each pooled buffer has this size).
@@ -27,7 +32,10 @@ const maxIOSize = 1 << 30
 
 // Open opens an image file or block device and returns the volume window
 // chosen by o.Partition and o.Offset (an offset is relative to the partition
-// when both are given).
+// when both are given). A window given by offset alone is bounded by the
+// disk's partition table: one that starts a partition ends where that
+// partition ends; writing one that starts inside a partition, or in no
+// partition, is refused unless o.Force (see ErrOutsidePartition).
 //
 // O_DIRECT is used unless o.Buffered; its alignment comes from statx
 // (STATX_DIOALIGN) for files and BLKSSZGET for block devices. Writing a
@@ -52,10 +60,10 @@ func Open(path string, o Options) (*Device, error) {
 	}
 	// Writers lock the image exclusively and readers shared, before
 	// anything is read or written.
-	var lock *os.File
+	var lock *imageLock
 	if !o.NoLock {
 		var err error
-		if lock, err = lockFile(path, o.Write, o.Wait); err != nil {
+		if lock, err = lockFile(path, o.Write, o.Wait, o.Cancel); err != nil {
 			return nil, err
 		}
 	}
@@ -67,7 +75,11 @@ func Open(path string, o Options) (*Device, error) {
 		return nil, err
 	}
 	d.lock = lock
-	if err := d.setup(o, st.Rdev); err != nil {
+	err = d.setup(o, st.Rdev)
+	if err == nil {
+		err = d.recordFromEnv() // FTOOLS_WRITE_LOG, for the crash tests
+	}
+	if err != nil {
 		d.be.Close()
 		if lock != nil {
 			lock.Close()
@@ -195,15 +207,21 @@ func (d *Device) setup(o Options, rdev uint64) error {
 		if err != nil {
 			return err
 		}
-		d.start, d.size = p.start, p.size
-	} else if d.blockDev && o.Write && o.Offset == 0 && !o.Force {
+		d.start, d.size = p.Start, p.Size
+	} else if o.Offset > 0 {
+		end, err := d.offsetEnd(o)
+		if err != nil {
+			return err
+		}
+		d.size = end
+	} else if d.blockDev && o.Write && !o.Force {
 		t, err := d.readTable()
 		if err != nil && !errors.Is(err, ErrNoPartition) {
 			return err
 		}
-		if err == nil && len(t.parts) > 0 {
-			return fmt.Errorf("io: %s: %s table with %d partitions; writing the whole disk would destroy it (choose a partition, or force): %w",
-				d.path, t.kind, len(t.parts), ErrPartitioned)
+		if err == nil && len(t.Partitions) > 0 {
+			return &PlaceError{Err: ErrPartitioned, Msg: fmt.Sprintf("io: %s: refusing to write the whole disk, which holds an %s table (%s)",
+				d.path, strings.ToUpper(t.Kind), listPartitions(t))}
 		}
 	}
 	if o.Offset > d.size {

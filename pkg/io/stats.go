@@ -25,6 +25,11 @@ type Stats struct {
 	// asked for; "" when direct I/O is in use or buffered I/O was forced.
 	Fallback string     `json:"fallback"`
 	Policy   SyncPolicy `json:"sync"`
+
+	// MaxReadsInFlight is the most reads a read-ahead pipeline had in
+	// flight at once (ReadAtConcurrent); 0 when none ran.
+	MaxReadsInFlight int64 `json:"max_reads_in_flight"`
+	readsInFlight    int64 // reads in flight now
 }
 
 // AvgWriteSize is the mean size of a write request in bytes (0 without writes).
@@ -54,7 +59,11 @@ func (s Stats) WriteTo(w goio.Writer) (int64, error) {
 	if s.ReadRequests > 0 {
 		avgRead = s.ReadBytes / s.ReadRequests
 	}
-	fmt.Fprintf(&b, "reads: %d requests, %s, avg %s\n", s.ReadRequests, humanBytes(s.ReadBytes), humanBytes(avgRead))
+	fmt.Fprintf(&b, "reads: %d requests, %s, avg %s", s.ReadRequests, humanBytes(s.ReadBytes), humanBytes(avgRead))
+	if s.MaxReadsInFlight > 0 {
+		fmt.Fprintf(&b, ", up to %d in flight", s.MaxReadsInFlight)
+	}
+	b.WriteString("\n")
 	fmt.Fprintf(&b, "zeroed: %d requests, %s\n", s.ZeroRequests, humanBytes(s.ZeroBytes))
 	fmt.Fprintf(&b, "flushes: %d (sync=%s)\n", s.Flushes, s.Policy)
 	secs := s.Elapsed.Seconds()

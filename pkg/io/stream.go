@@ -118,17 +118,23 @@ func (s *Stream) Write(off int64, p []byte) error {
 func (s *Stream) begin(abs int64) error {
 	d := s.d
 	a := int64(d.Align())
-	s.cur = d.getBuf()
-	s.start = roundDown(abs, a)
-	s.n = int(abs - s.start)
-	if s.n > 0 {
-		if err := s.drain(); err != nil {
-			return err
+	start := roundDown(abs, a)
+	buf := d.getBuf()
+	if abs > start {
+		// The head block, capped at the end of the device as submit caps
+		// the tail block.
+		err := s.drain()
+		if err == nil {
+			err = d.pread(buf[:min(a, d.rawSize-start)], start)
 		}
-		if err := d.pread(s.cur[:a], s.start); err != nil {
+		if err != nil {
+			// No buffer is kept: its head would be stale, and a later
+			// write would put it over the neighbour's bytes.
+			d.putBuf(buf)
 			return err
 		}
 	}
+	s.cur, s.start, s.n = buf, start, int(abs-start)
 	return nil
 }
 

@@ -87,6 +87,11 @@ func (d *Device) zeroCall(abs, n int64) error {
 	case err == nil:
 		d.st.ZeroRequests++
 		d.st.ZeroBytes += n
+		d.unsynced = true
+		if d.policy == SyncAlways {
+			// O_DSYNC covers writes, not fallocate or BLKZEROOUT.
+			return d.syncLocked()
+		}
 		return nil
 	case errors.Is(err, errZeroUnsupported):
 		return err

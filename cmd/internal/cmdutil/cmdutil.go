@@ -62,19 +62,11 @@ func Main(run RunFunc) {
 // Report prints err (if any) as "name: message" on w and returns the exit
 // status for it: 0 for nil, the ExitError's code, else 1.
 func Report(w io.Writer, name string, err error) int {
-	if err == nil {
-		return 0
-	}
-	code := 1
 	var ee *ExitError
-	if errors.As(err, &ee) {
-		code = ee.Code
-		if ee.Err == nil {
-			return code
-		}
+	if err != nil && !(errors.As(err, &ee) && ee.Err == nil) {
+		Warn(w, name, "%v", err)
 	}
-	Warn(w, name, "%v", err)
-	return code
+	return ExitStatus(err)
 }
 
 // Warn prints a message as "name: message" on w. Every line of a

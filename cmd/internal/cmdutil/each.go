@@ -35,6 +35,13 @@ func EachOperand(c *cli.Context, name string, stdout, stderr io.Writer, fn func(
 				err = fn(im.Vol, op)
 			}
 		}
+		if IsInterrupt(err) {
+			// Stopped waiting for a lock: commit what is done, and stop.
+			if cerr := imgs.Close(); cerr != nil {
+				return errors.Join(err, cerr)
+			}
+			return err
+		}
 		if err != nil {
 			if !c.Bool(FlagJSON) {
 				Warn(stderr, name, "%v", err)

@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"ftools/pkg/fat"
 	fio "ftools/pkg/io"
 )
 
@@ -20,6 +23,7 @@ const (
 	FlagPartition = "partition"
 	FlagForce     = "force"
 	FlagWait      = "wait"
+	FlagCodePage  = "codepage"
 )
 
 // OutputFlags are --stats and --json, which every command takes.
@@ -45,16 +49,50 @@ func IOFlags(write bool) []cli.Flag {
 	return fl
 }
 
-// ImageFlags are the flags that locate a volume: --partition.
+// ImageFlags are the flags that locate a volume and say how to read it:
+// --partition and --codepage.
 func ImageFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.IntFlag{Name: FlagPartition, Usage: "use partition `N` (1-based) of an MBR or GPT table"},
+		CodePageFlag(),
 	}
 }
 
-// DeviceOptions builds pkg/io options from the shared flags.
+// CodePageFlag is --codepage: the OEM code page of short names and labels
+// (fmkfs takes it alone, for the label it writes).
+func CodePageFlag() cli.Flag {
+	return &cli.IntFlag{Name: FlagCodePage, Value: fat.DefaultCodePage,
+		Usage: fmt.Sprintf("DOS code page `N` of short names and labels, as mtools' and mkfs.fat's (one of %s)", codePageList())}
+}
+
+func codePageList() string {
+	var s []string
+	for _, n := range fat.CodePages() {
+		s = append(s, strconv.Itoa(n))
+	}
+	return strings.Join(s, ", ")
+}
+
+// applyCodePage makes --codepage the code page of every volume the command
+// opens. Commands that lack the flag get the default.
+func applyCodePage(c *cli.Context) error {
+	n := fat.DefaultCodePage
+	if c.IsSet(FlagCodePage) {
+		n = c.Int(FlagCodePage)
+	}
+	if err := fat.SetCodePage(n); err != nil {
+		return fmt.Errorf("--codepage: %w", err)
+	}
+	return nil
+}
+
+// DeviceOptions builds pkg/io options from the shared flags. Every command
+// calls it before it reads a volume, so it also applies --codepage.
 func DeviceOptions(c *cli.Context, write bool) (fio.Options, error) {
 	o := fio.Options{Write: write, Sync: fio.DefaultSync}
+	if err := applyCodePage(c); err != nil {
+		return o, err
+	}
 	if c.IsSet(FlagIOSize) || c.String(FlagIOSize) != "" {
 		n, err := fio.ParseSize(c.String(FlagIOSize))
 		if err != nil {
@@ -93,14 +131,27 @@ func OpenImage(c *cli.Context, spec string, write bool) (*fio.Device, error) {
 		return nil, err
 	}
 	o.Offset = off
-	return Open(path, o)
+	return open(path, o, c.App.ErrWriter, c.App.Name)
 }
 
 // Open opens a device with pkg/io and says which flag gets past a refusal.
-func Open(path string, o fio.Options) (*fio.Device, error) {
-	d, err := fio.Open(path, o)
-	if errors.Is(err, fio.ErrPartitioned) {
-		return nil, fmt.Errorf("%w; give --partition N, or --force to use the whole disk", err)
+// With o.Wait, SIGINT and SIGTERM end a wait for another process's lock.
+func Open(path string, o fio.Options) (*fio.Device, error) { return open(path, o, nil, "") }
+
+// open is Open, saying on w (when not nil) that it waits for a lock.
+func open(path string, o fio.Options, w io.Writer, name string) (*fio.Device, error) {
+	d, err := openWaiting(path, o, w, name)
+	var pe *fio.PlaceError
+	if errors.As(err, &pe) {
+		which := "N"
+		if pe.Partition > 0 {
+			which = fmt.Sprint(pe.Partition)
+		}
+		what := "to write there anyway"
+		if errors.Is(err, fio.ErrPartitioned) {
+			what = "to use the whole disk"
+		}
+		return nil, fmt.Errorf("%w; give --partition %s instead, or --force %s", err, which, what)
 	}
 	return d, err
 }

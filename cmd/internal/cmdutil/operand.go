@@ -30,6 +30,17 @@ type Operand struct {
 	Contents bool   // ends in "/." (or is the image root): what is inside
 }
 
+// VolPath is the path to hand pkg/fat: Path with the trailing slash the
+// operand was given with, so that "::/file/" is refused as not a directory
+// (as rm, cat and ls refuse "file/") instead of naming the file. Path itself
+// stays clean for joining names to it.
+func (o Operand) VolPath() string {
+	if o.Slash && o.Path != "." {
+		return o.Path + "/"
+	}
+	return o.Path
+}
+
 // InImage reports whether the operand names a path inside an image.
 func (o Operand) InImage() bool { return o.Image != "" }
 
@@ -44,6 +55,8 @@ func (o Operand) Show(p string) string {
 	s := "::/" + strings.TrimPrefix(path.Clean("/"+p), "/")
 	if p == "." {
 		s = "::/"
+	} else if strings.HasSuffix(p, "/") && s != "::/" {
+		s += "/" // a VolPath keeps the slash the user wrote
 	}
 	if o.Explicit() {
 		return o.Image + s
@@ -100,15 +113,70 @@ type Image struct {
 	Spec string
 	Dev  *fio.Device
 	Vol  *fat.Volume
+	id   imageID
 }
 
-// Images holds the images one command opened, each once.
+// imageID says which volume a spec names, however it is spelled: "a.img",
+// "./a.img", a link to it and "a.img@@0" name one volume.
+type imageID struct {
+	file   fio.FileID
+	offset int64 // -1: the file could not be identified
+}
+
+// identify returns the imageID of a spec; the offset is -1 when the file
+// cannot be found (opening it will say why).
+func identify(spec string) (imageID, error) {
+	path, off, err := fio.ParseImageSpec(spec)
+	if err != nil {
+		return imageID{offset: -1}, err
+	}
+	file, err := fio.Identify(path)
+	if err != nil {
+		return imageID{offset: -1}, nil
+	}
+	return imageID{file, off}, nil
+}
+
+// SameImage reports whether two image specs name one volume ("a.img" and
+// "./a.img@@0" do).
+func SameImage(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ia, erra := identify(a)
+	ib, errb := identify(b)
+	return erra == nil && errb == nil && ia.offset >= 0 && ia == ib
+}
+
+// Images holds the images one command opened, each once: a volume named
+// two ways maps both specs to one Image, so that the command neither
+// waits for its own lock nor keeps two FATs of one volume in memory.
 type Images map[string]*Image
 
 // Open opens (once) the image an operand names, writable if write.
-// Volumes stamp times with Now (SOURCE_DATE_EPOCH aware).
+// Volumes stamp times with Now (SOURCE_DATE_EPOCH aware). An image first
+// opened read-only cannot be had writable later: commands open the one
+// they write first.
 func (ims Images) Open(c *cli.Context, spec string, write bool) (*Image, error) {
-	if im := ims[spec]; im != nil {
+	im := ims[spec]
+	id := imageID{offset: -1}
+	if im == nil {
+		var err error
+		if id, err = identify(spec); err != nil {
+			return nil, err
+		}
+		for _, other := range ims {
+			if other.id == id && id.offset >= 0 {
+				im = other
+				break
+			}
+		}
+	}
+	if im != nil {
+		if write && !im.Dev.Writable() {
+			return nil, fmt.Errorf("%s: already open read-only as %s", spec, im.Spec)
+		}
+		ims[spec] = im
 		return im, nil
 	}
 	dev, err := OpenImage(c, spec, write)
@@ -121,31 +189,40 @@ func (ims Images) Open(c *cli.Context, spec string, write bool) (*Image, error) 
 		return nil, fmt.Errorf("%s: %w", spec, err)
 	}
 	vol.Clock = Now
-	im := &Image{Spec: spec, Dev: dev, Vol: vol}
+	im = &Image{Spec: spec, Dev: dev, Vol: vol, id: id}
 	ims[spec] = im
 	return im, nil
+}
+
+// each calls fn once per image, however many specs name it.
+func (ims Images) each(fn func(*Image)) {
+	seen := map[*Image]bool{}
+	for _, im := range ims {
+		if !seen[im] {
+			seen[im] = true
+			fn(im)
+		}
+	}
 }
 
 // Close commits and closes every image; the first error wins.
 func (ims Images) Close() error {
 	var errs []error
-	for _, im := range ims {
+	ims.each(func(im *Image) {
 		if err := im.Vol.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", im.Spec, err))
 		}
 		if err := im.Dev.Close(); err != nil && !errors.Is(err, fio.ErrClosed) {
 			errs = append(errs, fmt.Errorf("%s: %w", im.Spec, err))
 		}
-	}
+	})
 	return errors.Join(errs...)
 }
 
 // Stats adds up the statistics of every image.
 func (ims Images) Stats() fio.Stats {
 	var t fio.Stats
-	for _, im := range ims {
-		t = t.Add(im.Dev.Stats())
-	}
+	ims.each(func(im *Image) { t = t.Add(im.Dev.Stats()) })
 	return t
 }
 

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"ftools/cmd/internal/cmdutil"
+	"ftools/pkg/fat"
+	fio "ftools/pkg/io"
+)
+
+// sdExclusive are the flags --sd cannot be combined with: it decides them.
+var sdExclusive = []string{"table", "offset", "sector-size", "cluster-size", "sectors-per-cluster", "reserved", "fats",
+	"root-entries", "hidden", cmdutil.FlagPartition, "part-size", "esp"}
+
+// parseRequest checks the command line and resolves it, before anything
+// is opened.
+func parseRequest(c *cli.Context, target string) (*request, error) {
+	p, err := params(c)
+	if err != nil {
+		return nil, err
+	}
+	r := &request{p: p}
+	table := c.String("table")
+	if table != "none" && table != "mbr" && table != "gpt" {
+		return nil, fmt.Errorf("--table %q: use none, mbr or gpt", table)
+	}
+	if c.Bool("sd") {
+		for _, f := range sdExclusive {
+			if c.IsSet(f) {
+				return nil, fmt.Errorf("--sd decides the layout itself: it cannot be combined with --%s", f)
+			}
+		}
+		if c.IsSet("fat") && p.Type != fat.FAT32 {
+			return nil, errors.New("--sd decides the FAT type from the capacity; only --fat 32 (FAT32 on a card over 32 GiB) can be added")
+		}
+		r.table = tableOptions{kind: "mbr", sd: &sdOptions{fat32: p.Type == fat.FAT32}}
+	} else if table != "none" {
+		r.table.kind = table
+	}
+	if c.Bool("esp") && r.table.kind != "gpt" {
+		return nil, errors.New("--esp marks the partition of a new GPT as the EFI System Partition: add --table gpt")
+	}
+	if c.IsSet("part-size") {
+		if r.table.kind == "" {
+			return nil, errors.New("--part-size sizes the partition that --table writes: add --table mbr or gpt (BLOCK-COUNT sizes a file system alone)")
+		}
+		if r.table.partSize, err = fio.ParseSize(c.String("part-size")); err != nil || r.table.partSize <= 0 {
+			return nil, fmt.Errorf("--part-size %q: want a size such as 256M", c.String("part-size"))
+		}
+	}
+	r.table.esp = c.Bool("esp")
+	if r.path, r.off, err = fio.ParseImageSpec(target); err != nil {
+		return nil, err
+	}
+	if c.IsSet("offset") {
+		if r.off != 0 {
+			return nil, errors.New("give the offset either as TARGET@@OFFSET or with --offset, not both")
+		}
+		n, err := strconv.ParseInt(c.String("offset"), 0, 64)
+		if err != nil || n < 0 || n > math.MaxInt64/4096 {
+			return nil, fmt.Errorf("--offset %q: want a sector number", c.String("offset"))
+		}
+		ss := int64(p.SectorSize)
+		if ss == 0 {
+			ss = 512
+		}
+		r.off = n * ss
+	}
+	if r.table.kind != "" && (r.off != 0 || c.IsSet(cmdutil.FlagPartition)) {
+		return nil, errors.New("--table and --sd write a partition table at the start of TARGET and format its partition: they cannot be combined with an offset or --partition")
+	}
+	if c.NArg() == 2 {
+		n, err := strconv.ParseInt(c.Args().Get(1), 10, 64)
+		if err != nil || n <= 0 || n > math.MaxInt64/1024 {
+			return nil, fmt.Errorf("BLOCK-COUNT %q: want a positive number of 1 KiB blocks, as mkfs.fat takes", c.Args().Get(1))
+		}
+		if r.table.kind != "" {
+			return nil, errors.New("BLOCK-COUNT sizes a file system alone; with --table or --sd, size the partition with --part-size")
+		}
+		r.blocks = n * 1024
+	}
+	if r.o, err = cmdutil.DeviceOptions(c, true); err != nil {
+		return nil, err
+	}
+	r.o.Offset = r.off
+	if r.table.kind == "" {
+		if c.IsSet("disk-id") {
+			return nil, errors.New("--disk-id names the table that --table or --sd writes: add one")
+		}
+		return r, nil
+	}
+	_, sde := cmdutil.SourceDateEpoch()
+	r.table.ids, err = tableIDs(c, sde || c.IsSet("volume-id"), p.VolumeID)
+	return r, err
+}
+
+// prepareTarget creates or extends an image file to exactly --size (or to
+// BLOCK-COUNT for a missing file, as mkfs.fat -C), after planning the
+// file system so that impossible parameters leave no file behind. It
+// refuses what it cannot do exactly: shrinking a file, sizing a device.
+func prepareTarget(c *cli.Context, r *request) error {
+	fi, err := os.Stat(r.path)
+	exists := err == nil
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	var size int64
+	switch {
+	case c.IsSet("size"):
+		if size, err = fio.ParseSize(c.String("size")); err != nil {
+			return fmt.Errorf("--size: %w", err)
+		}
+		if exists && fi.Mode()&os.ModeDevice != 0 {
+			return fmt.Errorf("--size %s: %s is a block device, whose size is its own; give BLOCK-COUNT to use only part of it", c.String("size"), r.path)
+		}
+		if exists && fi.Mode().IsRegular() && fi.Size() > size {
+			return fmt.Errorf("--size %s: %s already holds %d bytes and fmkfs does not shrink files; truncate it first, or give BLOCK-COUNT %d to make the file system that size", c.String("size"), r.path, fi.Size(), size/1024)
+		}
+	case !exists && r.blocks != 0:
+		size = r.off + r.blocks
+	case !exists:
+		return fmt.Errorf("%s does not exist: give --size to create an image file", r.path)
+	default:
+		return nil
+	}
+	if size <= r.off {
+		return fmt.Errorf("--size %s leaves no room after offset %d", c.String("size"), r.off)
+	}
+	pp := r.p
+	pp.Size = size - r.off
+	if r.blocks != 0 {
+		if r.blocks > pp.Size {
+			return fmt.Errorf("BLOCK-COUNT %d (%d bytes) is more than the %d bytes after offset %d; give a smaller count or a larger --size", r.blocks/1024, r.blocks, pp.Size, r.off)
+		}
+		pp.Size = r.blocks
+	}
+	if r.table.kind != "" {
+		t := r.table
+		if t.sd != nil {
+			sd := *t.sd
+			t.sd = &sd
+		}
+		if _, err := planTable(size, 512, &t, &pp); err != nil {
+			return err
+		}
+	} else {
+		if pp.SectorSize == 0 {
+			pp.SectorSize = 512
+		}
+		if _, _, err := fat.Plan(pp); err != nil {
+			return err
+		}
+	}
+	return fio.CreateImage(r.path, size)
+}
+
+// confirmReplace lets a new table replace the one a block device holds:
+// asked once on a terminal, else only with --force.
+func confirmReplace(c *cli.Context, r *request, stderr io.Writer) error {
+	if r.o.Force {
+		return nil
+	}
+	fi, err := os.Stat(r.path)
+	if err != nil || fi.Mode()&os.ModeDevice == 0 {
+		return nil
+	}
+	pt, err := fio.ReadPartitions(r.path)
+	if errors.Is(err, fio.ErrNoPartition) || err == nil && len(pt.Partitions) == 0 {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	desc := describeDisk(r.path, pt)
+	if !term.IsTerminal(int(os.Stdin.Fd())) {
+		return fmt.Errorf("%s; a new table erases all of it: give --force to go ahead", desc)
+	}
+	fmt.Fprintf(stderr, "fmkfs: %s; erase all of it and write a new %s table? [y/N] ", desc, strings.ToUpper(r.table.kind))
+	answer, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+		return cmdutil.Exit(1, fmt.Errorf("left %s unchanged", r.path))
+	}
+	r.o.Force = true
+	return nil
+}
+
+// describeDisk names the device, its size and what is on it: the table
+// and each partition with its size, file system and label.
+func describeDisk(path string, pt *fio.PartitionTable) string {
+	var size int64
+	if d, err := fio.Open(path, fio.Options{NoLock: true, Buffered: true}); err == nil {
+		size = d.DiskSize()
+		d.Close()
+	}
+	parts := make([]string, 0, len(pt.Partitions))
+	for _, p := range pt.Partitions {
+		s := fmt.Sprintf("%d (%s", p.Index, human(p.Size))
+		if fs, label := probeFS(path, p.Index); fs != "" {
+			s += ", " + fs
+			if label != "" {
+				s += fmt.Sprintf(" %q", label)
+			}
+		}
+		parts = append(parts, s+")")
+	}
+	word := "partitions"
+	if len(parts) == 1 {
+		word = "partition"
+	}
+	return fmt.Sprintf("%s (%s) holds an %s table with %s %s", path, human(size), strings.ToUpper(pt.Kind), word, strings.Join(parts, ", "))
+}
+
+// probeFS names the file system at the start of partition n and its label,
+// for the FAT, exFAT, NTFS and ext2/3/4 that cards and disks carry.
+func probeFS(path string, n int) (fs, label string) {
+	d, err := fio.Open(path, fio.Options{NoLock: true, Buffered: true, Partition: n})
+	if err != nil {
+		return "", ""
+	}
+	defer d.Close()
+	b := make([]byte, min(d.Size(), 4096))
+	if len(b) < 2048 {
+		return "", ""
+	}
+	if _, err := d.ReadAt(b, 0); err != nil {
+		return "", ""
+	}
+	if bs, err := fat.DecodeBootSector(b); err == nil {
+		if l, err := bs.Layout(); err == nil {
+			return l.Type.String(), strings.TrimSpace(bs.Label())
+		}
+	}
+	switch {
+	case string(b[3:11]) == "EXFAT   ":
+		return "exFAT", ""
+	case string(b[3:11]) == "NTFS    ":
+		return "NTFS", ""
+	case binary.LittleEndian.Uint16(b[1024+0x38:]) == 0xEF53:
+		return "ext2/3/4", strings.TrimRight(string(b[1024+0x78:1024+0x88]), "\x00")
+	}
+	return "", ""
+}
+
+// human writes a size in binary units with one decimal.
+func human(n int64) string {
+	units := []string{"bytes", "KiB", "MiB", "GiB", "TiB"}
+	f, i := float64(n), 0
+	for f >= 1024 && i < len(units)-1 {
+		f /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%.1f %s", f, units[i])
+}

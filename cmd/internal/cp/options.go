@@ -1,0 +1,67 @@
+package cp
+
+import (
+	"io"
+
+	"ftools/cmd/internal/cmdutil"
+	"ftools/pkg/fat"
+)
+
+// Options configure a copy.
+type Options struct {
+	Recursive   bool // copy directories (-r, -s)
+	Preserve    bool // keep modification times (-p, -m)
+	Follow      bool // follow symbolic links to directories (-L)
+	Text        bool // LF to CR LF into a volume, CR LF to LF out (-t)
+	StopOnError bool // stop at the first skip or failure (-Q)
+	Policy      Policy
+
+	// IOSize is the size of the chunks data moves in (default 4 MiB).
+	IOSize    int
+	ReadAhead fat.ReadAheadOptions
+
+	// Warn prints one line (already escaped) on standard error.
+	Warn func(line string)
+	// Verbose, if set, is told of each file and directory as it is copied.
+	Verbose func(src, dst string)
+	// Ask, if set, asks the user a question and returns the answer; nil
+	// when nobody can be asked (standard input is not a terminal).
+	Ask func(question string) (string, error)
+	// Progress is told of the bytes copied as they go.
+	Progress func(n int64)
+	// Stop is closed when the copy must stop (a signal).
+	Stop <-chan struct{}
+
+	// Stdin and Stdout are what "-" reads and writes.
+	Stdin  io.Reader
+	Stdout io.Writer
+}
+
+// Result is what a copy did.
+type Result struct {
+	Files int
+	Dirs  int
+	Bytes int64
+	// Skipped lists what was left out by a rule or a choice, Failed what
+	// could not be copied; each makes the command's exit status 1.
+	Skipped []cmdutil.Problem
+	Failed  []cmdutil.Problem
+	// Renamed lists what was copied under another name than its own.
+	Renamed []Renamed
+	// Stopped says why the copy ended early (ErrInterrupted, ErrStopped,
+	// or an error that stops every later file, such as a full volume); nil
+	// when it ran to the end.
+	Stopped error
+}
+
+// Renamed is a source stored under another name.
+type Renamed struct {
+	Path   string `json:"path"`
+	To     string `json:"to"`
+	Reason string `json:"reason"`
+}
+
+// OK reports whether everything named was copied.
+func (r *Result) OK() bool {
+	return len(r.Skipped) == 0 && len(r.Failed) == 0 && r.Stopped == nil
+}

@@ -1,0 +1,461 @@
+package cp
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"ftools/cmd/internal/cmdutil"
+	"ftools/pkg/fat"
+)
+
+// itemKind is one step of a plan.
+type itemKind int
+
+const (
+	itemNone     itemKind = iota // dropped after planning
+	itemMkdirAll                 // DEST's missing parents (-r)
+	itemMkdir                    // a directory (merged when it exists)
+	itemFile                     // a file
+	itemDirDone                  // a directory's contents are done: set its time
+)
+
+// item is one step of a plan.
+type item struct {
+	kind   itemKind
+	src    end
+	dst    end
+	size   int64
+	mtime  time.Time
+	exists bool   // the destination exists: a directory merged, a file replaced
+	over   uint32 // a replaced volume file's first cluster
+	parent int    // the item that makes the directory this one goes in (-1: none)
+	ahead  int    // the file's place in its volume's read-ahead (-1: none)
+	stdin  bool
+	stdout bool
+}
+
+// Plan is a copy worked out before anything is written: every source
+// walked, every name checked, every clash settled, every skip named.
+type Plan struct {
+	o     Options
+	items []item
+	res   Result
+	bytes int64
+	// halted: -Q met a problem; the plan ends there.
+	halted bool
+
+	dirs    map[string]*dirNames
+	sources map[string]map[uint32]bool // volume source files' first clusters, by side
+	asked   Policy                     // answers given "for all" (capital letters)
+}
+
+// dirNames is what one destination directory will hold.
+type dirNames struct {
+	fresh bool                // made by this copy: nothing to look up on the side
+	names map[string]*planned // by the side's fold of the stored name
+}
+
+type planned struct {
+	src  string // the source, as shown
+	name string // the name stored
+	dir  bool
+	item int // the file's item (-1 for a directory)
+}
+
+// ErrStopped ends a copy that -Q stopped at its first problem.
+var ErrStopped = errors.New("stopped at the first file not copied (-Q)")
+
+// NewPlan plans copying srcs to dst with cp's rules: into dst when it is a
+// directory (or ends in a slash, or there are several sources), else as
+// dst. vols holds the open volume of every image the operands name. An
+// error means nothing can be copied at all (dst is not a directory, a
+// missing parent without -r, "-" misused); a source that cannot be copied
+// is a problem in the plan's result instead.
+func NewPlan(srcs []cmdutil.Operand, dst cmdutil.Operand, vols map[string]*fat.Volume, o Options) (*Plan, error) {
+	if o.IOSize <= 0 {
+		o.IOSize = 4 << 20
+	}
+	if o.Warn == nil {
+		o.Warn = func(string) {}
+	}
+	p := &Plan{o: o, dirs: map[string]*dirNames{}, sources: map[string]map[uint32]bool{}}
+	if err := p.plan(srcs, dst, vols); err != nil {
+		return nil, err
+	}
+	p.checkOverlap()
+	return p, nil
+}
+
+// Bytes is how much file data the plan copies.
+func (p *Plan) Bytes() int64 { return p.bytes }
+
+// SetProgress sets the callback told of the bytes copied (for a progress
+// bar sized by Bytes).
+func (p *Plan) SetProgress(fn func(n int64)) { p.o.Progress = fn }
+
+func isStd(op cmdutil.Operand) bool { return !op.InImage() && op.Raw == "-" }
+
+func (p *Plan) sideOf(op cmdutil.Operand, vols map[string]*fat.Volume) side {
+	if op.InImage() {
+		return volSide{vol: vols[op.Image], spec: op.Image, preserve: p.o.Preserve}
+	}
+	return hostSide{follow: p.o.Follow, preserve: p.o.Preserve}
+}
+
+func (p *Plan) plan(srcs []cmdutil.Operand, dstOp cmdutil.Operand, vols map[string]*fat.Volume) error {
+	anyImage := dstOp.InImage()
+	for _, s := range srcs {
+		anyImage = anyImage || s.InImage()
+		if isStd(s) && len(srcs) > 1 {
+			return errors.New("'-' (standard input) must be the only SOURCE")
+		}
+	}
+	if !anyImage {
+		return errors.New("neither a SOURCE nor DEST is inside an image (write ::/path with -i IMAGE, or IMAGE::/path); use cp for host copies")
+	}
+	if isStd(dstOp) {
+		return p.planStdout(srcs, vols)
+	}
+	dside := p.sideOf(dstOp, vols)
+	dpath := dstOp.Path
+	if !dstOp.InImage() {
+		h := dside.(hostSide)
+		h.top = filepath.Clean(dstOp.Path)
+		dside = h
+	} else {
+		dpath = volumePath(dstOp)
+		dpath = unescape(dpath)
+	}
+	dst := end{dside, dpath, dstOp.Show(dpath)}
+	if !dstOp.InImage() {
+		dst.show = dstOp.Raw
+	}
+	ex, err := dside.lookup(dst.path)
+	if err != nil {
+		return fmt.Errorf("cannot use %s: %s", quote(dst.show), errText(err))
+	}
+	intoDir := len(srcs) > 1 || dstOp.Slash || (ex.exists && ex.dir)
+	if ex.exists && !ex.dir && (len(srcs) > 1 || dstOp.Slash) {
+		return fmt.Errorf("target %s is not a directory", quote(dst.show))
+	}
+	if len(srcs) == 1 && isStd(srcs[0]) && intoDir {
+		return fmt.Errorf("standard input has no name: give DEST as the file to write (such as %s)", quote(dst.side.join(dst.show, "NAME")))
+	}
+	parent := dst
+	if !intoDir {
+		parent = parentOf(dst)
+	}
+	if !ex.exists {
+		pex, err := dside.lookup(parent.path)
+		if err != nil {
+			return fmt.Errorf("cannot use %s: %s", quote(parent.show), errText(err))
+		}
+		if !pex.exists || !pex.dir {
+			if pex.exists || !p.o.Recursive {
+				what := dst.show
+				if !intoDir {
+					what = parent.show
+				}
+				return fmt.Errorf("cannot create %s: directory %s does not exist (give -r to create it)", quote(dst.show), quote(what))
+			}
+			p.items = append(p.items, item{kind: itemMkdirAll, dst: parent, parent: -1, ahead: -1})
+			p.dirState(parent, true)
+		}
+	}
+	for _, op := range srcs {
+		if p.halted {
+			break
+		}
+		if isStd(op) {
+			p.planStdin(dst)
+			continue
+		}
+		for _, s := range p.expand(op, vols) {
+			if p.halted {
+				break
+			}
+			p.planSource(s, op.Contents, dst, intoDir)
+		}
+	}
+	return nil
+}
+
+// parentOf is the directory holding e.
+func parentOf(e end) end {
+	if _, ok := e.side.(volSide); ok {
+		show := e.show
+		if i := strings.Index(show, "::"); i >= 0 {
+			show = show[:i+2] + path.Dir(path.Clean("/"+show[i+2:]))
+		}
+		return end{e.side, path.Dir(e.path), show}
+	}
+	return end{e.side, filepath.Dir(e.path), filepath.Dir(e.show)}
+}
+
+// expand lists what one source operand names; problems are recorded.
+func (p *Plan) expand(op cmdutil.Operand, vols map[string]*fat.Volume) []end {
+	s := p.sideOf(op, vols)
+	vs, ok := s.(volSide)
+	if !ok {
+		return []end{{s, op.Path, op.Raw}}
+	}
+	ends, skipped, err := expand(op, vs)
+	for _, pr := range skipped {
+		p.problem(false, pr.Path, pr.Reason)
+	}
+	if err != nil {
+		p.problemLine(true, op.Raw, strings.TrimPrefix(err.Error(), "no match for "+quote(op.Raw)), line(err.Error()))
+	}
+	return ends
+}
+
+// planStdin plans standard input into the file dst names.
+func (p *Plan) planStdin(dst end) {
+	src := end{hostSide{}, "-", "-"}
+	name := dst.side.base(dst.path)
+	t, ex, ok := p.place(parentOf(dst), src, entry{name: name, kind: kindFile, size: -1, mtime: cmdutil.Now()}, name)
+	if !ok {
+		return
+	}
+	p.items = append(p.items, item{kind: itemFile, src: src, dst: t, size: 0, mtime: cmdutil.Now(), exists: ex.exists, over: ex.first, parent: -1, ahead: -1, stdin: true})
+}
+
+// planStdout plans image files to standard output, one after another.
+func (p *Plan) planStdout(srcs []cmdutil.Operand, vols map[string]*fat.Volume) error {
+	for _, op := range srcs {
+		if !op.InImage() {
+			return fmt.Errorf("%s: only files inside an image can be copied to standard output", quote(op.Raw))
+		}
+		for _, s := range p.expand(op, vols) {
+			e, err := s.side.stat(s.path, true)
+			switch {
+			case err != nil:
+				p.problem(true, s.show, errText(err))
+			case e.kind != kindFile:
+				p.problem(true, s.show, "is a directory; only files can be copied to standard output")
+			default:
+				p.items = append(p.items, item{kind: itemFile, src: s, dst: end{show: "-"}, size: e.size, mtime: e.mtime, parent: -1, ahead: -1, stdout: true})
+				p.bytes += e.size
+				p.noteSource(s.side, e)
+			}
+			if p.halted {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// planSource plans one source: a file, or a directory with everything in
+// it.
+func (p *Plan) planSource(s end, contents bool, dst end, intoDir bool) {
+	e, err := s.side.stat(s.path, true)
+	if err != nil {
+		p.problemLine(true, s.show, errText(err), fmt.Sprintf("cannot stat %s: %s", quote(s.show), errText(err)))
+		return
+	}
+	if e.kind == kindSkip {
+		p.problem(e.fail, s.show, e.why)
+		return
+	}
+	if e.kind == kindDir && !p.o.Recursive {
+		p.problemLine(true, s.show, "is a directory (give -r to copy it)", fmt.Sprintf("-r not specified; omitting directory %s", quote(s.show)))
+		return
+	}
+	contents = contents && e.kind == kindDir
+	if contents {
+		s.show = strings.TrimSuffix(strings.TrimSuffix(s.show, "/."), ".")
+		if strings.HasSuffix(s.show, "::") {
+			s.show += "/"
+		}
+	}
+	var target end
+	var ex existing
+	switch {
+	case contents && intoDir:
+		target = dst
+		ex = existing{exists: true, dir: true}
+		p.dirState(dst, false)
+	case intoDir:
+		var ok bool
+		if target, ex, ok = p.place(dst, s, e, s.side.base(s.path)); !ok {
+			return
+		}
+	default:
+		var ok bool
+		if target, ex, ok = p.place(parentOf(dst), s, e, dst.side.base(dst.path)); !ok {
+			return
+		}
+	}
+	if sameVolume(s, target) && fat.FoldName(s.path) == fat.FoldName(target.path) {
+		p.problemLine(true, s.show, "is the destination itself", fmt.Sprintf("%s and %s are the same file", quote(s.show), quote(target.show)))
+		return
+	}
+	if e.kind == kindDir && inside(s, target) {
+		p.problemLine(true, s.show, "cannot be copied into itself", fmt.Sprintf("cannot copy a directory, %s, into itself, %s", quote(s.show), quote(target.show)))
+		return
+	}
+	if e.kind == kindDir {
+		p.planDir(s, target, e, ex.exists, -1, []ancestor{{e.id, s.show}})
+		return
+	}
+	p.addFile(s, target, e, ex, -1)
+}
+
+// ancestor is a directory being walked, for loop detection.
+type ancestor struct {
+	id   fileID
+	show string
+}
+
+// planDir plans a directory and everything in it.
+func (p *Plan) planDir(src, dst end, e entry, merge bool, parent int, up []ancestor) {
+	idx := len(p.items)
+	p.items = append(p.items, item{kind: itemMkdir, src: src, dst: dst, mtime: e.mtime, exists: merge, parent: parent, ahead: -1})
+	p.dirState(dst, !merge)
+	ents, err := src.side.list(src.path)
+	if err != nil {
+		p.problemLine(true, src.show, "cannot be read: "+errText(err), fmt.Sprintf("cannot read directory %s: %s", quote(src.show), errText(err)))
+	}
+	for _, c := range ents {
+		if p.halted {
+			break
+		}
+		cs := src.child(c.name)
+		switch c.kind {
+		case kindSkip:
+			p.problem(c.fail, cs.show, c.why)
+			continue
+		case kindDir:
+			if a, loop := loopOf(up, c.id); loop {
+				p.problem(false, cs.show, fmt.Sprintf("leads back to %s, a directory that holds it (a loop)", quote(a.show)))
+				continue
+			}
+		}
+		t, ex, ok := p.place(dst, cs, c, c.name)
+		if !ok {
+			continue
+		}
+		if c.kind == kindDir {
+			p.planDir(cs, t, c, ex.exists, idx, append(up, ancestor{c.id, cs.show}))
+		} else {
+			p.addFile(cs, t, c, ex, idx)
+		}
+	}
+	p.items = append(p.items, item{kind: itemDirDone, dst: dst, mtime: e.mtime, parent: idx, ahead: -1})
+}
+
+func loopOf(up []ancestor, id fileID) (ancestor, bool) {
+	if id == (fileID{}) {
+		return ancestor{}, false
+	}
+	for _, a := range up {
+		if a.id == id {
+			return a, true
+		}
+	}
+	return ancestor{}, false
+}
+
+func (p *Plan) addFile(src, dst end, e entry, ex existing, parent int) {
+	p.items = append(p.items, item{kind: itemFile, src: src, dst: dst, size: e.size, mtime: e.mtime,
+		exists: ex.exists, over: ex.first, parent: parent, ahead: -1})
+	p.bytes += e.size
+	p.noteSource(src.side, e)
+}
+
+// noteSource records a volume file that the copy reads.
+func (p *Plan) noteSource(s side, e entry) {
+	if _, ok := s.(volSide); !ok || e.first == 0 {
+		return
+	}
+	m := p.sources[s.id()]
+	if m == nil {
+		m = map[uint32]bool{}
+		p.sources[s.id()] = m
+	}
+	m[e.first] = true
+}
+
+// checkOverlap refuses to overwrite a volume file that the same copy
+// reads: its clusters could be reused before they are read.
+func (p *Plan) checkOverlap() {
+	for i := range p.items {
+		it := &p.items[i]
+		if it.kind != itemFile || !it.exists || it.over == 0 || it.stdout {
+			continue
+		}
+		if p.sources[it.dst.side.id()][it.over] {
+			it.kind = itemNone
+			p.bytes -= it.size
+			p.problem(true, it.src.show, fmt.Sprintf("would overwrite %s, which this copy also reads", quote(it.dst.show)))
+		}
+	}
+}
+
+// sameVolume reports whether two ends are on the same volume.
+func sameVolume(a, b end) bool {
+	va, ok1 := a.side.(volSide)
+	vb, ok2 := b.side.(volSide)
+	return ok1 && ok2 && va.vol == vb.vol
+}
+
+// inside reports whether b lies inside directory a on the same volume,
+// comparing names as the volume does (fat.FoldName, not strings.ToLower:
+// the Kelvin sign K lowers to "k" but is a name of its own on FAT).
+func inside(a, b end) bool {
+	if !sameVolume(a, b) {
+		return false
+	}
+	ap, bp := fat.FoldName(a.path), fat.FoldName(b.path)
+	return ap == "." || strings.HasPrefix(bp, ap+"/")
+}
+
+// dirState is the registry of names going into a destination directory.
+func (p *Plan) dirState(dir end, fresh bool) *dirNames {
+	key := dir.side.id() + "\x00" + dir.path
+	if _, ok := dir.side.(volSide); ok {
+		key = dir.side.id() + "\x00" + fat.FoldName(path.Clean(dir.path))
+	}
+	d := p.dirs[key]
+	if d == nil {
+		d = &dirNames{fresh: fresh, names: map[string]*planned{}}
+		p.dirs[key] = d
+	}
+	return d
+}
+
+// problem records a source that will not be copied: a failure (an error)
+// or a skip (a rule or a choice). Either makes the exit status 1; with -Q
+// it ends the plan.
+func (p *Plan) problem(fail bool, path, reason string) {
+	verb := "skipping"
+	if fail {
+		verb = "cannot copy"
+	}
+	p.problemLine(fail, path, reason, fmt.Sprintf("%s %s: %s", verb, quote(path), reason))
+}
+
+// problemLine is problem with the line standard error shows.
+func (p *Plan) problemLine(fail bool, path, reason, msg string) {
+	pr := cmdutil.Problem{Path: path, Reason: reason}
+	if fail {
+		p.res.Failed = append(p.res.Failed, pr)
+	} else {
+		p.res.Skipped = append(p.res.Skipped, pr)
+	}
+	p.o.Warn(line(msg))
+	if p.o.StopOnError {
+		p.halted = true
+	}
+}
+
+// renamed records a source stored under another name.
+func (p *Plan) renamed(src, dst, reason string) {
+	p.res.Renamed = append(p.res.Renamed, Renamed{Path: src, To: dst, Reason: reason})
+	p.o.Warn(line(fmt.Sprintf("%s is copied as %s: %s", quote(src), quote(dst), reason)))
+}

@@ -1,0 +1,412 @@
+package cp
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"ftools/cmd/internal/cmdutil"
+	"ftools/pkg/fat"
+)
+
+// ErrInterrupted ends a copy that was asked to stop (Options.Stop).
+var ErrInterrupted = errors.New("interrupted")
+
+// runner carries a plan out.
+type runner struct {
+	p      *Plan
+	o      Options
+	res    *Result
+	buf    []byte                    // chunks of host sources
+	tbuf   []byte                    // text conversion
+	ra     map[string]*fat.ReadAhead // by volume side
+	failed map[int]bool              // directories not made: nothing goes in them
+}
+
+// fatalError stops the whole copy (a full volume): every later file would
+// fail the same way.
+type fatalError struct{ err error }
+
+func (e *fatalError) Error() string { return e.err.Error() }
+func (e *fatalError) Unwrap() error { return e.err }
+
+// Run carries the plan out and returns what it did. Volumes are left for
+// the caller to commit: after a stop (ErrInterrupted), every file copied
+// before it is complete and the file being copied was dropped.
+func (p *Plan) Run() *Result {
+	x := &runner{p: p, o: p.o, res: &p.res, failed: map[int]bool{}, ra: map[string]*fat.ReadAhead{}}
+	x.startReadAhead()
+	err := x.run()
+	for _, ra := range x.ra {
+		ra.Close()
+	}
+	switch {
+	case err != nil:
+		p.res.Stopped = err
+	case p.halted:
+		p.res.Stopped = ErrStopped
+	}
+	return &p.res
+}
+
+// startReadAhead starts reading, for each source volume, the files the
+// plan copies from it, in plan order.
+func (x *runner) startReadAhead() {
+	names := map[string][]string{}
+	vols := map[string]*fat.Volume{}
+	for i := range x.p.items {
+		it := &x.p.items[i]
+		vs, ok := it.src.side.(volSide)
+		if it.kind != itemFile || !ok {
+			continue
+		}
+		id := vs.id()
+		it.ahead = len(names[id])
+		names[id] = append(names[id], it.src.path)
+		vols[id] = vs.vol
+	}
+	for id, list := range names {
+		x.ra[id] = vols[id].ReadAhead(list, x.o.ReadAhead)
+	}
+}
+
+func (x *runner) stopped() bool {
+	select {
+	case <-x.o.Stop:
+		return true
+	default:
+		return false
+	}
+}
+
+func (x *runner) run() error {
+	for i := range x.p.items {
+		if x.stopped() {
+			return ErrInterrupted
+		}
+		it := &x.p.items[i]
+		if it.parent >= 0 && x.failed[it.parent] {
+			x.failed[i] = true
+			continue
+		}
+		problems := len(x.res.Failed) + len(x.res.Skipped)
+		var err error
+		switch it.kind {
+		case itemMkdirAll:
+			if err = it.dst.side.mkdirAll(it.dst.path); err != nil {
+				x.res.Failed = append(x.res.Failed, problemOf(it.dst.show, err))
+				return fmt.Errorf("cannot create directory %s: %s", quote(it.dst.show), errText(err))
+			}
+		case itemMkdir:
+			err = x.mkdir(i, it)
+		case itemFile:
+			err = x.copyFile(it)
+		case itemDirDone:
+			if ferr := it.dst.side.finishDir(it.dst.path, it.mtime); ferr != nil {
+				x.p.problem(true, it.dst.show, "cannot set its time: "+errText(ferr))
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if x.o.StopOnError && len(x.res.Failed)+len(x.res.Skipped) > problems {
+			return ErrStopped
+		}
+	}
+	return nil
+}
+
+func (x *runner) mkdir(i int, it *item) error {
+	if it.exists {
+		return nil
+	}
+	if err := it.dst.side.mkdir(it.dst.path, it.mtime); err != nil {
+		x.failed[i] = true
+		if fe := fatal(err); fe != nil {
+			x.res.Failed = append(x.res.Failed, problemOf(it.src.show, err))
+			return fe
+		}
+		x.p.problemLine(true, it.src.show, "cannot create "+quote(it.dst.show)+": "+errText(err),
+			fmt.Sprintf("cannot create directory %s: %s; nothing inside %s was copied", quote(it.dst.show), errText(err), quote(it.src.show)))
+		return nil
+	}
+	x.res.Dirs++
+	if x.o.Verbose != nil {
+		x.o.Verbose(it.src.show, it.dst.show)
+	}
+	return nil
+}
+
+// fatal says whether err stops every later file: the volume or its
+// directory is full.
+func fatal(err error) error {
+	var ns *fat.NoSpaceError
+	if errors.As(err, &ns) {
+		return &fatalError{ns}
+	}
+	if errors.Is(err, fat.ErrNoSpace) || errors.Is(err, fat.ErrDirFull) {
+		return &fatalError{errors.New(errText(err))}
+	}
+	return nil
+}
+
+func problemOf(path string, err error) cmdutil.Problem {
+	return cmdutil.Problem{Path: path, Reason: errText(err)}
+}
+
+// chunker gives a file's data in chunks (fat.AheadFile is one).
+type chunker interface {
+	Chunk() ([]byte, error)
+}
+
+// copyFile copies one file; an error returned stops the whole copy.
+func (x *runner) copyFile(it *item) error {
+	src, done, err := x.openSource(it)
+	if err != nil {
+		x.p.problemLine(true, it.src.show, "cannot be read: "+errText(err), fmt.Sprintf("cannot open %s for reading: %s", quote(it.src.show), errText(err)))
+		return nil
+	}
+	defer done()
+	if !x.settleLateClash(it) {
+		return nil
+	}
+	var w fileSink = stdoutSink{x.o.Stdout}
+	if !it.stdout {
+		hint := max(it.size, 0)
+		if w, err = it.dst.side.create(it.dst.path, hint, it.mtime); err != nil {
+			return x.fileError(it, fmt.Sprintf("cannot create %s", quote(it.dst.show)), err)
+		}
+	}
+	if x.o.Verbose != nil {
+		x.o.Verbose(it.src.show, it.dst.show)
+	}
+	n, err := x.pump(w, src, x.textMode(it))
+	if err == nil && !it.stdin && !x.o.Text && n != it.size {
+		err = fmt.Errorf("it changed size while being copied (%d bytes, now %d)", it.size, n)
+	}
+	if err != nil {
+		w.Abort()
+		if errors.Is(err, ErrInterrupted) {
+			return err
+		}
+		return x.fileError(it, fmt.Sprintf("copying %s to %s", quote(it.src.show), quote(it.dst.show)), err)
+	}
+	if err := w.Close(); err != nil {
+		return x.fileError(it, quote(it.dst.show), err)
+	}
+	x.res.Files++
+	x.res.Bytes += n
+	return nil
+}
+
+// fileError records a file that failed; a full volume stops the copy.
+func (x *runner) fileError(it *item, what string, err error) error {
+	if fe := fatal(err); fe != nil {
+		x.res.Failed = append(x.res.Failed, problemOf(it.src.show, err))
+		return fe
+	}
+	x.p.problemLine(true, it.src.show, errText(err), what+": "+errText(err))
+	return nil
+}
+
+// openSource returns the chunks of an item's source and what to call when
+// done with them.
+func (x *runner) openSource(it *item) (chunker, func(), error) {
+	if it.stdin {
+		return newAsyncChunker(x.o.Stdin, x.o.IOSize, x.o.Stop), func() {}, nil
+	}
+	if vs, ok := it.src.side.(volSide); ok {
+		f, err := x.ra[vs.id()].File(it.ahead)
+		return f, func() {}, err
+	}
+	f, err := os.Open(it.src.path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if x.buf == nil {
+		x.buf = make([]byte, x.o.IOSize)
+	}
+	return &readChunker{r: f, buf: x.buf}, func() { f.Close() }, nil
+}
+
+// settleLateClash handles a new volume file whose name turns out taken
+// when it is written: the short name a file got earlier in this copy can
+// equal a later source's long name ("FILE~1.TXT"). The secondary policy
+// applies (autorename unless -D S or -D O); false: skip the file.
+func (x *runner) settleLateClash(it *item) bool {
+	vs, ok := it.dst.side.(volSide)
+	if !ok || it.exists || it.stdout {
+		return true
+	}
+	ex, err := vs.lookup(it.dst.path)
+	if err != nil || !ex.exists {
+		return true
+	}
+	why := fmt.Sprintf("%s is the short name of %s, copied in this run", quote(it.dst.show), quoteName(ex.name))
+	switch x.p.effective(false) {
+	case Skip:
+		x.p.problem(false, it.src.show, why)
+		return false
+	case Overwrite:
+		if ex.dir {
+			x.p.problemLine(true, it.src.show, why, mismatch(true, false, it.src, it.dst))
+			return false
+		}
+		return true
+	}
+	dir := parentOf(it.dst)
+	name := x.p.freeName(dir, &dirNames{names: map[string]*planned{}}, vs.base(it.dst.path))
+	it.dst = dir.child(name)
+	x.p.renamed(it.src.show, it.dst.show, why)
+	return true
+}
+
+// textMode is the line-end conversion for an item (nil: none).
+func (x *runner) textMode(it *item) func(b []byte, last bool) []byte {
+	if !x.o.Text {
+		return nil
+	}
+	_, fromVol := it.src.side.(volSide)
+	_, toVol := it.dst.side.(volSide)
+	switch {
+	case it.stdin || (!fromVol && toVol):
+		return func(b []byte, _ bool) []byte { x.tbuf = toDOS(x.tbuf[:0], b); return x.tbuf }
+	case fromVol && !toVol:
+		var f fromDOS
+		return func(b []byte, last bool) []byte {
+			x.tbuf = f.convert(x.tbuf[:0], b)
+			if last {
+				x.tbuf = f.end(x.tbuf)
+			}
+			return x.tbuf
+		}
+	}
+	return nil
+}
+
+// pump moves a file's data from src to w, in chunks, checking between
+// chunks whether the copy must stop. It returns the source bytes moved.
+func (x *runner) pump(w io.Writer, src chunker, conv func([]byte, bool) []byte) (int64, error) {
+	var n int64
+	for {
+		if x.stopped() {
+			return n, ErrInterrupted
+		}
+		b, err := src.Chunk()
+		if err == io.EOF {
+			if conv != nil {
+				if tail := conv(nil, true); len(tail) > 0 {
+					if _, err := w.Write(tail); err != nil {
+						return n, err
+					}
+				}
+			}
+			return n, nil
+		}
+		if err != nil {
+			return n, fmt.Errorf("reading: %w", err)
+		}
+		out := b
+		if conv != nil {
+			out = conv(b, false)
+		}
+		if _, err := w.Write(out); err != nil {
+			return n, err
+		}
+		n += int64(len(b))
+		if x.o.Progress != nil {
+			x.o.Progress(int64(len(b)))
+		}
+	}
+}
+
+// readChunker reads a host file in chunks of its buffer's size.
+type readChunker struct {
+	r   io.Reader
+	buf []byte
+	eof bool
+}
+
+func (c *readChunker) Chunk() ([]byte, error) {
+	if c.eof {
+		return nil, io.EOF
+	}
+	n, err := io.ReadFull(c.r, c.buf)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		c.eof, err = true, nil
+		if n == 0 {
+			return nil, io.EOF
+		}
+	}
+	return c.buf[:n], err
+}
+
+// asyncChunker reads from a goroutine of its own, so that a read that
+// blocks (a pipe or terminal on standard input) never keeps the copy from
+// seeing a stop request: the goroutine is left behind when the copy stops.
+type asyncChunker struct {
+	ch   chan chunkResult
+	stop <-chan struct{}
+	done bool
+}
+
+type chunkResult struct {
+	b   []byte
+	err error
+}
+
+func newAsyncChunker(r io.Reader, size int, stop <-chan struct{}) *asyncChunker {
+	c := &asyncChunker{ch: make(chan chunkResult), stop: stop}
+	go func() {
+		// Two buffers: one filled while the copy writes the other (the
+		// channel is unbuffered, so a buffer is refilled only after the
+		// copy asked for the next chunk, done with it).
+		bufs := [2][]byte{make([]byte, size), make([]byte, size)}
+		for i := 0; ; i++ {
+			b := bufs[i%2]
+			n, err := r.Read(b)
+			if n > 0 {
+				select {
+				case c.ch <- chunkResult{b: b[:n]}:
+				case <-stop:
+					return
+				}
+			}
+			if err != nil {
+				select {
+				case c.ch <- chunkResult{err: err}:
+				case <-stop:
+				}
+				return
+			}
+		}
+	}()
+	return c
+}
+
+func (c *asyncChunker) Chunk() ([]byte, error) {
+	if c.done {
+		return nil, io.EOF
+	}
+	select {
+	case r := <-c.ch:
+		if r.err != nil {
+			c.done = true
+			if r.err == io.EOF {
+				return nil, io.EOF
+			}
+			return nil, r.err
+		}
+		return r.b, nil
+	case <-c.stop:
+		return nil, ErrInterrupted
+	}
+}
+
+// stdoutSink writes a file to standard output.
+type stdoutSink struct{ w io.Writer }
+
+func (s stdoutSink) Write(p []byte) (int, error) { return s.w.Write(p) }
+func (stdoutSink) Close() error                  { return nil }
+func (stdoutSink) Abort()                        {}

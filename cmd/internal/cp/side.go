@@ -1,0 +1,86 @@
+package cp
+
+import (
+	"io"
+	"time"
+)
+
+// kind classifies a source entry after the symbolic link rules.
+type kind int
+
+const (
+	kindFile kind = iota
+	kindDir
+	kindSkip // not copied: why says why
+)
+
+// entry is a source file or directory as the copy sees it.
+type entry struct {
+	name  string
+	kind  kind
+	size  int64
+	mtime time.Time
+	id    fileID // directories: what identifies them, for loop detection
+	why   string // kindSkip: the reason
+	fail  bool   // kindSkip that is an error (a dangling link), not a choice
+	first uint32 // volume files: the first cluster (0: none)
+}
+
+// fileID identifies a directory: device and inode on the host, first
+// cluster on a volume.
+type fileID struct{ dev, ino uint64 }
+
+// existing is what a destination path already holds.
+type existing struct {
+	exists bool
+	dir    bool
+	name   string // its name as shown
+	// secondary: the path matched only the entry's short name, not its
+	// (different) long name.
+	secondary bool
+	first     uint32 // volume files: the first cluster
+}
+
+// side is the host or one volume, as a source and as a destination.
+// Paths are host paths, or volume paths ("." for the root).
+type side interface {
+	// id names the side for keys: "" for the host.
+	id() string
+
+	// stat describes a source path; top is set for an operand, whose
+	// symbolic link is followed whatever the rules below it.
+	stat(p string, top bool) (entry, error)
+	// list returns a directory's entries in name order, each classified.
+	list(p string) ([]entry, error)
+	join(dir, name string) string
+	base(p string) string
+
+	// lookup says what a destination path holds.
+	lookup(p string) (existing, error)
+	mkdir(p string, mtime time.Time) error
+	mkdirAll(p string) error
+	create(p string, size int64, mtime time.Time) (fileSink, error)
+	finishDir(p string, mtime time.Time) error
+	// storeName says what becomes of a source's name here.
+	storeName(name string) nameFix
+	// fold is the key under which names clash here.
+	fold(name string) string
+}
+
+// fileSink is a file being written.
+type fileSink interface {
+	io.Writer
+	Close() error
+	Abort() // drop the partial file
+}
+
+// end is a path on a side, with the path as messages show it.
+type end struct {
+	side side
+	path string
+	show string
+}
+
+func (e end) child(name string) end {
+	return end{e.side, e.side.join(e.path, name), e.side.join(e.show, name)}
+}

@@ -1,0 +1,117 @@
+package cp
+
+import (
+	"errors"
+	"io/fs"
+	"path"
+	"strings"
+	"time"
+
+	"ftools/cmd/internal/cmdutil"
+	"ftools/pkg/fat"
+)
+
+// volSide is one volume.
+type volSide struct {
+	vol      *fat.Volume
+	spec     string // the image, as a key
+	preserve bool
+}
+
+func (v volSide) id() string { return "image:" + v.spec }
+
+func (v volSide) stat(p string, _ bool) (entry, error) {
+	fi, err := v.vol.Stat(p)
+	if err != nil {
+		return entry{}, err
+	}
+	return v.entryOf(fi), nil
+}
+
+func (v volSide) entryOf(fi fs.FileInfo) entry {
+	e := entry{name: fi.Name(), size: fi.Size(), mtime: fi.ModTime(), kind: kindFile}
+	r, _ := fi.Sys().(*fat.Record)
+	if r != nil {
+		e.first = uint32(r.Entry.Cluster)
+	}
+	if fi.IsDir() {
+		e.kind = kindDir
+		e.id = fileID{ino: uint64(e.first)}
+	}
+	return e
+}
+
+func (v volSide) list(p string) ([]entry, error) {
+	ents, err := v.vol.ReadDir(p)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]entry, 0, len(ents))
+	for _, de := range ents {
+		fi, err := de.Info()
+		if err != nil {
+			return nil, err
+		}
+		e := v.entryOf(fi)
+		if why := cmdutil.Unaddressable(de.Name()); why != "" {
+			e.kind, e.why = kindSkip, "the name "+quoteName(de.Name())+" "+why
+		}
+		out = append(out, e)
+	}
+	return out, nil // Volume.ReadDir sorts by name
+}
+
+func (volSide) join(d, n string) string {
+	switch {
+	case d == "." || d == "":
+		return n
+	case strings.HasSuffix(d, "/"):
+		return d + n
+	}
+	return d + "/" + n
+}
+
+func (volSide) base(p string) string { return path.Base(p) }
+
+func (v volSide) lookup(p string) (existing, error) {
+	fi, err := v.vol.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return existing{}, nil
+	}
+	if err != nil {
+		return existing{}, err
+	}
+	ex := existing{exists: true, dir: fi.IsDir(), name: fi.Name()}
+	if r, ok := fi.Sys().(*fat.Record); ok && r != nil {
+		ex.first = uint32(r.Entry.Cluster)
+		ex.secondary = fat.FoldName(r.Name) != fat.FoldName(path.Base(p))
+	}
+	return ex, nil
+}
+
+func (v volSide) stamp(mtime time.Time) time.Time {
+	if !v.preserve {
+		mtime = v.vol.Now()
+	}
+	return cmdutil.Clamp(mtime)
+}
+
+func (v volSide) mkdir(p string, mtime time.Time) error {
+	err := v.vol.Mkdir(p, v.stamp(mtime))
+	if errors.Is(err, fs.ErrExist) {
+		if fi, serr := v.vol.Stat(p); serr == nil && fi.IsDir() {
+			return nil
+		}
+	}
+	return err
+}
+
+func (v volSide) mkdirAll(p string) error         { return v.vol.MkdirAll(p, v.stamp(v.vol.Now())) }
+func (volSide) finishDir(string, time.Time) error { return nil }
+
+func (v volSide) create(p string, size int64, mtime time.Time) (fileSink, error) {
+	return v.vol.Create(p, size, v.stamp(mtime))
+}
+
+func (volSide) storeName(name string) nameFix { return volumeName(name) }
+func (volSide) fold(name string) string       { return fat.FoldName(name) }

@@ -1,0 +1,322 @@
+package exfat
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// treeCheck walks the directory tree and the clusters every file uses.
+// used holds one bit per cluster (the clusters files were found to use);
+// a cluster met twice is recorded in shared, whose owners a second walk
+// names only when there is one.
+type treeCheck struct {
+	v       *Volume
+	rep     *Report
+	opts    CheckOptions
+	l       *Layout
+	used    []byte
+	shared  map[Cluster]bool
+	owners  map[Cluster][]string // second pass only
+	sharers []sharer             // second pass: files with a shared cluster
+	entered map[Cluster]bool     // second pass: shared directories walked
+	pass2   bool
+}
+
+// sharer is a file or directory found holding a shared cluster, with where
+// its entry set lies.
+type sharer struct {
+	path   string
+	stream StreamEntry
+	dir    bool
+	exts   []Extent // its directory's clusters
+	slot   int
+	slots  int
+}
+
+// enteredShared reports whether a directory whose clusters are shared
+// must not be walked: in the first pass every later meeting (the first
+// claimed its clusters), in the second every meeting but the first.
+func (t *treeCheck) enteredShared(first Cluster) bool {
+	if !t.pass2 {
+		return true
+	}
+	if t.entered[first] {
+		return true
+	}
+	t.entered[first] = true
+	return false
+}
+
+func newTreeCheck(v *Volume, rep *Report, opts CheckOptions) *treeCheck {
+	return &treeCheck{v: v, rep: rep, opts: opts, l: v.layout, used: make([]byte, v.layout.BitmapBytes()), shared: map[Cluster]bool{}}
+}
+
+// problem reports a problem in the first pass only.
+func (t *treeCheck) problem(kind, p string, c Cluster, off int64, format string, args ...any) {
+	if !t.pass2 {
+		t.rep.addf(kind, p, c, off, format, args...)
+	}
+}
+
+func (t *treeCheck) run() error {
+	v := t.v
+	if err := t.walk(); err != nil {
+		return err
+	}
+	t.checkFATHead()
+	if v.bitmap != nil {
+		t.rep.FreeClusters = v.bitmap.free
+		t.lost()
+		if p := v.percentInUse(); v.boot.PercentInUse != PercentUnknown && v.boot.PercentInUse != p {
+			t.rep.percent, t.rep.percentBad = p, true
+			t.rep.Warnings = append(t.rep.Warnings, fmt.Sprintf("percent in use is %d but the allocation bitmap says %d", v.boot.PercentInUse, p))
+		}
+	}
+	if len(t.shared) > 0 {
+		t.pass2, t.owners, t.entered = true, map[Cluster][]string{}, map[Cluster]bool{}
+		if err := t.walk(); err != nil {
+			return err
+		}
+		t.reportShared()
+	}
+	return nil
+}
+
+// walk checks the root directory, the system files it names, and the tree.
+func (t *treeCheck) walk() error {
+	v, l := t.v, t.l
+	exts, err := v.fat.chainAll(l, l.RootCluster, maxRootClusters(l))
+	if err != nil {
+		t.problem(KindChain, "/", l.RootCluster, -1, "the root directory's cluster chain is broken: %v", err)
+		if len(exts) == 0 {
+			return nil
+		}
+	}
+	t.claim("/", exts)
+	raw, err := v.readExtents(exts, extentsClusters(exts)*l.ClusterSize)
+	if err != nil {
+		return fmt.Errorf("exfat: reading the root directory: %w", err)
+	}
+	pd := parseDir(raw, v.up, true)
+	t.checkSys(pd.sys, exts)
+	if !t.pass2 {
+		t.rep.Dirs++
+	}
+	return t.walkDir("/", exts, pd, 0)
+}
+
+// walkDir checks the members of one parsed directory and descends.
+func (t *treeCheck) walkDir(dirPath string, exts []Extent, pd parsedDir, depth int) error {
+	v, l := t.v, t.l
+	at := func(slot int) int64 { return entryOffsetIn(l, exts, slot) }
+	for _, p := range pd.probs {
+		t.problem(p.Kind, dirPath, 0, at(p.Slot), "%v", trimPrefix(relocate(p.Err, l, exts)))
+		if p.Kind == KindNameHash && !t.pass2 && v.upcaseOK() {
+			t.hashFix(exts, pd, p.Slot)
+		}
+		if p.Stream != nil {
+			// The set is damaged, but the clusters it names are not
+			// free for the taking.
+			if exts, err := v.fileExtents(p.Stream); err == nil {
+				t.claim(path.Join(dirPath, "(damaged entry set)"), exts)
+			}
+		}
+	}
+	for _, r := range pd.recs {
+		p := path.Join(dirPath, r.Name)
+		fexts, longer := t.checkFile(p, r, at(r.Slot))
+		hit := t.claim(p, fexts)
+		if longer {
+			t.longerChain(p, r, fexts, hit, at(r.Slot))
+		}
+		if hit {
+			if t.pass2 {
+				t.sharers = append(t.sharers, sharer{path: p, stream: r.Set.Stream, dir: r.IsDir(), exts: exts, slot: r.Slot, slots: r.Slots})
+			}
+			if r.IsDir() && t.enteredShared(r.Set.Stream.FirstCluster) {
+				// Its clusters were met before: its members were (or will
+				// be) checked through the first entry that names it.
+				continue
+			}
+		}
+		if !r.IsDir() {
+			if !t.pass2 {
+				t.rep.Files++
+			}
+			continue
+		}
+		if !t.pass2 {
+			t.rep.Dirs++
+		}
+		if fexts == nil {
+			continue
+		}
+		if depth+1 >= t.opts.MaxDepth {
+			t.problem(KindDepth, p, 0, -1, "directories are nested deeper than %d levels; not checked below", t.opts.MaxDepth)
+			continue
+		}
+		raw, err := v.readExtents(fexts, r.Size())
+		if err != nil {
+			return fmt.Errorf("exfat: reading directory %s: %w", p, err)
+		}
+		if err := t.walkDir(p, fexts, parseDir(raw, v.up, false), depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// relocate makes a directory-relative FormatError offset a volume offset.
+func relocate(err error, l *Layout, exts []Extent) error {
+	var fe *FormatError
+	if !errors.As(err, &fe) || fe.Offset < 0 {
+		return err
+	}
+	c := *fe
+	if off, ferr := fileOffset(l, exts, fe.Offset); ferr == nil {
+		c.Offset = off
+	} else {
+		c.Offset = -1
+	}
+	return &c
+}
+
+// trimPrefix drops the package prefix of an error message, which a
+// Problem does not repeat.
+func trimPrefix(err error) string { return strings.TrimPrefix(err.Error(), "exfat: ") }
+
+// checkFile checks a file's or directory's stream extension against its
+// clusters and returns the clusters it uses (nil when unusable), and
+// whether its FAT chain goes on past them (reported by the caller).
+func (t *treeCheck) checkFile(p string, r *Record, off int64) (exts []Extent, longer bool) {
+	l := t.l
+	s := &r.Set.Stream
+	cs := uint64(l.ClusterSize)
+	streamOff := off + EntrySize
+	if off < 0 {
+		streamOff = -1
+	}
+	if s.ValidDataLength > s.DataLength {
+		t.problem(KindSize, p, 0, streamOff, "valid data length %d is greater than the size %d", s.ValidDataLength, s.DataLength)
+	}
+	if s.DataLength == 0 {
+		if s.FirstCluster != 0 {
+			t.problem(KindChain, p, s.FirstCluster, streamOff, "is empty but names first cluster %d", s.FirstCluster)
+		}
+		if s.NoFATChain() {
+			t.problem(KindChain, p, 0, streamOff, "is empty but has the NoFatChain flag")
+		}
+		if r.IsDir() {
+			t.problem(KindSize, p, 0, streamOff, "directory has size 0")
+		}
+		return nil, false
+	}
+	if r.IsDir() && (s.DataLength%cs != 0 || s.DataLength > maxDirBytes) {
+		t.problem(KindSize, p, 0, streamOff, "directory size %d is not a multiple of the cluster size %d up to 256 MiB", s.DataLength, cs)
+		return nil, false
+	}
+	if s.DataLength > uint64(l.Clusters)*cs {
+		t.problem(KindSize, p, 0, streamOff, "size %d is greater than the cluster heap", s.DataLength)
+		return nil, false
+	}
+	need := (s.DataLength + cs - 1) / cs
+	if !l.ValidCluster(s.FirstCluster) {
+		t.problem(KindChain, p, s.FirstCluster, streamOff, "first cluster %d is outside the heap (2..%d)", s.FirstCluster, l.MaxCluster())
+		return nil, false
+	}
+	if s.NoFATChain() {
+		if need > uint64(l.MaxCluster()-s.FirstCluster)+1 {
+			t.problem(KindChain, p, s.FirstCluster, streamOff, "its %d contiguous clusters from %d run past the heap's end", need, s.FirstCluster)
+			return nil, false
+		}
+		return []Extent{{s.FirstCluster, uint32(need)}}, false
+	}
+	exts, err := t.v.fat.chainAll(l, s.FirstCluster, need)
+	switch {
+	case errors.Is(err, errChainLoop):
+		return exts, true
+	case err != nil:
+		t.problem(KindChain, p, s.FirstCluster, streamOff, "%v", trimPrefix(err))
+	case uint64(extentsClusters(exts)) < need:
+		t.problem(KindSize, p, s.FirstCluster, streamOff, "its cluster chain has %d clusters but its size %d needs %d", extentsClusters(exts), s.DataLength, need)
+	}
+	return exts, false
+}
+
+// longerChain reports a FAT chain that goes on past the clusters the
+// file's size needs, what a power cut leaves while a fragmented file is
+// extended (the chain is linked before the new size is written). Unless
+// the chain shares clusters, Repair ends it where the size does: the
+// clusters past it hold nothing of the file.
+func (t *treeCheck) longerChain(p string, r *Record, exts []Extent, shared bool, off int64) {
+	s := &r.Set.Stream
+	if off >= 0 {
+		off += EntrySize
+	}
+	t.problem(KindSize, p, s.FirstCluster, off, "its cluster chain goes on past the %d clusters its size %d needs", extentsClusters(exts), s.DataLength)
+	if !shared && !t.pass2 && len(exts) > 0 {
+		t.rep.chainCuts = append(t.rep.chainCuts, exts[len(exts)-1].End()-1)
+	}
+}
+
+// claim records that the file at p uses exts: a cluster already used is
+// shared; a cluster the bitmap marks free is reported. It reports whether
+// any of them is shared (in the second pass, with another owner so far).
+func (t *treeCheck) claim(p string, exts []Extent) bool {
+	bm := t.v.bitmap
+	var free []Extent
+	hit := false
+	for _, e := range exts {
+		for c := e.Start; c < e.End(); c++ {
+			if !t.l.ValidCluster(c) {
+				continue
+			}
+			if t.pass2 {
+				if t.shared[c] {
+					t.owners[c] = append(t.owners[c], p)
+					hit = true
+				}
+				continue
+			}
+			i := uint32(c - FirstCluster)
+			if t.used[i/8]&(1<<(i%8)) != 0 {
+				t.shared[c] = true
+				hit = true
+			}
+			t.used[i/8] |= 1 << (i % 8)
+			if bm != nil && !bm.used(c) {
+				free = appendExtent(free, Extent{c, 1})
+			}
+		}
+	}
+	if len(free) > 0 {
+		n := extentsClusters(free)
+		t.rep.unmarked = append(t.rep.unmarked, free...)
+		t.problem(KindFree, p, free[0].Start, -1, "%d of its clusters are marked free in the allocation bitmap", n)
+	}
+	return hit
+}
+
+// lost reports clusters the bitmap marks in use that no file uses.
+func (t *treeCheck) lost() {
+	bm := t.v.bitmap
+	var runs []Extent
+	for c := FirstCluster; c <= t.l.MaxCluster(); c++ {
+		i := uint32(c - FirstCluster)
+		if i%8 == 0 && c+7 <= t.l.MaxCluster() && bm.bits[i/8] == t.used[i/8] {
+			c += 7
+			continue
+		}
+		if bm.used(c) && t.used[i/8]&(1<<(i%8)) == 0 {
+			runs = appendExtent(runs, Extent{c, 1})
+		}
+	}
+	if len(runs) == 0 {
+		return
+	}
+	n := extentsClusters(runs)
+	t.rep.lost, t.rep.LostClusters = runs, uint32(n)
+	t.rep.addf(KindLost, "", runs[0].Start, -1, "%d clusters in %d runs are marked in use but no file uses them", n, len(runs))
+}

@@ -1,0 +1,142 @@
+package exfat
+
+import (
+	"fmt"
+)
+
+// Record is one member of a directory: a file's or directory's entry set
+// and the slots it takes.
+type Record struct {
+	Name  string
+	Set   EntrySet
+	Slot  int // index of the file directory entry
+	Slots int // entries of the set
+	key   string
+}
+
+// IsDir reports whether the record is a directory.
+func (r *Record) IsDir() bool { return r.Set.File.IsDir() }
+
+// Size is the file's DataLength.
+func (r *Record) Size() int64 { return int64(r.Set.Stream.DataLength) }
+
+// Kinds of Problem found while parsing a directory.
+const (
+	KindSetChecksum = "set-checksum" // an entry set's checksum does not match its entries
+	KindEntrySet    = "entry-set"    // an entry set's secondary count or entry types are wrong
+	KindNameHash    = "name-hash"    // a stream extension's name hash does not match the name
+	KindName        = "name"         // a name holds characters exFAT forbids, or is "." or ".."
+	KindDirEntry    = "dir-entry"    // an entry of an unknown or misplaced type
+	KindDuplicate   = "duplicate"    // two members of a directory have the same (up-cased) name
+)
+
+// dirProblem is something wrong found while parsing a directory.
+type dirProblem struct {
+	Slot int    // the entry concerned
+	Kind string // one of the Kind constants above
+	Err  error  // a *FormatError's Offset counts from the directory's start
+	// Stream is the stream extension of a set that was skipped for its
+	// checksum, when the entry after its file entry is one: the clusters
+	// it names must not be taken for lost.
+	Stream *StreamEntry
+}
+
+// sysEntry is one of the root directory's entries that are not files: the
+// allocation bitmap, the up-case table, the volume label, the volume GUID.
+type sysEntry struct {
+	slot int
+	raw  []byte // the 32 bytes (a copy)
+}
+
+func (s sysEntry) typ() byte { return s.raw[0] }
+
+// parsedDir is what parseDir found.
+type parsedDir struct {
+	recs  []*Record
+	sys   []sysEntry
+	probs []dirProblem
+	end   int // index of the first end-of-directory entry (len(raw)/32 if none)
+}
+
+// parseDir reads a directory's entries up to its end marker: entry sets,
+// and (root only) the system entries. A set that does not decode is
+// reported and skipped; it keeps its slots. Sets whose name repeats one
+// seen before are reported and not returned. It never panics and reads no
+// entry past raw.
+func parseDir(raw []byte, up *Upcase, root bool) parsedDir {
+	var pd parsedDir
+	slots := len(raw) / EntrySize
+	pd.end = slots
+	seen := map[string]bool{}
+	report := func(slot int, kind string, err error) {
+		pd.probs = append(pd.probs, dirProblem{Slot: slot, Kind: kind, Err: err})
+	}
+	for i := 0; i < slots; {
+		e := raw[i*EntrySize : (i+1)*EntrySize]
+		t := e[0]
+		switch {
+		case t == TypeEndOfDirectory:
+			pd.end = i
+			return pd
+		case t&typeInUse == 0:
+			i++
+		case t == TypeFile:
+			s, n, err := DecodeEntrySet(raw[i*EntrySize:], int64(i*EntrySize))
+			if err != nil {
+				p := dirProblem{Slot: i, Kind: KindEntrySet, Err: err}
+				if fe, ok := err.(*FormatError); ok && fe.Field == "set checksum" {
+					p.Kind = KindSetChecksum
+					if st := raw[(i+1)*EntrySize:]; st[0] == TypeStream {
+						se := DecodeStreamEntry(st)
+						p.Stream = &se
+					}
+				}
+				pd.probs = append(pd.probs, p)
+				i += max(n, 1)
+				continue
+			}
+			r := &Record{Name: decodeName(s.Name), Set: *s, Slot: i, Slots: n, key: foldKey(up, s.Name)}
+			if err := s.CheckNameHash(up, int64(i*EntrySize)); err != nil {
+				report(i, KindNameHash, err)
+			}
+			if err := s.CheckName(int64(i * EntrySize)); err != nil {
+				report(i, KindName, err)
+			}
+			if seen[r.key] {
+				report(i, KindDuplicate, fmt.Errorf("%w: %q is a second member with the same name", ErrCorrupt, r.Name))
+			} else {
+				seen[r.key] = true
+				pd.recs = append(pd.recs, r)
+			}
+			i += n
+		case root && (t == TypeBitmap || t == TypeUpcase || t == TypeLabel || t == TypeGUID):
+			pd.sys = append(pd.sys, sysEntry{slot: i, raw: append([]byte(nil), e...)})
+			i++
+		case t&typeSecondary == 0 && t&typeBenign != 0:
+			// A benign primary entry ftools does not know (TexFAT
+			// padding, ACL tables): skip it and its secondaries.
+			i += 1 + int(e[offSecondaryCount])
+		default:
+			report(i, KindDirEntry, corruptf("directory", "entry type", int64(i*EntrySize), fmt.Sprintf("%#02x", t), "is not expected here"))
+			i++
+		}
+	}
+	return pd
+}
+
+// findFreeSlots returns the first run of n unused entries (InUse clear,
+// the end marker included) at or after slot from, or -1.
+func findFreeSlots(raw []byte, n, from int) int {
+	run := 0
+	for i := max(from, 0); i < len(raw)/EntrySize; i++ {
+		if raw[i*EntrySize]&typeInUse == 0 {
+			run++
+			if run == n {
+				return i - n + 1
+			}
+		} else {
+			run = 0
+		}
+	}
+	return -1
+}

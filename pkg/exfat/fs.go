@@ -1,0 +1,297 @@
+package exfat
+
+import (
+	"io"
+	"io/fs"
+	"sort"
+	"time"
+)
+
+// Volume implements fs.FS, fs.StatFS and fs.ReadDirFS, so fs.WalkDir works
+// on it. Names are slash-separated paths from the root ("." is the root);
+// they match as exFAT compares them, through the volume's up-case table.
+var (
+	_ fs.FS        = (*Volume)(nil)
+	_ fs.StatFS    = (*Volume)(nil)
+	_ fs.ReadDirFS = (*Volume)(nil)
+)
+
+// Open opens a file or directory for reading. name is a volume path:
+// rooted or not, "\\" read as "/" (see FS for the strict io/fs form).
+func (v *Volume) Open(name string) (fs.File, error) {
+	return v.open(name, cleanPath(name))
+}
+
+// open opens the file at the clean path clean (name is what the caller
+// gave, for errors).
+func (v *Volume) open(name, clean string) (fs.File, error) {
+	parent, r, walk, err := v.lookupPath("open", clean)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{v: v, rec: r, name: clean, rootName: "/"}
+	if name == clean && name == "." {
+		f.rootName = "."
+	}
+	if r == nil || r.IsDir() {
+		if f.dir, err = v.dirOf(parent, r); err != nil {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+		if r != nil && f.dir.walk == walk {
+			return nil, &fs.PathError{Op: "open", Path: "/" + f.name, Err: errDirLoop}
+		}
+		return f, nil
+	}
+	if f.exts, err = v.fileExtents(&r.Set.Stream); err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return f, nil
+}
+
+// Stat describes a file or directory.
+func (v *Volume) Stat(name string) (fs.FileInfo, error) {
+	return v.stat(cleanPath(name), "/")
+}
+
+// stat describes the file at the clean path clean; rootName is the root's
+// name ("/" for volume paths, "." for io/fs ones).
+func (v *Volume) stat(clean, rootName string) (fs.FileInfo, error) {
+	_, r, _, err := v.lookupPath("stat", clean)
+	if err != nil {
+		return nil, err
+	}
+	return &FileInfo{rec: r, name: rootName}, nil
+}
+
+// FS returns the volume as a strict io/fs file system: names must be
+// valid io/fs paths (fs.ValidPath), unrooted and without "." or ".."
+// elements, and are looked up as written. It passes testing/fstest.TestFS.
+func (v *Volume) FS() fs.FS { return strictFS{v} }
+
+type strictFS struct{ v *Volume }
+
+var (
+	_ fs.StatFS    = strictFS{}
+	_ fs.ReadDirFS = strictFS{}
+)
+
+func invalid(op, name string) error { return &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid} }
+
+func (s strictFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, invalid("open", name)
+	}
+	return s.v.open(name, name)
+}
+
+func (s strictFS) Stat(name string) (fs.FileInfo, error) {
+	if !fs.ValidPath(name) {
+		return nil, invalid("stat", name)
+	}
+	return s.v.stat(name, ".")
+}
+
+func (s strictFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if !fs.ValidPath(name) {
+		return nil, invalid("readdir", name)
+	}
+	return s.v.readDir(name, name)
+}
+
+// ReadDir lists a directory in name order.
+func (v *Volume) ReadDir(name string) ([]fs.DirEntry, error) {
+	return v.readDir(name, cleanPath(name))
+}
+
+func (v *Volume) readDir(name, clean string) ([]fs.DirEntry, error) {
+	f, err := v.open(name, clean)
+	if err != nil {
+		return nil, err
+	}
+	df := f.(*File)
+	if !df.isDir() {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: ErrNotDir}
+	}
+	ents, err := df.ReadDir(-1)
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	return ents, err
+}
+
+// File is an open file or directory of a volume.
+type File struct {
+	v        *Volume
+	rec      *Record // nil for the root
+	name     string
+	rootName string // the root's FileInfo name
+	exts     []Extent
+	off      int64
+	dir      *dir
+	dirAt    int
+}
+
+func (f *File) isDir() bool { return f.rec == nil || f.rec.IsDir() }
+
+// Stat describes the file.
+func (f *File) Stat() (fs.FileInfo, error) {
+	return &FileInfo{rec: f.rec, name: f.rootName}, nil
+}
+
+// Close releases the file.
+func (f *File) Close() error { return nil }
+
+// Extents returns the file's clusters as runs (nil for an empty file or a
+// directory).
+func (f *File) Extents() []Extent { return f.exts }
+
+// Read reads file data with as few requests as the clusters allow: one per
+// contiguous run of clusters, however large p is.
+func (f *File) Read(p []byte) (int, error) {
+	if f.isDir() {
+		return 0, &fs.PathError{Op: "read", Path: f.name, Err: ErrIsDir}
+	}
+	size := f.rec.Size()
+	if f.off >= size {
+		return 0, io.EOF
+	}
+	if rem := size - f.off; int64(len(p)) > rem {
+		p = p[:rem]
+	}
+	n, err := f.ReadAt(p, f.off)
+	f.off += int64(n)
+	return n, err
+}
+
+// Seek sets the offset of the next Read.
+func (f *File) Seek(offset int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekCurrent:
+		offset += f.off
+	case io.SeekEnd:
+		offset += f.rec.Size()
+	}
+	if offset < 0 {
+		return 0, &fs.PathError{Op: "seek", Path: f.name, Err: fs.ErrInvalid}
+	}
+	f.off = offset
+	return offset, nil
+}
+
+// ReadAt reads len(p) bytes from offset off of the file. Bytes past the
+// valid data length read as zeros, as the specification asks (7.6.5):
+// they were allocated but never written.
+func (f *File) ReadAt(p []byte, off int64) (int, error) {
+	if f.isDir() {
+		return 0, &fs.PathError{Op: "read", Path: f.name, Err: ErrIsDir}
+	}
+	v := f.v
+	if err := v.flushData(); err != nil {
+		return 0, err
+	}
+	size := f.rec.Size()
+	valid := min(int64(f.rec.Set.Stream.ValidDataLength), size)
+	done := 0
+	for done < len(p) && off < size {
+		want := int64(len(p) - done)
+		if off >= valid {
+			n := min(want, size-off)
+			clear(p[done : done+int(n)])
+			done += int(n)
+			off += n
+			continue
+		}
+		dev, run, err := f.locate(off)
+		if err != nil {
+			return done, &fs.PathError{Op: "read", Path: f.name, Err: err}
+		}
+		n := min(run, valid-off, want)
+		if _, err := v.dev.ReadAt(p[done:done+int(n)], dev); err != nil {
+			return done, &fs.PathError{Op: "read", Path: f.name, Err: err}
+		}
+		done += int(n)
+		off += n
+	}
+	if done < len(p) {
+		return done, io.EOF
+	}
+	return done, nil
+}
+
+// locate maps byte off of the file to the volume and says how many bytes
+// follow it contiguously.
+func (f *File) locate(off int64) (dev, run int64, err error) {
+	l := f.v.layout
+	ci := off / l.ClusterSize
+	for _, e := range f.exts {
+		if ci < int64(e.Len) {
+			dev = l.ClusterOffset(e.Start+Cluster(ci)) + off%l.ClusterSize
+			return dev, (int64(e.Len)-ci)*l.ClusterSize - off%l.ClusterSize, nil
+		}
+		ci -= int64(e.Len)
+	}
+	return 0, 0, io.ErrUnexpectedEOF
+}
+
+// ReadDir lists the directory's members in the order they are stored.
+func (f *File) ReadDir(n int) ([]fs.DirEntry, error) {
+	if !f.isDir() {
+		return nil, &fs.PathError{Op: "readdir", Path: f.name, Err: ErrNotDir}
+	}
+	recs := f.dir.list()
+	if f.dirAt >= len(recs) {
+		if n > 0 {
+			return nil, io.EOF
+		}
+		return nil, nil
+	}
+	recs = recs[f.dirAt:]
+	if n > 0 && len(recs) > n {
+		recs = recs[:n]
+	}
+	f.dirAt += len(recs)
+	out := make([]fs.DirEntry, len(recs))
+	for i, r := range recs {
+		out[i] = fs.FileInfoToDirEntry(&FileInfo{rec: r, name: r.Name})
+	}
+	return out, nil
+}
+
+// FileInfo describes a file or directory; Sys returns its *Record (nil for
+// the root).
+type FileInfo struct {
+	rec  *Record
+	name string // the root's name
+}
+
+func (i *FileInfo) Name() string {
+	if i.rec == nil {
+		return i.name
+	}
+	return i.rec.Name
+}
+
+func (i *FileInfo) Size() int64 {
+	if i.rec == nil || i.rec.IsDir() {
+		return 0
+	}
+	return i.rec.Size()
+}
+
+func (i *FileInfo) Mode() fs.FileMode {
+	if i.rec == nil || i.rec.IsDir() {
+		return fs.ModeDir | 0o755
+	}
+	if i.rec.Set.File.Attr&AttrReadOnly != 0 {
+		return 0o444
+	}
+	return 0o644
+}
+
+func (i *FileInfo) ModTime() time.Time {
+	if i.rec == nil {
+		return time.Time{}
+	}
+	return i.rec.Set.File.Modify.Time()
+}
+
+func (i *FileInfo) IsDir() bool { return i.Mode().IsDir() }
+func (i *FileInfo) Sys() any    { return i.rec }

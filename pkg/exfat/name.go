@@ -1,0 +1,67 @@
+package exfat
+
+import (
+	"errors"
+	"fmt"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// ErrBadName is wrapped by the errors for names exFAT cannot store.
+var ErrBadName = errors.New("exfat: invalid file name")
+
+// invalidNameChar reports whether a code unit may not appear in a file
+// name (exFAT specification 7.7.3, table 35): controls and " * / : < > ? \ |.
+func invalidNameChar(c uint16) bool {
+	if c < 0x20 {
+		return true
+	}
+	switch c {
+	case '"', '*', '/', ':', '<', '>', '?', '\\', '|':
+		return true
+	}
+	return false
+}
+
+// EncodeName converts a name to the UTF-16 an entry set stores and checks
+// that exFAT can hold it: valid UTF-8, 1 to 255 code units, none of the
+// invalid characters, not "." or "..".
+func EncodeName(name string) ([]uint16, error) {
+	if name == "" || name == "." || name == ".." {
+		return nil, fmt.Errorf("%w: %q", ErrBadName, name)
+	}
+	if !utf8.ValidString(name) {
+		return nil, fmt.Errorf("%w: %q is not valid UTF-8", ErrBadName, name)
+	}
+	u := utf16.Encode([]rune(name))
+	if len(u) > MaxNameLength {
+		return nil, fmt.Errorf("%w: %q is %d UTF-16 code units long; exFAT allows %d", ErrBadName, name, len(u), MaxNameLength)
+	}
+	for _, c := range u {
+		if invalidNameChar(c) {
+			return nil, fmt.Errorf("%w: %q holds %q, which exFAT does not allow in names", ErrBadName, name, rune(c))
+		}
+	}
+	return u, nil
+}
+
+// ValidateName reports whether name can be a file or directory name.
+func ValidateName(name string) error {
+	_, err := EncodeName(name)
+	return err
+}
+
+// decodeName converts stored UTF-16 to a string; unpaired surrogates
+// become U+FFFD.
+func decodeName(u []uint16) string { return string(utf16.Decode(u)) }
+
+// foldKey is the key names are compared by: the name up-cased with the
+// volume's table, as UTF-16 code units packed into a string.
+func foldKey(up *Upcase, u []uint16) string {
+	b := make([]byte, 2*len(u))
+	for i, c := range u {
+		c = up.ToUpper(c)
+		b[2*i], b[2*i+1] = byte(c), byte(c>>8)
+	}
+	return string(b)
+}

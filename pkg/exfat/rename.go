@@ -1,0 +1,135 @@
+package exfat
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+)
+
+// ErrIntoItself is wrapped by Rename's error for moving a directory into
+// itself or one of its subdirectories.
+var ErrIntoItself = errors.New("exfat: cannot move a directory into itself")
+
+// Rename moves or renames oldName to newName without copying data: the
+// entry set moves, the clusters stay. It follows rename(2): newName's
+// parent must exist; an existing file at newName is replaced (its clusters
+// are freed once the new entry is on disk), an existing empty directory is
+// replaced by a directory; a directory cannot replace a file or vice versa,
+// nor move into itself.
+//
+// A rename within one directory to a name of as many entries (a change of
+// case, or any name of the same length class) rewrites the set in place.
+// Otherwise the new set is written first and the old one deleted only
+// after a barrier (Commit's last step): a power cut in between leaves the
+// file under both names, never under none.
+func (v *Volume) Rename(oldName, newName string) error {
+	if err := v.begin(); err != nil {
+		return err
+	}
+	oldPath, newPath := "/"+cleanPath(oldName), "/"+cleanPath(newName)
+	od, r, err := v.lookup("rename", oldName)
+	if err != nil {
+		return err
+	}
+	if r == nil {
+		return &fs.PathError{Op: "rename", Path: oldPath, Err: fs.ErrPermission}
+	}
+	nd, base, err := v.parentOf("rename", newName)
+	if err != nil {
+		return err
+	}
+	linkErr := func(err error) error { return &os.LinkError{Op: "rename", Old: oldPath, New: newPath, Err: err} }
+	u, err := EncodeName(base)
+	if err != nil {
+		return linkErr(err)
+	}
+	if r.IsDir() && v.isWithin(nd, r) {
+		return linkErr(ErrIntoItself)
+	}
+	target := nd.lookup(base)
+	if target == r {
+		if base == r.Name {
+			return nil
+		}
+		target = nil // a change of case only
+	}
+	if target != nil {
+		if err := v.checkReplace(nd, target, r); err != nil {
+			return linkErr(err)
+		}
+	}
+	set := r.Set
+	set.Name = u
+	if od == nd && target == nil && set.Entries() == r.Slots {
+		r.Set, r.Name = set, base
+		nd.forget(r)
+		r.key = foldKey(v.up, u)
+		nd.byName[r.key] = r
+		nd.insertSorted(r)
+		return nd.update(r)
+	}
+	if target != nil {
+		exts, err := v.fileExtents(&target.Set.Stream)
+		if err != nil {
+			return linkErr(err)
+		}
+		if target.IsDir() {
+			if td, ok := v.dirs[target.Set.Stream.FirstCluster]; ok {
+				v.dropDir(td)
+			}
+		}
+		nd.remove(target)
+		v.pendingFree = append(v.pendingFree, exts...)
+	}
+	od.forget(r)
+	nr, err := nd.add(base, set)
+	if err != nil {
+		// Put the old name back: its entries were never cleared.
+		od.byName[r.key] = r
+		od.insertSorted(r)
+		return linkErr(err)
+	}
+	types := make([]byte, r.Slots)
+	for i := range types {
+		types[i] = od.raw[(r.Slot+i)*EntrySize]
+	}
+	v.deferred = append(v.deferred, deferredClear{d: od, slot: r.Slot, n: r.Slots, firstBytes: types})
+	if nr.IsDir() {
+		if d, ok := v.dirs[nr.Set.Stream.FirstCluster]; ok && d.rec == r {
+			d.rec, d.parent = nr, nd
+		}
+	}
+	return nil
+}
+
+// isWithin reports whether directory d is the directory r names or lies
+// below it, following the loaded directories' parents up to the root.
+func (v *Volume) isWithin(d *dir, r *Record) bool {
+	for steps := 0; d != nil && steps <= maxTreeDepth; steps++ {
+		if d.rec == r || (d.rec != nil && d.first == r.Set.Stream.FirstCluster) {
+			return true
+		}
+		d = d.parent
+	}
+	return false
+}
+
+// checkReplace says whether r may replace target (a member of d), as
+// rename(2) decides.
+func (v *Volume) checkReplace(d *dir, target, r *Record) error {
+	switch {
+	case r.IsDir() && !target.IsDir():
+		return ErrNotDir
+	case !r.IsDir() && target.IsDir():
+		return ErrIsDir
+	case target.IsDir():
+		td, err := v.loadDir(d, target)
+		if err != nil {
+			return err
+		}
+		if len(td.list()) > 0 {
+			return ErrNotEmpty
+		}
+	}
+	return nil
+}

@@ -1,0 +1,206 @@
+package exfat
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Repair fixes on v's device what is safe to fix among the problems rep
+// (Check's report on v) lists, marks those problems Fixed, and returns one
+// sentence per fix. v must be open on a writable device. The fixes, in
+// the order they are written, with a barrier before the last:
+//
+//   - a main boot region Check could not use (v was opened from the
+//     backup): the backup region is copied over it;
+//   - a backup region that is unusable or differs: the main one is copied
+//     over it;
+//   - clusters files use that the bitmap marks free: they are marked in
+//     use (as fsck.exfat does);
+//   - name hashes that do not match their names: rewritten, with the set
+//     checksum (as fsck.exfat does), when the up-case table is sound;
+//   - an interrupted move (two entries naming one file): the entry found
+//     second is deleted, the file stays under the first name;
+//   - a FAT chain that goes on past its file's size (left by a cut while
+//     a fragmented file was extended) and shares no cluster: it is ended
+//     where the size ends, and the clusters cut off are freed with the
+//     lost clusters;
+//   - lost clusters, marked in use but used by no file: marked free, but
+//     only when the whole tree was read without damage (a broken chain or
+//     an unreadable entry set may name them);
+//   - PercentInUse: set from the bitmap;
+//   - the VolumeDirty flag: cleared, last, and only when no problem is
+//     left unfixed, so that the next mount still warns about what remains.
+//
+// Cross-links, broken chains, wrong sizes, bad set checksums and unknown
+// entries are left alone: fixing them means choosing which data to give up.
+func Repair(v *Volume, rep *Report) ([]string, error) {
+	if !v.dev.Writable() {
+		return nil, ErrReadOnly
+	}
+	l := v.layout
+	ss := int(l.SectorSize)
+	var fixes []string
+	mark := func(kinds ...string) {
+		for i := range rep.Problems {
+			for _, k := range kinds {
+				if rep.Problems[i].Kind == k {
+					rep.Problems[i].Fixed = true
+				}
+			}
+		}
+	}
+	copyRegion := func(from, to int64) error {
+		region := make([]byte, bootRegionSectors*ss)
+		if _, err := v.dev.ReadAt(region, from); err != nil {
+			return fmt.Errorf("exfat: reading the boot region at byte %d: %w", from, err)
+		}
+		// The copy carries no dirty flag: the main sector's flags are
+		// written separately, last.
+		region[offVolumeFlags], region[offVolumeFlags+1] = 0, 0
+		if _, err := v.dev.WriteAt(region, to); err != nil {
+			return fmt.Errorf("exfat: writing the boot region at byte %d: %w", to, err)
+		}
+		return nil
+	}
+	if rep.fromBackup {
+		if err := copyRegion(l.BackupBootOffset, 0); err != nil {
+			return fixes, err
+		}
+		v.fromBackup, v.bootErr, rep.fromBackup = false, nil, false
+		fixes = append(fixes, fmt.Sprintf("restored the main boot region from the backup at byte %d", l.BackupBootOffset))
+		mark(KindBootSector, KindBootChecksum)
+		if err := v.barrier(); err != nil {
+			return fixes, err
+		}
+	}
+	if rep.backupStale {
+		if err := copyRegion(0, l.BackupBootOffset); err != nil {
+			return fixes, err
+		}
+		rep.backupStale = false
+		fixes = append(fixes, fmt.Sprintf("copied the main boot region over the backup at byte %d", l.BackupBootOffset))
+		mark(KindBackupBoot)
+	}
+	b := v.dev.NewBatch()
+	if len(rep.unmarked) > 0 && v.bitmap != nil {
+		n := extentsClusters(rep.unmarked)
+		for _, e := range rep.unmarked {
+			v.bitmap.mark(e, true)
+		}
+		rep.unmarked = nil
+		fixes = append(fixes, fmt.Sprintf("marked %d clusters that files use as in use in the allocation bitmap", n))
+		mark(KindFree)
+	}
+	for _, f := range rep.hashFixes {
+		for i := 0; i < len(f.set); i += EntrySize {
+			off, err := fileOffset(l, f.exts, int64(f.slot*EntrySize+i))
+			if err != nil {
+				return fixes, err
+			}
+			if err := b.Write(off, f.set[i:i+EntrySize]); err != nil {
+				return fixes, err
+			}
+		}
+	}
+	if n := len(rep.hashFixes); n > 0 {
+		rep.hashFixes = nil
+		fixes = append(fixes, fmt.Sprintf("rewrote the name hash of %d entry sets", n))
+		mark(KindNameHash)
+	}
+	for _, f := range rep.renameFixes {
+		for i := 0; i < len(f.set)/EntrySize; i++ {
+			off, err := fileOffset(l, f.exts, int64((f.slot+i)*EntrySize))
+			if err != nil {
+				return fixes, err
+			}
+			var typ [1]byte
+			if _, err := v.dev.ReadAt(typ[:], off); err != nil {
+				return fixes, fmt.Errorf("exfat: reading the entry at byte %d: %w", off, err)
+			}
+			typ[0] &^= typeInUse
+			if err := b.Write(off, typ[:]); err != nil {
+				return fixes, err
+			}
+		}
+	}
+	if n := len(rep.renameFixes); n > 0 {
+		rep.renameFixes = nil
+		fixes = append(fixes, fmt.Sprintf("deleted the second entry of %d files left under two names by an interrupted move", n))
+		mark(KindRename)
+	}
+	if n := len(rep.chainCuts); n > 0 {
+		for _, c := range rep.chainCuts {
+			if err := v.fat.Set(c, fatEOC); err != nil {
+				return fixes, err
+			}
+		}
+		if err := v.fat.flush(b); err != nil {
+			return fixes, err
+		}
+		rep.chainCuts = nil
+		fixes = append(fixes, fmt.Sprintf("ended %d cluster chains where their files' sizes end", n))
+		for i := range rep.Problems {
+			if p := &rep.Problems[i]; p.Kind == KindSize && strings.Contains(p.Message, "goes on past") {
+				p.Fixed = true
+			}
+		}
+		// The clusters cut off are among the lost ones, freed below.
+	}
+	if len(rep.lost) > 0 && v.bitmap != nil && rep.treeSound() {
+		for _, e := range rep.lost {
+			v.bitmap.mark(e, false)
+		}
+		fixes = append(fixes, fmt.Sprintf("marked %d lost clusters free", rep.LostClusters))
+		rep.lost = nil
+		mark(KindLost)
+	}
+	if v.bitmap != nil {
+		if err := v.bitmap.flush(b, l); err != nil {
+			return fixes, err
+		}
+	}
+	if err := b.Flush(); err != nil {
+		return fixes, fmt.Errorf("exfat: writing repairs: %w", err)
+	}
+	if err := v.barrier(); err != nil {
+		return fixes, err
+	}
+	flags := false
+	if rep.percentBad && v.bitmap != nil {
+		v.boot.PercentInUse = v.percentInUse()
+		rep.percentBad = false
+		fixes = append(fixes, fmt.Sprintf("set percent in use to %d", v.boot.PercentInUse))
+		flags = true
+	}
+	if rep.dirty && rep.Remaining() == 1 {
+		v.boot.SetDirty(false)
+		v.wasDirty, rep.dirty = false, false
+		fixes = append(fixes, "cleared the VolumeDirty flag")
+		mark(KindDirty)
+		flags = true
+	}
+	if flags {
+		if err := v.writeBootFlags(); err != nil {
+			return fixes, err
+		}
+		if err := v.barrier(); err != nil {
+			return fixes, err
+		}
+	}
+	return fixes, nil
+}
+
+// treeSound reports whether Check read every entry set and chain whole,
+// so that clusters it found unused are truly unused.
+func (r *Report) treeSound() bool {
+	for _, p := range r.Problems {
+		if p.Fixed {
+			continue
+		}
+		switch p.Kind {
+		case KindChain, KindSize, KindCrossLink, KindEntrySet, KindSetChecksum, KindDepth, KindBitmap, KindDirEntry, KindRename:
+			return false
+		}
+	}
+	return r.Omitted == 0
+}

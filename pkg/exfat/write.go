@@ -1,0 +1,354 @@
+package exfat
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"time"
+
+	fio "ftools/pkg/io"
+)
+
+// MaxFileSize is the largest file exFAT can hold: every cluster of the
+// largest heap (2^32 - 11 clusters of 32 MiB), about 128 PiB. A volume
+// holds at most its own heap.
+const MaxFileSize = MaxClusterCount * maxClusterSize
+
+// Writer writes one new file (or replaces one) on a volume. Its clusters
+// are allocated up front from the size hint, as one contiguous run where
+// the volume has one (the entry then says NoFatChain and the FAT is not
+// touched); data goes out through the volume's data stream; the entry set
+// appears only when the Writer is closed and the volume commits, so a
+// crash never leaves an entry that names unwritten data.
+type Writer struct {
+	v       *Volume
+	parent  *dir
+	name    string
+	old     *Record // the file being replaced, if any
+	mtime   time.Time
+	exts    []Extent
+	alloc   int64 // clusters allocated
+	written int64
+	ext     int   // extent holding the write position
+	extPos  int64 // bytes of exts before exts[ext]
+	done    bool
+}
+
+// pathErr wraps err in a *fs.PathError for the volume path name.
+func pathErr(op, name string, err error) error {
+	return &fs.PathError{Op: op, Path: "/" + cleanPath(name), Err: err}
+}
+
+// Create starts a file at name (its parent must exist). An existing file
+// of that name is replaced once the new one is complete; its clusters are
+// freed after the entry stops naming them. sizeHint is the expected size:
+// that many bytes are allocated at once, and a size beyond the free space
+// fails here, before anything is written.
+func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, error) {
+	if err := v.begin(); err != nil {
+		return nil, err
+	}
+	parent, base, err := v.parentOf("create", name)
+	if err != nil {
+		return nil, err
+	}
+	w := &Writer{v: v, parent: parent, name: base, mtime: mtime}
+	if r := parent.lookup(base); r != nil {
+		if r.IsDir() {
+			return nil, pathErr("create", name, ErrIsDir)
+		}
+		w.old = r
+	} else if err := ValidateName(base); err != nil {
+		return nil, pathErr("create", name, err)
+	}
+	if sizeHint > 0 {
+		if err := w.grow(v.clustersFor(sizeHint)); err != nil {
+			return nil, pathErr("create", name, err)
+		}
+	}
+	return w, nil
+}
+
+func (v *Volume) clustersFor(n int64) int64 {
+	return (n + v.layout.ClusterSize - 1) / v.layout.ClusterSize
+}
+
+// grow allocates n more clusters at the end of the file.
+func (w *Writer) grow(n int64) error {
+	if n > int64(w.v.bitmap.free) {
+		cs := w.v.layout.ClusterSize
+		return &NoSpaceError{Need: n * cs, Free: int64(w.v.bitmap.free) * cs}
+	}
+	var after Cluster
+	if len(w.exts) > 0 {
+		after = w.exts[len(w.exts)-1].End() - 1
+	}
+	exts, err := w.v.allocate(uint32(n), after)
+	if err != nil {
+		return err
+	}
+	for _, e := range exts {
+		w.exts = appendExtent(w.exts, e)
+	}
+	w.alloc += n
+	return nil
+}
+
+// Write queues p as the file's next bytes.
+func (w *Writer) Write(p []byte) (int, error) {
+	v := w.v
+	if w.done {
+		return 0, fmt.Errorf("exfat: write to %q after Close", w.name)
+	}
+	if v.closed {
+		return 0, errClosedWriter
+	}
+	if need := v.clustersFor(w.written+int64(len(p))) - w.alloc; need > 0 {
+		if err := w.grow(need); err != nil {
+			return 0, err
+		}
+	}
+	done, err := w.put(p, w.written)
+	w.written += int64(done)
+	return done, err
+}
+
+// put queues p at byte pos of the file, walking its extents.
+func (w *Writer) put(p []byte, pos int64) (int, error) {
+	v := w.v
+	cs := v.layout.ClusterSize
+	done := 0
+	for done < len(p) {
+		e := w.exts[w.ext]
+		extBytes := int64(e.Len) * cs
+		within := pos - w.extPos
+		if within >= extBytes {
+			w.extPos += extBytes
+			w.ext++
+			continue
+		}
+		n := min(extBytes-within, int64(len(p)-done))
+		if err := v.writeData(v.layout.ClusterOffset(e.Start)+within, p[done:done+int(n)]); err != nil {
+			return done, err
+		}
+		done += int(n)
+		pos += n
+	}
+	return done, nil
+}
+
+// padSlack zeroes the rest of the file's last cluster. The cluster is the
+// file's alone, so this costs no read; it keeps the data of consecutive
+// files one contiguous stream and leaves no stale bytes in the image.
+func (w *Writer) padSlack() error {
+	cs := w.v.layout.ClusterSize
+	slack := (cs - w.written%cs) % cs
+	if slack == 0 || w.written == 0 {
+		return nil
+	}
+	_, err := w.put(make([]byte, slack), w.written)
+	return err
+}
+
+// Close gives back the clusters the file did not use and records its
+// entry set (or updates the replaced one). Under --sync file the volume
+// commits and flushes here.
+func (w *Writer) Close() error {
+	if w.done {
+		return nil
+	}
+	v := w.v
+	if v.closed {
+		return errClosedWriter
+	}
+	w.done = true
+	if err := w.padSlack(); err != nil {
+		w.release()
+		return err
+	}
+	if used := v.clustersFor(w.written); used < w.alloc {
+		var cut []Extent
+		w.exts, cut = trimExtents(w.exts, used)
+		v.release(cut)
+		w.alloc = used
+	}
+	stream, err := v.streamFor(w.exts, w.written)
+	if err != nil {
+		w.release()
+		return err
+	}
+	stream.ValidDataLength = uint64(w.written)
+	now := v.Now()
+	if w.old != nil {
+		old := w.old
+		oldExts, err := v.fileExtents(&old.Set.Stream)
+		if err != nil {
+			w.release()
+			return pathErr("create", w.name, err)
+		}
+		old.Set.Stream.Flags, old.Set.Stream.FirstCluster = stream.Flags, stream.FirstCluster
+		old.Set.Stream.DataLength, old.Set.Stream.ValidDataLength = stream.DataLength, stream.ValidDataLength
+		old.Set.File.Attr |= AttrArchive
+		old.Set.File.Modify, old.Set.File.Access = MakeTimestamp(w.mtime), accessStamp(now)
+		if err := w.parent.update(old); err != nil {
+			return err
+		}
+		v.pendingFree = append(v.pendingFree, oldExts...)
+	} else {
+		s := EntrySet{File: FileEntry{Attr: AttrArchive, Create: MakeTimestamp(now), Modify: MakeTimestamp(w.mtime), Access: accessStamp(now)}, Stream: stream}
+		if _, err := w.parent.add(w.name, s); err != nil {
+			w.release()
+			return err
+		}
+	}
+	if v.dev.Policy() == fio.SyncFile {
+		if err := v.Commit(); err != nil {
+			return err
+		}
+		return v.dev.FileDone()
+	}
+	return nil
+}
+
+// accessStamp is a last-accessed timestamp, which has no 10 ms field.
+func accessStamp(t time.Time) Timestamp {
+	ts := MakeTimestamp(t)
+	ts.Ms10 = 0
+	return ts
+}
+
+// streamFor makes the stream extension of a file of size bytes on exts:
+// NoFatChain when they are one run, else their FAT chain is written. An
+// empty file has no cluster and no NoFatChain (fsck.exfat insists).
+func (v *Volume) streamFor(exts []Extent, size int64) (StreamEntry, error) {
+	s := StreamEntry{Flags: streamAllocOK, DataLength: uint64(size), ValidDataLength: uint64(size)}
+	if len(exts) == 0 {
+		return s, nil
+	}
+	s.FirstCluster = exts[0].Start
+	if len(exts) == 1 {
+		s.Flags |= streamNoFATChain
+		return s, nil
+	}
+	return s, v.fat.setChain(exts)
+}
+
+// Abort drops the file: its clusters, which nothing on disk names, are
+// free again at once. A replaced file stays as it was.
+func (w *Writer) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	w.release()
+}
+
+func (w *Writer) release() {
+	w.v.release(w.exts)
+	w.exts, w.alloc = nil, 0
+}
+
+// Mkdir makes a directory; its parent must exist. A new directory has one
+// zeroed cluster (exFAT directories hold no "." or ".." entries) and
+// NoFatChain.
+func (v *Volume) Mkdir(name string, mtime time.Time) error {
+	if err := v.begin(); err != nil {
+		return err
+	}
+	parent, base, err := v.parentOf("mkdir", name)
+	if err != nil {
+		return err
+	}
+	if parent.lookup(base) != nil {
+		return pathErr("mkdir", name, fs.ErrExist)
+	}
+	if err := ValidateName(base); err != nil {
+		return pathErr("mkdir", name, err)
+	}
+	exts, err := v.allocate(1, 0)
+	if err != nil {
+		return pathErr("mkdir", name, err)
+	}
+	l := v.layout
+	c := exts[0].Start
+	zero := make([]byte, l.ClusterSize)
+	if err := v.writeData(l.ClusterOffset(c), zero); err != nil {
+		return err
+	}
+	now := v.Now()
+	cs := uint64(l.ClusterSize)
+	s := EntrySet{
+		File:   FileEntry{Attr: AttrDirectory, Create: MakeTimestamp(now), Modify: MakeTimestamp(mtime), Access: accessStamp(now)},
+		Stream: StreamEntry{Flags: streamAllocOK | streamNoFATChain, FirstCluster: c, DataLength: cs, ValidDataLength: cs},
+	}
+	r, err := parent.add(base, s)
+	if err != nil {
+		v.release(exts)
+		return pathErr("mkdir", name, err)
+	}
+	d := &dir{v: v, first: c, parent: parent, rec: r, exts: exts, noFAT: true, raw: zero, byName: map[string]*Record{}, dirty: map[int]struct{}{}}
+	v.dirs[c] = d
+	return nil
+}
+
+// MkdirAll makes a directory and any missing parents.
+func (v *Volume) MkdirAll(name string, mtime time.Time) error {
+	name = cleanPath(name)
+	if name == "." {
+		return nil
+	}
+	_, r, err := v.lookup("mkdir", name)
+	if err == nil {
+		if r != nil && !r.IsDir() {
+			return pathErr("mkdir", name, ErrNotDir)
+		}
+		return nil
+	}
+	if parent := path.Dir(name); parent != "." {
+		if err := v.MkdirAll(parent, mtime); err != nil {
+			return err
+		}
+	}
+	return v.Mkdir(name, mtime)
+}
+
+// Remove deletes a file or an empty directory. Its clusters become free
+// once the volume commits the deleted entry set.
+func (v *Volume) Remove(name string) error {
+	if err := v.begin(); err != nil {
+		return err
+	}
+	parent, r, err := v.lookup("remove", name)
+	if err != nil {
+		return err
+	}
+	if r == nil {
+		return pathErr("remove", name, fs.ErrPermission)
+	}
+	if r.IsDir() {
+		d, err := v.loadDir(parent, r)
+		if err != nil {
+			return pathErr("remove", name, err)
+		}
+		if len(d.list()) > 0 {
+			return pathErr("remove", name, ErrNotEmpty)
+		}
+		v.dropDir(d)
+	}
+	exts, err := v.fileExtents(&r.Set.Stream)
+	if err != nil {
+		return pathErr("remove", name, err)
+	}
+	parent.remove(r)
+	v.pendingFree = append(v.pendingFree, exts...)
+	return nil
+}
+
+// dropDir forgets a directory that is being removed: its entries need not
+// be written back.
+func (v *Volume) dropDir(d *dir) {
+	if v.dirs[d.first] == d {
+		delete(v.dirs, d.first)
+	}
+	delete(v.dirtyDirs, d)
+}

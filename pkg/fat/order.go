@@ -1,0 +1,233 @@
+package fat
+
+// Crash order (see the package doc): a commit writes in phases with a
+// barrier (fio.Device.Barrier: a flush under --sync close and file)
+// between them, because a device with a volatile cache may persist the
+// writes issued since its last flush in any subset and order, torn at
+// sector boundaries.
+//
+//  1. phaseData: file data, the contents of new directory clusters, and
+//     the FAT of chains no entry on disk names yet (new files and
+//     directories, the clusters a directory or file grows by).
+//  2. phaseEntries: directory entries (new, updated, deleted) and the FAT
+//     links that make an existing directory longer.
+//  3. phaseAfterEntries: what must wait until the new entries are durable:
+//     the old entry of a renamed file, the short entry of a deleted record
+//     whose long-name slots lie in the sector before it, the boot
+//     sector's label.
+//  4. phaseLast: the FAT again, for clusters that deleted or replaced files
+//     held; the old entry of a directory moved to another directory (after
+//     its ".." entry, which phaseAfterEntries changed); FSINFO.
+//  5. phaseFinal: the short entry of such an old entry whose long-name
+//     slots lie in the sector before it.
+type phase int
+
+const (
+	phaseData phase = iota + 1
+	phaseEntries
+	phaseAfterEntries
+	phaseLast
+	phaseFinal
+)
+
+// heldLink is a FAT entry whose new value may reach the disk only in a
+// later phase: until then every FAT write carries the old one.
+type heldLink struct {
+	old   Cluster
+	phase phase
+}
+
+// holdLink keeps FAT entry c at its current value on disk until phase p;
+// the in-memory table may change it at once. A second hold keeps the
+// first one's value and phase.
+func (v *Volume) holdLink(c Cluster, p phase) {
+	if _, ok := v.held[c]; ok {
+		return
+	}
+	if v.held == nil {
+		v.held = map[Cluster]heldLink{}
+	}
+	v.held[c] = heldLink{old: v.table.Get(c), phase: p}
+}
+
+// allocateAfter is allocate for a chain that an entry on disk already
+// names: the link from its last cluster to the new ones is written only in
+// phase p, after the new clusters' contents and their own chain.
+func (v *Volume) allocateAfter(n uint32, last Cluster, p phase) ([]Extent, error) {
+	if last != 0 {
+		v.holdLink(last, p)
+	}
+	exts, err := v.allocate(n, last)
+	if err != nil && last != 0 {
+		delete(v.held, last)
+	}
+	return exts, err
+}
+
+// writeFAT writes the FAT's changed ranges as they may be on disk at phase
+// p: entries held for a later phase carry their old value, and stay
+// changed in memory (and marked for the later write).
+func (v *Volume) writeFAT(p phase) error {
+	type restore struct{ c, cur Cluster }
+	var later []restore
+	for c, h := range v.held {
+		if h.phase > p {
+			later = append(later, restore{c, v.table.Get(c)})
+			v.table.Set(c, h.old)
+		} else {
+			delete(v.held, c)
+		}
+	}
+	err := v.FlushFAT()
+	for _, r := range later {
+		v.table.Set(r.c, r.cur)
+	}
+	return err
+}
+
+// deferredChange is a change to a directory's slots that must wait for
+// a later phase.
+type deferredChange struct {
+	d     *dir
+	apply func()
+	phase phase
+}
+
+// later queues a change to d for phase p.
+func (v *Volume) later(d *dir, p phase, apply func()) {
+	v.deferred = append(v.deferred, deferredChange{d: d, apply: apply, phase: p})
+}
+
+// deleteRecord marks the slots of r (already detached from d) deleted. A
+// record within one sector goes at once, in phaseEntries. A record whose
+// long-name slots all lie in the sectors before its short entry's sector
+// loses them first and its short entry only in phaseAfterEntries: a cut
+// in between leaves the short entry alone (a file under its short name),
+// never long-name slots without their entry. (A record split inside its
+// long name, which ftools never writes but other tools may, cannot be
+// deleted without such a moment; it goes at once.)
+func (v *Volume) deleteRecord(d *dir, r *Record) {
+	v.deleteRecordIn(d, r, phaseEntries)
+}
+
+// deleteRecordIn deletes r's slots in phase p (and its short entry in the
+// phase after p when the record straddles a sector boundary as described
+// at deleteRecord).
+func (v *Volume) deleteRecordIn(d *dir, r *Record, p phase) {
+	short := r.Short
+	shortSlot := r.Slot + r.Slots - 1
+	per := int(v.layout.SectorSize) / DirEntrySize
+	split := shortSlot / per * per
+	if split == shortSlot && r.Slot < split {
+		v.markSlots(d, r.Slot, split-r.Slot, nil, p)
+		v.markSlots(d, shortSlot, 1, &short, p+1)
+		return
+	}
+	v.markSlots(d, r.Slot, r.Slots, &short, p)
+}
+
+// markSlots marks n slots from slot deleted in phase p: now when p is
+// phaseEntries (the next directory write is that phase's), else later.
+func (v *Volume) markSlots(d *dir, slot, n int, short *ShortName, p phase) {
+	if p <= phaseEntries {
+		d.markDeleted(slot, n, short)
+		return
+	}
+	v.later(d, p, func() { d.markDeleted(slot, n, short) })
+}
+
+// deferredUpTo reports whether slots wait to be marked deleted in a phase
+// up to p.
+func (v *Volume) deferredUpTo(p phase) bool {
+	for _, s := range v.deferred {
+		if s.phase <= p {
+			return true
+		}
+	}
+	return false
+}
+
+// applyDeferred marks the deferred slots of phases up to p deleted.
+func (v *Volume) applyDeferred(p phase) {
+	keep := v.deferred[:0]
+	for _, s := range v.deferred {
+		if s.phase > p {
+			keep = append(keep, s)
+			continue
+		}
+		// A directory removed since (its clusters freed with it) is not
+		// written back.
+		if v.dirs[s.d.first] == s.d {
+			s.apply()
+		}
+	}
+	v.deferred = keep
+}
+
+// markDeleted sets the first byte of n slots from slot to 0xE5, frees the
+// short name (if given) and lets the slots be reused.
+func (d *dir) markDeleted(slot, n int, short *ShortName) {
+	for i := slot; i < slot+n && i < len(d.raw)/DirEntrySize; i++ {
+		d.raw[i*DirEntrySize] = SlotDeleted
+	}
+	d.markDirty(slot, n)
+	if short != nil {
+		d.shorts.Remove(*short)
+	}
+	if slot < d.hint {
+		d.hint = slot
+	}
+}
+
+// freeRun finds n free slots for a new record that do not straddle a
+// sector boundary, growing the directory when it has none: a torn write
+// could otherwise persist the long-name slots in one sector without the
+// short entry in the next. Only a record longer than a sector, or a
+// directory that cannot grow, gets a run across a boundary.
+//
+// Slots past the end marker that the record skips are marked deleted, so
+// that the end marker does not hide it. They go out with the data
+// (phaseData), before the record: were the record's sector durable
+// without them, the record would lie past the end marker, where Linux,
+// mtools and fverify do not look but fsck.fat does.
+func (d *dir) freeRun(n int) (int, error) {
+	for {
+		if pos := d.fitRun(n); pos >= 0 {
+			if pos > d.end {
+				for i := d.end; i < pos; i++ {
+					d.raw[i*DirEntrySize] = SlotDeleted
+				}
+				skipped := d.raw[d.end*DirEntrySize : pos*DirEntrySize]
+				if err := d.v.writeData(d.offsetOf(int64(d.end)*DirEntrySize), skipped); err != nil {
+					return -1, err
+				}
+			}
+			return pos, nil
+		}
+		if err := d.grow(); err != nil {
+			// No room without straddling: take any run there is.
+			if pos := d.anyRun(n); pos >= 0 {
+				return pos, nil
+			}
+			return -1, err
+		}
+	}
+}
+
+// fitRun is where a record of n slots can go without growing d: the first
+// free run from the hint on that does not straddle a sector boundary
+// (unless n is longer than a sector), or -1.
+func (d *dir) fitRun(n int) int {
+	per := int(d.v.layout.SectorSize) / DirEntrySize
+	slots := len(d.raw) / DirEntrySize
+	for from := d.hint; ; {
+		pos := findFreeSlots(d.raw, n, from, d.end)
+		if pos < 0 || pos+n > slots {
+			return -1
+		}
+		if n > per || pos/per == (pos+n-1)/per {
+			return pos
+		}
+		from = (pos/per + 1) * per // the next run that can fit starts in the next sector
+	}
+}

@@ -1,0 +1,90 @@
+package io
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrPartitionBusy is returned when the kernel cannot re-read a disk's
+// partition table because one of its partitions is in use.
+var ErrPartitionBusy = errors.New("io: a partition of the disk is in use")
+
+// DiskPlace says where a block device lies on its whole disk.
+type DiskPlace struct {
+	Partition bool   // the device is a partition of Disk
+	Disk      string // the whole disk's sysfs name ("sdb", "loop0"); the device's own when not a partition
+	Start     int64  // byte offset of the device on the whole disk (0 for a whole disk)
+	DiskSize  int64  // bytes of the whole disk
+}
+
+// BlockDiskPlace reads from sysfs where the block device path lies on its
+// whole disk: a partition device (/dev/sdb1, /dev/loop0p1) starts at its
+// sysfs "start" (always counted in 512-byte units) on a disk of the
+// parent's "size". For an image file it returns the zero DiskPlace.
+func BlockDiskPlace(path string) (DiskPlace, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return DiskPlace{}, &os.PathError{Op: "stat", Path: path, Err: err}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFBLK {
+		return DiskPlace{}, nil
+	}
+	dir, err := filepath.EvalSymlinks(fmt.Sprintf("/sys/dev/block/%d:%d", unix.Major(st.Rdev), unix.Minor(st.Rdev)))
+	if err != nil {
+		return DiskPlace{}, fmt.Errorf("io: %s: finding the device in sysfs: %w", path, err)
+	}
+	read := func(p string) (int64, error) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return 0, fmt.Errorf("io: %s: %w", path, err)
+		}
+		v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err != nil || v < 0 || v > 1<<53 {
+			return 0, fmt.Errorf("io: %s: %s holds %q, not a sector count", path, p, strings.TrimSpace(string(b)))
+		}
+		return v, nil
+	}
+	pl := DiskPlace{Disk: filepath.Base(dir)}
+	disk := dir
+	if _, err := os.Stat(filepath.Join(dir, "partition")); err == nil {
+		start, err := read(filepath.Join(dir, "start"))
+		if err != nil {
+			return DiskPlace{}, err
+		}
+		disk = filepath.Dir(dir)
+		pl.Partition, pl.Disk, pl.Start = true, filepath.Base(disk), start*512
+	}
+	size, err := read(filepath.Join(disk, "size"))
+	if err != nil {
+		return DiskPlace{}, err
+	}
+	pl.DiskSize = size * 512
+	return pl, nil
+}
+
+// RereadPartitions asks the kernel to read the partition table of the
+// whole-disk block device path again (BLKRRPART), so that its partition
+// devices match the table just written. A device that has no partition
+// support (a loop device without partition scanning) is left alone; a
+// disk with a partition in use gives an error wrapping ErrPartitionBusy.
+func RereadPartitions(path string) error {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	err = unix.IoctlSetInt(fd, unix.BLKRRPART, 0)
+	switch {
+	case err == nil, err == unix.EINVAL, err == unix.ENOTTY:
+		return nil
+	case err == unix.EBUSY:
+		return fmt.Errorf("io: %s: the new table is written, but the kernel cannot re-read it while a partition is in use; close or unmount it, then replug the card or run partprobe: %w", path, ErrPartitionBusy)
+	}
+	return fmt.Errorf("io: %s: asking the kernel to re-read the partition table (BLKRRPART): %w", path, err)
+}

@@ -1,0 +1,770 @@
+package tests
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"ftools/pkg/fat"
+	fio "ftools/pkg/io"
+	"ftools/pkg/io/writelog"
+)
+
+// The power-cut tests. Each case prepares an image, runs one writing
+// command on it with FTOOLS_WRITE_LOG set, so that pkg/io records every
+// write, zeroing call and flush the command issued, and then rebuilds the
+// images a power cut could have left (package writelog: every in-order
+// prefix of the log and, within each flush epoch, each write alone, all
+// but one, and random subsets of the writes torn into 512-byte units, in
+// log order or shuffled). Every one of those images must pass:
+//
+//   - fsck.fat -n finds at most the dirty bit, lost clusters, a wrong free
+//     count, or FAT copies that differ while the first is intact (plus
+//     what a case allows by name, such as an interrupted rename);
+//   - fverify finds the same classes of problems as fsck.fat;
+//   - every file and directory the run kept is still there, and every file
+//     holds exactly its bytes from before the run or from after it (so an
+//     entry never names data that was not fully written).
+//
+// The tests sample the reorderings; FTOOLS_REPLAY_FULL=1 checks every
+// deterministic state and many more random ones.
+
+// replayFull reports whether the long run was asked for.
+func replayFull() bool { return os.Getenv("FTOOLS_REPLAY_FULL") != "" }
+
+func replayOptions(seed uint64) writelog.Options {
+	if replayFull() {
+		return writelog.Options{Unit: 512, Samples: 200, Seed: seed}
+	}
+	return writelog.Options{Unit: 512, Samples: 6, Family: 8, Seed: seed}
+}
+
+// tree is what a volume holds: file contents and directories by path.
+type tree struct {
+	files map[string][]byte
+	dirs  map[string]bool
+	label string
+	// short maps the path of a file under its short name (when that
+	// differs from its long name) to its path.
+	short map[string]string
+}
+
+// readVolume reads every file and directory of the volume in img with
+// pkg/fat, read-only. An unreadable file or directory is an error.
+func readVolume(img string) (*tree, error) {
+	dev, err := fio.Open(img, fio.Options{Buffered: true, NoLock: true})
+	if err != nil {
+		return nil, err
+	}
+	defer dev.Close()
+	v, err := fat.Open(dev)
+	if err != nil {
+		return nil, err
+	}
+	tr := &tree{files: map[string][]byte{}, dirs: map[string]bool{}, short: map[string]string{}}
+	if tr.label, err = v.Label(); err != nil {
+		return nil, err
+	}
+	err = fs.WalkDir(v, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			tr.dirs[p] = true
+			return nil
+		}
+		b, err := fs.ReadFile(v, p)
+		if err != nil {
+			return err
+		}
+		tr.files[p] = b
+		if info, err := d.Info(); err == nil {
+			if r, ok := info.Sys().(*fat.Record); ok && r.HasLong {
+				tr.short[path.Join(path.Dir(p), r.Short.String())] = p
+			}
+		}
+		return nil
+	})
+	return tr, err
+}
+
+// fsckClasses maps the lines fsck.fat -n prints for the allowed crash
+// leftovers to fverify's problem kinds.
+var fsckClasses = []struct {
+	re   *regexp.Regexp
+	kind string
+}{
+	{regexp.MustCompile(`^Dirty bit is set`), fat.KindDirty},
+	{regexp.MustCompile(`^Reclaimed \d+ unused clusters?`), fat.KindLost},
+	{regexp.MustCompile(`^Free cluster summary wrong`), fat.KindFSInfo},
+	{regexp.MustCompile(`^FATs differ but appear to be intact`), fat.KindFATCopies},
+}
+
+// crashAllowedKinds are fverify's kinds for the allowed leftovers.
+var crashAllowedKinds = []string{fat.KindDirty, fat.KindLost, fat.KindFSInfo, fat.KindFATCopies}
+
+// tornDirKinds are leftovers of a torn write of a directory the run made:
+// its first sector as the data phase wrote it (an end marker after "." and
+// "..") with a later sector as the entries phase wrote it. fsck.fat reads
+// past the end marker and finds nothing wrong; fverify reports the entries
+// behind it (Windows does not show them) and its repair makes them
+// visible. fverify used to count their clusters lost instead.
+var tornDirKinds = []string{fat.KindAfterEnd}
+
+// fverifyOut is the part of fverify --json the tests read.
+type fverifyOut struct {
+	Error    string `json:"error"`
+	Problems []struct {
+		Kind string `json:"kind"`
+		Path string `json:"path"`
+		Msg  string `json:"message"`
+	} `json:"problems"`
+	Summary *struct {
+		Clean bool `json:"clean"`
+	} `json:"summary"`
+}
+
+// replayCase is one recorded run.
+type replayCase struct {
+	name string
+	fat  string // "12", "16" or "32"
+	size string // the image's size, if not the default for fat
+	// prepare fills the image before the recorded run; dir is a scratch
+	// folder for host files.
+	prepare func(t *testing.T, img, dir string)
+	// args is the recorded command; "IMG" stands for the image and
+	// "DIR/" starts a host path in the scratch folder.
+	args []string
+	// exit is the command's expected exit status (0 unless said).
+	exit int
+	// moved lists directory and file moves (old, new path): a crash
+	// leaves each file below old reachable under its old or its new path.
+	moved [][2]string
+	// allowFsck are further fsck.fat lines this case may leave, with the
+	// fverify kinds that go with them (an interrupted rename).
+	allowFsck  []*regexp.Regexp
+	allowKinds []string
+	// prefixOnly: the policy promises consistency after a process crash
+	// only (--sync none): check the in-order prefixes alone.
+	prefixOnly bool
+	// minFlushes is the least number of flushes the run must issue.
+	minFlushes int
+	// format: the run makes a new file system; see checkFormatState.
+	format bool
+	// damaged: prepare leaves problems for the run (fverify --repair) to fix.
+	damaged bool
+}
+
+func (rc *replayCase) expand(img, dir string) []string {
+	var out []string
+	for _, a := range rc.args {
+		a = strings.ReplaceAll(a, "IMG", img)
+		if strings.HasPrefix(a, "DIR/") {
+			a = filepath.Join(dir, a[4:])
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// replayRun is a recorded run ready to be replayed.
+type replayRun struct {
+	rc            *replayCase
+	before, after *tree
+	ops           []writelog.Op
+	state         string // the image file Replay rewrites
+}
+
+// recordRun prepares the image, runs the case's command with the write log
+// on and returns what the replay needs.
+func recordRun(t *testing.T, rc *replayCase) *replayRun {
+	t.Helper()
+	need(t, "fsck.fat")
+	dir := t.TempDir()
+	img := filepath.Join(dir, "disk.img")
+	size := map[string]string{"12": "2M", "16": "16M", "32": "40M"}[rc.fat]
+	if rc.size != "" {
+		size = rc.size
+	}
+	ok(t, "fmkfs", "--size", size, "--fat", rc.fat, "--label", "OLDLABEL", img)
+	if rc.prepare != nil {
+		rc.prepare(t, img, dir)
+	}
+	if !rc.damaged {
+		fsckClean(t, img, 0)
+	}
+	base := filepath.Join(dir, "base.img")
+	ok(t, "cp", "--sparse=always", img, base)
+	before, err := readVolume(img)
+	if err != nil {
+		t.Fatalf("reading the prepared image: %v", err)
+	}
+	logPath := filepath.Join(dir, "write.log")
+	args := rc.expand(img, dir)
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = append(os.Environ(), fio.EnvWriteLog+"="+logPath)
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, isExit := err.(*exec.ExitError); isExit {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if code != rc.exit {
+		t.Fatalf("%s: exit %d, want %d\n%s", strings.Join(args, " "), code, rc.exit, out)
+	}
+	recs, err := writelog.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs(img)
+	ops, err := writelog.Ops(recs, abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writes, flushes := writelog.Counts(ops)
+	if writes == 0 {
+		t.Fatalf("%s wrote nothing", strings.Join(args, " "))
+	}
+	if flushes < rc.minFlushes {
+		t.Errorf("%s issued %d flushes, want at least %d", strings.Join(args, " "), flushes, rc.minFlushes)
+	}
+	if !rc.prefixOnly && ops[len(ops)-1].Kind != writelog.KindFlush {
+		t.Errorf("%s: the last write is not followed by a flush: exit 0 would not mean durable", strings.Join(args, " "))
+	}
+	t.Logf("%s: %d writes, %d flushes", strings.Join(args[:1], " "), writes, flushes)
+	fsckClean(t, img, 0)
+	after, err := readVolume(img)
+	if err != nil {
+		t.Fatalf("reading the image after the run: %v", err)
+	}
+	return &replayRun{rc: rc, before: before, after: after, ops: ops, state: base}
+}
+
+// replay checks every crash state of a recorded run and returns the number
+// of states checked.
+func (rr *replayRun) replay(t *testing.T, seed uint64) (int, error) {
+	t.Helper()
+	opts := replayOptions(seed)
+	opts.PrefixOnly = rr.rc.prefixOnly
+	return writelog.Replay(rr.state, rr.ops, opts, func(writelog.State) error {
+		var err error
+		if rr.rc.format {
+			err = rr.checkFormatState()
+		} else {
+			err = rr.checkState()
+		}
+		if err != nil {
+			// Keep the image for a look with fsck.fat, fverify, mtools.
+			keep := filepath.Join(os.TempDir(), "ftools-replay-"+rr.rc.name+".img")
+			if out, cerr := exec.Command("cp", "--sparse=always", rr.state, keep).CombinedOutput(); cerr == nil {
+				err = fmt.Errorf("%w\n(the image is kept as %s)", err, keep)
+			} else {
+				t.Logf("keeping the failed state: %v %s", cerr, out)
+			}
+		}
+		return err
+	})
+}
+
+// fsck runs fsck.fat -n on the state and returns the classes of the
+// allowed leftovers it found, or an error naming a line it may not print.
+func (rr *replayRun) fsck() (map[string]bool, bool, error) {
+	cmd := exec.Command("fsck.fat", "-n", rr.state)
+	out, _ := cmd.CombinedOutput()
+	classes := map[string]bool{}
+	extra := false
+	for _, line := range strings.Split(string(out), "\n") {
+		for _, c := range fsckClasses {
+			if c.re.MatchString(line) {
+				classes[c.kind] = true
+			}
+		}
+		if allowedAfterCrash.MatchString(line) {
+			continue
+		}
+		allowed := false
+		for _, re := range rr.rc.allowFsck {
+			if re.MatchString(line) {
+				allowed, extra = true, true
+			}
+		}
+		if !allowed {
+			return nil, false, fmt.Errorf("fsck.fat -n says %q:\n%s", line, out)
+		}
+	}
+	return classes, extra, nil
+}
+
+// fverify runs fverify --json on the state.
+func (rr *replayRun) fverify() (*fverifyOut, error) {
+	out, _ := exec.Command("fverify", "--json", rr.state).Output()
+	var fv fverifyOut
+	if err := json.Unmarshal(out, &fv); err != nil {
+		return nil, fmt.Errorf("fverify --json: %v\n%s", err, out)
+	}
+	return &fv, nil
+}
+
+// checkState holds one crash state to the rules in the comment at the top.
+func (rr *replayRun) checkState() error {
+	classes, extra, err := rr.fsck()
+	if err != nil {
+		return err
+	}
+	fv, err := rr.fverify()
+	if err != nil {
+		return err
+	}
+	if fv.Error != "" {
+		return fmt.Errorf("fverify cannot check the volume: %s", fv.Error)
+	}
+	kinds := map[string]bool{}
+	for _, p := range fv.Problems {
+		kinds[p.Kind] = true
+		if !slices.Contains(crashAllowedKinds, p.Kind) && !slices.Contains(rr.rc.allowKinds, p.Kind) && !slices.Contains(tornDirKinds, p.Kind) {
+			return fmt.Errorf("fverify reports %s: %s %s", p.Kind, p.Path, p.Msg)
+		}
+	}
+	// fverify agrees with fsck.fat on the allowed classes (beyond them, a
+	// case's own allowance may be named differently by each). fsck.fat
+	// counts free clusters after reclaiming lost ones, fverify compares
+	// FSINFO with the FAT as it is: with lost clusters, their verdicts on
+	// the free count differ by design.
+	if !extra {
+		for _, k := range crashAllowedKinds {
+			if k == fat.KindFSInfo && kinds[fat.KindLost] {
+				continue
+			}
+			if classes[k] != kinds[k] {
+				return fmt.Errorf("fsck.fat and fverify disagree about %q: fsck.fat %v, fverify %v (%+v)", k, classes[k], kinds[k], fv.Problems)
+			}
+		}
+	}
+	st, err := readVolume(rr.state)
+	if err != nil {
+		return fmt.Errorf("reading the volume: %w", err)
+	}
+	if err := rr.checkContents(st); err != nil {
+		return err
+	}
+	if kinds[fat.KindRename] && !rr.interruptedRename(st) {
+		return fmt.Errorf("clusters shared by two names that are not the old and new name of a move: %+v", fv.Problems)
+	}
+	return nil
+}
+
+// interruptedRename reports whether st holds a moved file or directory
+// under both its old and its new name.
+func (rr *replayRun) interruptedRename(st *tree) bool {
+	for _, m := range rr.rc.moved {
+		_, oldFile := st.files[m[0]]
+		_, newFile := st.files[m[1]]
+		if (oldFile && newFile) || (st.dirs[m[0]] && st.dirs[m[1]]) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkContents: every file holds its bytes from before or after the run;
+// what the run kept is there; moved files are reachable under a name.
+func (rr *replayRun) checkContents(st *tree) error {
+	b, a := rr.before, rr.after
+	for _, p := range slices.Sorted(maps.Keys(st.files)) {
+		data := st.files[p]
+		old, inB := b.files[p]
+		nw, inA := a.files[p]
+		switch {
+		case inB && bytes.Equal(data, old), inA && bytes.Equal(data, nw):
+		case !inB && !inA && b.short[p] != "" && bytes.Equal(data, b.files[b.short[p]]):
+			// A deleted record whose long-name slots went first (they lie
+			// in the sector before its short entry): the file is whole
+			// under its short name.
+		case !inB && !inA:
+			return fmt.Errorf("/%s: a file of %d bytes that is there neither before the run nor after it", p, len(data))
+		default:
+			return fmt.Errorf("/%s: %d bytes that are neither its %d bytes before the run nor its %d after it (first difference at byte %d)",
+				p, len(data), len(old), len(nw), firstDifference(data, old, nw))
+		}
+	}
+	for p := range st.dirs {
+		if !b.dirs[p] && !a.dirs[p] {
+			return fmt.Errorf("/%s: a directory that is there neither before the run nor after it", p)
+		}
+	}
+	for p := range b.files {
+		if _, kept := a.files[p]; kept {
+			if _, there := st.files[p]; !there && !rr.movedAway(p, st) {
+				return fmt.Errorf("/%s: missing, though the run keeps it", p)
+			}
+		}
+	}
+	for p := range b.dirs {
+		if a.dirs[p] && !st.dirs[p] {
+			return fmt.Errorf("/%s: directory missing, though the run keeps it", p)
+		}
+	}
+	for _, m := range rr.rc.moved {
+		for p := range b.files {
+			np, ok := movedPath(p, m)
+			if !ok {
+				continue
+			}
+			_, atOld := st.files[p]
+			_, atNew := st.files[np]
+			if !atOld && !atNew {
+				return fmt.Errorf("/%s, moved to /%s: reachable under neither name", p, np)
+			}
+		}
+	}
+	return nil
+}
+
+// movedAway reports whether p is the old path of a move and st holds the
+// file at its new path (a moved file may replace one the run keeps).
+func (rr *replayRun) movedAway(p string, st *tree) bool {
+	for _, m := range rr.rc.moved {
+		if np, ok := movedPath(p, m); ok {
+			if _, there := st.files[np]; there {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// movedPath maps p below (or at) m's old path to its new path.
+func movedPath(p string, m [2]string) (string, bool) {
+	switch {
+	case p == m[0]:
+		return m[1], true
+	case strings.HasPrefix(p, m[0]+"/"):
+		return m[1] + p[len(m[0]):], true
+	}
+	return "", false
+}
+
+func firstDifference(data, old, nw []byte) int {
+	d := func(x, y []byte) int {
+		for i := range min(len(x), len(y)) {
+			if x[i] != y[i] {
+				return i
+			}
+		}
+		return min(len(x), len(y))
+	}
+	return max(d(data, old), d(data, nw))
+}
+
+// checkFormatState holds a crash state of fmkfs to its rule: the volume is
+// refused, or reported by both checkers, or it is a clean volume holding
+// exactly what was there before the run or exactly the new, empty one.
+func (rr *replayRun) checkFormatState() error {
+	r, _ := exec.Command("fsck.fat", "-n", rr.state).CombinedOutput()
+	fsckClean := true
+	for _, line := range strings.Split(string(r), "\n") {
+		if !regexp.MustCompile(`^(fsck\.fat .*|Leaving filesystem unchanged\.|.*: \d+ files, \d+/\d+ clusters|)$`).MatchString(line) {
+			fsckClean = false
+		}
+	}
+	fv, err := rr.fverify()
+	if err != nil {
+		return err
+	}
+	fvClean := fv.Error == "" && fv.Summary != nil && fv.Summary.Clean
+	if fsckClean != fvClean {
+		return fmt.Errorf("fsck.fat clean %v, fverify clean %v (%s %+v):\n%s", fsckClean, fvClean, fv.Error, fv.Problems, r)
+	}
+	if !fsckClean {
+		return nil // refused or reported: a half-made volume is not taken for a good one
+	}
+	st, err := readVolume(rr.state)
+	if err != nil {
+		return fmt.Errorf("both checkers call the volume clean, but it cannot be read: %w", err)
+	}
+	if !sameTree(st, rr.after) && !sameTree(st, rr.before) {
+		return fmt.Errorf("both checkers call the volume clean, but it holds neither the old file system nor the new one: %d files, %d directories, label %q",
+			len(st.files), len(st.dirs), st.label)
+	}
+	return nil
+}
+
+func sameTree(x, y *tree) bool {
+	if len(x.files) != len(y.files) || len(x.dirs) != len(y.dirs) || x.label != y.label {
+		return false
+	}
+	for p, d := range x.files {
+		if e, ok := y.files[p]; !ok || !bytes.Equal(d, e) {
+			return false
+		}
+	}
+	for p := range x.dirs {
+		if !y.dirs[p] {
+			return false
+		}
+	}
+	return true
+}
+
+// Host trees the cases copy from.
+
+// hostFiles writes files of the given sizes into dir/name and returns the
+// folder.
+func hostFiles(t *testing.T, dir, name string, seed byte, sizes ...int) string {
+	t.Helper()
+	root := filepath.Join(dir, name)
+	for i, n := range sizes {
+		sub := root
+		if i%3 == 2 {
+			sub = filepath.Join(root, "sub folder")
+		}
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(sub, fmt.Sprintf("file with a long name %02d.bin", i)), n, seed+byte(i))
+	}
+	return root
+}
+
+// oldTree puts files into the image before the run: some with ftools,
+// some with mtools (whose long-name records may straddle sectors), and
+// the folders the move cases use.
+func oldTree(t *testing.T, img, dir string) {
+	t.Helper()
+	need(t, "mcopy", "mmd")
+	src := hostFiles(t, dir, "old", 100, 0, 1, 700, 3000, 9000, 40000)
+	ok(t, "fcp", "-r", "-i", img, src, "::/old")
+	ok(t, "fmkdir", "-i", img, "::/A", "::/B", "::/A/sub", "::/A/sub/deeper", "::/empty1", "::/empty2")
+	for i, name := range []string{"HELLO.TXT", "a fairly long name 1.txt", "another long file name 2.dat", "x.bin"} {
+		p := filepath.Join(dir, fmt.Sprintf("m%d", i))
+		writeFile(t, p, 1000+i*1500, byte(i+1))
+		ok(t, "mcopy", "-i", img, p, "::/A/"+name)
+	}
+	for i := 0; i < 9; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("b%d", i))
+		writeFile(t, p, 600+i*100, byte(i+50))
+		ok(t, "mcopy", "-i", img, p, fmt.Sprintf("::/B/b-file-name-%d.txt", i))
+	}
+	writeFile(t, filepath.Join(dir, "deep"), 5000, 77)
+	ok(t, "mcopy", "-i", img, filepath.Join(dir, "deep"), "::/A/sub/deeper/deep file.bin")
+	ok(t, "mcopy", "-i", img, filepath.Join(dir, "deep"), "::/A/sub/s.bin")
+}
+
+// replayCases are the writers, each on a volume that holds files already.
+func replayCases() []*replayCase {
+	// fsck.fat's words for two names that share clusters (an interrupted
+	// rename: checkState makes sure both names are there), and for what it
+	// would do about it: truncate one name, and for a directory fix the
+	// ".." entry under the name whose parent it does not name.
+	interrupted := []*regexp.Regexp{
+		regexp.MustCompile(`^/.*$`),
+		regexp.MustCompile(`^  share clusters\.$`),
+		regexp.MustCompile(`^  Truncating (first|second) to 0 bytes\.$`),
+		regexp.MustCompile(`^  File size is \d+ bytes, cluster chain length is 0 bytes\.$`),
+		regexp.MustCompile(`^  Truncating file to 0 bytes\.$`),
+		regexp.MustCompile(`^  Invalid '\.\.' entry in the second slot\. Fixing\.$`),
+	}
+	// The boot sectors' label is written after the root directory's label
+	// entry (what readers show; fsck.fat copies it into the boot sector):
+	// a cut in between leaves the two different, and the FAT32 backup boot
+	// sector may differ from the primary in the label's bytes (71-81).
+	label := []*regexp.Regexp{
+		regexp.MustCompile(`^Volume label '.*' stored in root directory and label '.*' stored in boot sector and different\.$`),
+		regexp.MustCompile(`^  Auto-copying volume label from root directory to boot sector\.$`),
+		regexp.MustCompile(`^There are differences between boot sector and its backup\.$`),
+		regexp.MustCompile(`^This is mostly harmless\. Differences: \(offset:original/backup\)$`),
+		regexp.MustCompile(`^  (, )?((65|7[1-9]|8[01]):[0-9a-f]{2}/[0-9a-f]{2}(, )?)+$`),
+		regexp.MustCompile(`^  Not automatically fixing this\.$`),
+	}
+	// ffallocate makes a file longer by linking the new (zeroed) clusters
+	// to its chain first and writing its new size only once they are
+	// durable: a cut in between leaves the file with its old size and
+	// bytes, and a chain longer than it (excess clusters, which fsck.fat
+	// and fverify trim as they would lost ones). The other order would
+	// leave a file longer than its chain, unreadable past the chain's end.
+	extension := []*regexp.Regexp{
+		regexp.MustCompile(`^/OLD/file with a long name 03\.bin$`),
+		regexp.MustCompile(`^  File size is 3000 bytes, cluster chain length is > \d+ bytes\.$`),
+		regexp.MustCompile(`^  Truncating file to 3000 bytes\.$`),
+	}
+	prepSrc := func(sizes ...int) func(t *testing.T, img, dir string) {
+		return func(t *testing.T, img, dir string) {
+			oldTree(t, img, dir)
+			hostFiles(t, dir, "src", 1, sizes...)
+		}
+	}
+	return []*replayCase{
+		{name: "fcp-new-files", fat: "32", prepare: prepSrc(0, 1, 511, 512, 513, 5000, 70000),
+			args: []string{"fcp", "-r", "-i", "IMG", "DIR/src/.", "::/old"}, minFlushes: 3},
+		{name: "fcp-tree", fat: "32", prepare: prepSrc(100, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 10000, 11000, 12000, 13000, 14000),
+			args: []string{"fcp", "-r", "-i", "IMG", "DIR/src", "::/new tree"}, minFlushes: 3},
+		{name: "fcp-tree-fat16", fat: "16", prepare: prepSrc(100, 2000, 3000, 4000, 5000, 6000, 7000),
+			args: []string{"fcp", "-r", "-i", "IMG", "DIR/src", "::/"}, minFlushes: 3},
+		{name: "fcp-tree-fat12", fat: "12", prepare: prepSrc(100, 2000, 3000, 4000, 5000),
+			args: []string{"fcp", "-r", "-i", "IMG", "DIR/src", "::/new"}, minFlushes: 2}, // FAT12 has no dirty bit
+		{name: "fcp-replace", fat: "32", prepare: func(t *testing.T, img, dir string) {
+			oldTree(t, img, dir)
+			writeFile(t, filepath.Join(dir, "r1"), 12000, 201)
+			writeFile(t, filepath.Join(dir, "r2"), 10, 202)
+		}, args: []string{"fcp", "-i", "IMG", "DIR/r1", "::/old/file with a long name 03.bin"}, minFlushes: 3},
+		{name: "fcp-sync-file", fat: "32", prepare: prepSrc(100, 2000, 3000, 4000, 5000),
+			args: []string{"fcp", "-r", "--sync", "file", "-i", "IMG", "DIR/src", "::/new"}, minFlushes: 6},
+		{name: "fcp-sync-always", fat: "32", prepare: prepSrc(100, 2000, 3000),
+			args: []string{"fcp", "-r", "--sync", "always", "-i", "IMG", "DIR/src", "::/new"}},
+		{name: "fcp-sync-none", fat: "32", prepare: prepSrc(100, 2000, 3000, 4000),
+			args: []string{"fcp", "-r", "--sync", "none", "-i", "IMG", "DIR/src", "::/new"}, prefixOnly: true},
+		{name: "frm", fat: "32", prepare: oldTree,
+			args: []string{"frm", "-i", "IMG", "::/old/file with a long name 03.bin", "::/A/a fairly long name 1.txt", "::/B/b-file-name-4.txt"}, minFlushes: 3},
+		{name: "frm-r", fat: "32", prepare: oldTree,
+			args: []string{"frm", "-r", "-i", "IMG", "::/A/sub"}, minFlushes: 3},
+		{name: "fmv-within-dir", fat: "32", prepare: oldTree,
+			args:  []string{"fmv", "-i", "IMG", "::/A/x.bin", "::/A/a much longer name for x.bin"},
+			moved: [][2]string{{"A/x.bin", "A/a much longer name for x.bin"}}, allowFsck: interrupted, allowKinds: []string{fat.KindRename}, minFlushes: 3},
+		{name: "fmv-across-dirs", fat: "32", prepare: oldTree,
+			args:  []string{"fmv", "-i", "IMG", "::/A/HELLO.TXT", "::/B/"},
+			moved: [][2]string{{"A/HELLO.TXT", "B/HELLO.TXT"}}, allowFsck: interrupted, allowKinds: []string{fat.KindRename}, minFlushes: 3},
+		{name: "fmv-dir-across-dirs", fat: "32", prepare: oldTree,
+			args:  []string{"fmv", "-i", "IMG", "::/A/sub", "::/B/moved sub"},
+			moved: [][2]string{{"A/sub", "B/moved sub"}}, allowFsck: interrupted, allowKinds: []string{fat.KindRename, fat.KindDotDot}, minFlushes: 3},
+		{name: "fmv-replace", fat: "32", prepare: oldTree,
+			args:  []string{"fmv", "-i", "IMG", "::/A/another long file name 2.dat", "::/B/b-file-name-7.txt"},
+			moved: [][2]string{{"A/another long file name 2.dat", "B/b-file-name-7.txt"}}, allowFsck: interrupted, allowKinds: []string{fat.KindRename}, minFlushes: 3},
+		{name: "fmv-fat16-root", fat: "16", prepare: oldTree,
+			args:  []string{"fmv", "-i", "IMG", "::/A/x.bin", "::/x moved to the root.bin"},
+			moved: [][2]string{{"A/x.bin", "x moved to the root.bin"}}, allowFsck: interrupted, allowKinds: []string{fat.KindRename}, minFlushes: 3},
+		{name: "fmkdir", fat: "32", prepare: oldTree,
+			args: []string{"fmkdir", "-p", "-i", "IMG", "::/B/new folder/inside", "::/another new folder", "::/old/n"}, minFlushes: 3},
+		{name: "frmdir", fat: "32", prepare: oldTree,
+			args: []string{"frmdir", "-i", "IMG", "::/empty1", "::/empty2", "::/A"}, exit: 1, minFlushes: 3},
+		{name: "fattrib", fat: "32", prepare: oldTree,
+			args: []string{"fattrib", "+r", "+h", "-i", "IMG", "::/old/file with a long name 04.bin", "::/A/HELLO.TXT"}, minFlushes: 3},
+		{name: "flabel", fat: "32", prepare: oldTree,
+			args: []string{"flabel", "-i", "IMG", "NEW LABEL"}, allowFsck: label, allowKinds: []string{fat.KindLabel, fat.KindBackupBoot}, minFlushes: 3},
+		{name: "flabel-fat16", fat: "16", prepare: oldTree,
+			args: []string{"flabel", "-i", "IMG", "OTHER"}, allowFsck: label, allowKinds: []string{fat.KindLabel}, minFlushes: 3},
+		{name: "ffallocate-new", fat: "32", prepare: oldTree,
+			args: []string{"ffallocate", "-l", "300K", "-i", "IMG", "::/B/preallocated file.bin"}, minFlushes: 3},
+		{name: "ffallocate-extend", fat: "32", prepare: oldTree,
+			args:      []string{"ffallocate", "-l", "100K", "-i", "IMG", "::/old/file with a long name 03.bin"},
+			allowFsck: extension, allowKinds: []string{fat.KindSize}, minFlushes: 3},
+		{name: "fsinfo-next-cluster", fat: "32", prepare: oldTree,
+			args: []string{"fsinfo", "--next-cluster", "5000", "IMG"}, minFlushes: 2},
+		{name: "fsinfo-recount", fat: "32", prepare: func(t *testing.T, img, dir string) {
+			oldTree(t, img, dir)
+			ok(t, "fsinfo", "--free-count", "7", img)
+		}, damaged: true, args: []string{"fsinfo", "--recount", "IMG"}, minFlushes: 2},
+		{name: "fverify-repair", fat: "32", prepare: func(t *testing.T, img, dir string) {
+			oldTree(t, img, dir)
+			ok(t, "fsinfo", "--free-count", "7", img)
+			damageFAT2(t, img)
+		}, damaged: true, args: []string{"fverify", "--repair", "IMG"}, exit: 1, minFlushes: 1},
+	}
+}
+
+// damageFAT2 flips a byte of the second FAT's free area, so that the
+// copies differ while the first is intact.
+func damageFAT2(t *testing.T, img string) {
+	t.Helper()
+	var fi fsinfoJSON
+	jsonOut(t, &fi, "fsinfo", "--json", img)
+	f, err := os.OpenFile(img, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b := make([]byte, 512)
+	if _, err := f.ReadAt(b, 0); err != nil {
+		t.Fatal(err)
+	}
+	reserved := int64(b[14]) | int64(b[15])<<8
+	fatSectors := int64(b[36]) | int64(b[37])<<8 | int64(b[38])<<16 | int64(b[39])<<24
+	off := (reserved+fatSectors)*512 + 4*2000
+	if _, err := f.WriteAt([]byte{0xff, 0xff, 0xff, 0x0f}, off); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReplayWriters(t *testing.T) {
+	for i, rc := range replayCases() {
+		t.Run(rc.name, func(t *testing.T) {
+			t.Parallel()
+			rr := recordRun(t, rc)
+			n, err := rr.replay(t, uint64(i+1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d crash states checked", n)
+		})
+	}
+}
+
+// fmkfs over an image that holds another file system: a cut leaves the
+// old volume, the new one, or something both checkers refuse or report;
+// never a clean volume showing the old one's files through the new one.
+func TestReplayFmkfs(t *testing.T) {
+	for i, tc := range []struct{ name, fat string }{{"fat32", "32"}, {"fat16", "16"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rc := &replayCase{name: "fmkfs-" + tc.name, fat: tc.fat, prepare: oldTree, format: true,
+				args: []string{"fmkfs", "--fat", tc.fat, "--label", "NEWFS", "IMG"}, minFlushes: 2}
+			rr := recordRun(t, rc)
+			n, err := rr.replay(t, uint64(100+i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d crash states checked", n)
+		})
+	}
+}
+
+// errPlanted is what the planted misordering must make the harness say.
+var errPlanted = errors.New("the harness found nothing wrong with a build that writes entries before data")
+
+// The harness catches a writer that breaks the order: a build of fcp with
+// the test-only hook ftools_plant_misorder writes directory entries and
+// FATs before the file data, with no flush between. Replaying its run must
+// find a state where an entry names data that is not there.
+func TestReplayCatchesPlantedMisorder(t *testing.T) {
+	planted := filepath.Join(t.TempDir(), "planted")
+	_, file, _, _ := runtime.Caller(0)
+	build := exec.Command("go", "build", "-tags", "ftools_plant_misorder", "-o", planted+"/", "./cmd/fcp")
+	build.Dir = filepath.Dir(filepath.Dir(file))
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the planted fcp: %v\n%s", err, out)
+	}
+	rc := &replayCase{name: "planted", fat: "32",
+		prepare: func(t *testing.T, img, dir string) {
+			oldTree(t, img, dir)
+			hostFiles(t, dir, "src", 9, 3000, 5000, 7000)
+		},
+		args: []string{filepath.Join(planted, "fcp"), "-r", "-i", "IMG", "DIR/src", "::/new"}}
+	rr := recordRun(t, rc)
+	n, err := rr.replay(t, 7)
+	if err == nil {
+		t.Fatalf("%v (%d states)", errPlanted, n)
+	}
+	if !strings.Contains(err.Error(), "neither its") && !strings.Contains(err.Error(), "fsck.fat -n says") {
+		t.Fatalf("the harness failed the planted build for another reason: %v", err)
+	}
+	t.Logf("caught after %d states: %v", n, firstLine(err.Error()))
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -225,7 +225,9 @@ func readFATCopies(v *Volume) (fc *fatCopies, past []int, err error) {
 		}
 		for pos := int64(0); pos < n; pos += copyChunk {
 			b := buf[:min(copyChunk, n-pos)]
-			if _, err := v.dev.ReadAt(b, off+pos); err != nil {
+			// Concurrent: the walk's directory reads need not wait behind
+			// this chunk for the device's lock.
+			if _, err := v.dev.ReadAtConcurrent(b, off+pos); err != nil {
 				return nil, nil, fmt.Errorf("fat: reading FAT %d at byte %d: %w", i+1, off+pos, err)
 			}
 			a := fat1[pos : pos+int64(len(b))]

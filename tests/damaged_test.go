@@ -24,6 +24,8 @@ const (
 	// damagedMaxRSS bounds a command's peak resident set: more means an
 	// allocation was sized from an unchecked on-disk count.
 	damagedMaxRSS = 512 << 20
+	// classWriteMax is the largest damage class image the writers are run on.
+	classWriteMax = 4 << 20
 )
 
 // bounded is a finished command run under the corpus limits.
@@ -217,7 +219,12 @@ func TestDamagedCorpus(t *testing.T) {
 			want := gunzipTo(t, gz, orig)
 			rn := &boundedRunner{t: t}
 			damagedReads(rn, root, orig, want)
-			damagedWrites(rn, root, want, host)
+			// The FAT16 and FAT32 images of a damage class hold the damage
+			// of its FAT12 image on 8 and 33 MiB: the writers are run on
+			// the FAT12 one (TestFverifyAgainstFsck repairs them all).
+			if !strings.HasPrefix(name, "class-") || len(want) <= classWriteMax {
+				damagedWrites(rn, root, want, host)
+			}
 		})
 	}
 }

@@ -160,16 +160,18 @@ func corpusListing(rn *boundedRunner, img string) (files, top []string) {
 	t := rn.t
 	t.Helper()
 	r := rn.run("fls", "-R", "-a", "--json", "-i", img, "::/")
-	var ents []struct {
-		Path string `json:"path"`
-		Dir  bool   `json:"dir"`
+	var listing struct {
+		Entries []struct {
+			Path string `json:"path"`
+			Dir  bool   `json:"dir"`
+		} `json:"entries"`
 	}
 	if r.code == 0 {
-		if err := json.Unmarshal([]byte(r.stdout), &ents); err != nil && r.outBytes < 1<<20 {
+		if err := json.Unmarshal([]byte(r.stdout), &listing); err != nil && r.outBytes < 1<<20 {
 			t.Errorf("fls --json: output is not JSON: %v\n%s", err, tailOf(r.stdout))
 		}
 	}
-	for _, e := range ents {
+	for _, e := range listing.Entries {
 		if !e.Dir {
 			files = append(files, e.Path)
 		}

@@ -87,6 +87,7 @@ func NewPlan(srcs []cmdutil.Operand, dst cmdutil.Operand, vols map[string]*fat.V
 		return nil, err
 	}
 	p.checkOverlap()
+	p.checkRoom()
 	return p, nil
 }
 

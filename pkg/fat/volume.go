@@ -99,6 +99,11 @@ func openFrom(dev *fio.Device, bs *BootSector, raw []byte) (*Volume, error) {
 	if err != nil {
 		return nil, err
 	}
+	if dev.Writable() {
+		if err := bs.unsupportedFATs(); err != nil {
+			return nil, err
+		}
+	}
 	if int64(len(raw)) < l.SectorSize {
 		return nil, fmt.Errorf("fat: boot sector of %d bytes is shorter than its sector size %d", len(raw), l.SectorSize)
 	}

@@ -17,7 +17,7 @@ type Options struct {
 	Buffered   bool       // force buffered I/O (no O_DIRECT)
 	Sync       SyncPolicy // when to flush
 	IOSize     int        // largest request; 0 means DefaultIOSize; a multiple of the alignment
-	Force      bool       // allow writing a whole disk that holds a partition table, or at an offset where no partition starts
+	Force      bool       // allow writing a whole disk or image file that holds a partition table, or at an offset where no partition starts
 	MountsFile string     // default "/proc/self/mounts"; tests inject a fake one
 	Wait       bool       // wait for another process's lock on the image instead of failing
 	NoLock     bool       // take no flock (for callers that hold one already)
@@ -40,8 +40,8 @@ const maxIOSize = 1 << 30
 // O_DIRECT is used unless o.Buffered; its alignment comes from statx
 // (STATX_DIOALIGN) for files and BLKSSZGET for block devices. Writing a
 // block device is refused while it or one of its partitions is mounted, and
-// writing a whole disk that holds a partition table is refused unless
-// o.Force.
+// writing a whole disk (a block device or an image file) that holds a
+// partition table with partitions is refused unless o.Force.
 func Open(path string, o Options) (*Device, error) {
 	if o.Offset < 0 || o.Partition < 0 || o.IOSize < 0 || o.IOSize > maxIOSize || o.Sync < SyncNone || o.Sync > SyncAlways {
 		return nil, fmt.Errorf("io: open %s: bad options (offset %d, partition %d, io size %d, sync %d)",
@@ -214,14 +214,24 @@ func (d *Device) setup(o Options, rdev uint64) error {
 			return err
 		}
 		d.size = end
-	} else if d.blockDev && o.Write && !o.Force {
+	} else if o.Write && !o.Force {
+		// An image file that holds a table is a disk too: writing it
+		// whole would lose the table and every partition's data.
 		t, err := d.readTable()
 		if err != nil && !errors.Is(err, ErrNoPartition) {
 			return err
 		}
 		if err == nil && len(t.Partitions) > 0 {
-			return &PlaceError{Err: ErrPartitioned, Msg: fmt.Sprintf("io: %s: refusing to write the whole disk, which holds an %s table (%s)",
-				d.path, strings.ToUpper(t.Kind), listPartitions(t))}
+			what := "disk"
+			if !d.blockDev {
+				what = "image"
+			}
+			pe := &PlaceError{Err: ErrPartitioned, Msg: fmt.Sprintf("io: %s: refusing to write the whole %s, which holds an %s table (%s)",
+				d.path, what, strings.ToUpper(t.Kind), listPartitions(t))}
+			if len(t.Partitions) == 1 {
+				pe.Partition = t.Partitions[0].Index // the one to suggest
+			}
+			return pe
 		}
 	}
 	if o.Offset > d.size {

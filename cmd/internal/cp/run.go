@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"ftools/cmd/internal/cmdutil"
 	"ftools/pkg/fat"
@@ -174,7 +175,7 @@ func (x *runner) copyFile(it *item) error {
 		x.o.Verbose(it.src.show, it.dst.show)
 	}
 	n, err := x.pump(w, src, x.textMode(it))
-	if err == nil && !it.stdin && !x.o.Text && n != it.size {
+	if err == nil && !it.stdin && !it.stream && !x.o.Text && n != it.size {
 		err = fmt.Errorf("it changed size while being copied (%d bytes, now %d)", it.size, n)
 	}
 	if err != nil {
@@ -204,6 +205,12 @@ func (x *runner) fileError(it *item, what string, err error) {
 func (x *runner) openSource(it *item) (chunker, func(), error) {
 	if it.stdin {
 		return newAsyncChunker(x.o.Stdin, x.o.IOSize, x.o.Stop), func() {}, nil
+	}
+	if it.stream {
+		// Opened and read by the chunker's goroutine: opening a FIFO
+		// blocks until a writer comes, and a stop must not wait for it.
+		lf := &lazyFile{path: it.src.path}
+		return newAsyncChunker(lf, x.o.IOSize, x.o.Stop), lf.close, nil
 	}
 	if vs, ok := it.src.side.(volSide); ok {
 		f, err := x.ra[vs.id()].File(it.ahead)
@@ -259,7 +266,7 @@ func (x *runner) textMode(it *item) func(b []byte, last bool) []byte {
 	_, fromVol := it.src.side.(volSide)
 	_, toVol := it.dst.side.(volSide)
 	switch {
-	case it.stdin || (!fromVol && toVol):
+	case it.stdin || it.stream || (!fromVol && toVol):
 		return func(b []byte, _ bool) []byte { x.tbuf = toDOS(x.tbuf[:0], b); return x.tbuf }
 	case fromVol && !toVol:
 		var f fromDOS
@@ -390,6 +397,39 @@ func (c *asyncChunker) Chunk() ([]byte, error) {
 		return r.b, nil
 	case <-c.stop:
 		return nil, ErrInterrupted
+	}
+}
+
+// lazyFile opens a host file at its first read.
+type lazyFile struct {
+	path string
+	mu   sync.Mutex
+	f    *os.File
+}
+
+func (l *lazyFile) Read(p []byte) (int, error) {
+	l.mu.Lock()
+	f := l.f
+	l.mu.Unlock()
+	if f == nil {
+		var err error
+		if f, err = os.Open(l.path); err != nil {
+			return 0, err
+		}
+		l.mu.Lock()
+		l.f = f
+		l.mu.Unlock()
+	}
+	return f.Read(p)
+}
+
+// close closes the file if it was opened (a read still blocked in it
+// returns).
+func (l *lazyFile) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f != nil {
+		l.f.Close()
 	}
 }
 

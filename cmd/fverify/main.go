@@ -13,6 +13,7 @@ import (
 
 	"ftools/cmd/internal/cmdutil"
 	"ftools/pkg/fat"
+	fio "ftools/pkg/io"
 )
 
 // Exit statuses, as fsck's.
@@ -134,6 +135,12 @@ func verify(c *cli.Context, spec string, m mode, compares []comparison, stdout, 
 		return cmdutil.Exit(exitFailed, err)
 	}
 	dev, err := cmdutil.OpenImage(c, spec, m.repair)
+	var readOnly error
+	if m.repair && errors.Is(err, fio.ErrReadOnlyMedium) {
+		// Still check it: --repair fails only when a write is needed.
+		readOnly = err
+		dev, err = cmdutil.OpenImage(c, spec, false)
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -169,6 +176,11 @@ func verify(c *cli.Context, spec string, m mode, compares []comparison, stdout, 
 		rep.Problems = append(rep.Problems, probs...)
 	}
 	res := result{rep: rep, checked: checked, plan: rep.Plan()}
+	if readOnly != nil && !rep.Clean() {
+		m.repair = false
+		printReport(c, stdout, spec, m, res, dev)
+		return cmdutil.Exit(exitFailed, fmt.Errorf("nothing was repaired: %w", readOnly))
+	}
 	if (m.repair || m.dryRun) && !rep.Clean() {
 		res.plan, err = fat.Repair(v, rep, fat.RepairOptions{DryRun: m.dryRun})
 		res.repaired = m.repair

@@ -27,6 +27,31 @@ type Options struct {
 	Cancel <-chan struct{}
 }
 
+// ErrReadOnlyMedium is what a ReadOnlyError wraps: the device or image
+// cannot be written at all.
+var ErrReadOnlyMedium = errors.New("io: read-only")
+
+// ReadOnlyError refuses to open for writing a device or image that cannot
+// be written: a read-only block device (a write-protected card, a loop
+// device made with losetup -r) or an image on a read-only file system.
+type ReadOnlyError struct {
+	Path string
+	Why  string
+	Err  error // the system's error, if any
+}
+
+func (e *ReadOnlyError) Error() string {
+	return fmt.Sprintf("io: %s: cannot write: %s", e.Path, e.Why)
+}
+
+// Unwrap gives ErrReadOnlyMedium and the system's error.
+func (e *ReadOnlyError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrReadOnlyMedium}
+	}
+	return []error{ErrReadOnlyMedium, e.Err}
+}
+
 // maxIOSize bounds Options.IOSize (each pooled buffer has this size).
 const maxIOSize = 1 << 30
 
@@ -125,8 +150,19 @@ func openFile(path string, o Options, block bool) (*Device, error) {
 	if err == unix.EBUSY && block {
 		return nil, fmt.Errorf("io: %s: device busy (mounted, or in use by another program): %w", path, ErrMounted)
 	}
+	if err == unix.EROFS && o.Write {
+		return nil, &ReadOnlyError{Path: path, Why: "it lies on a read-only file system", Err: &os.PathError{Op: "open", Path: path, Err: err}}
+	}
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	if block && o.Write {
+		// A write-protected card or losetup -r: the open succeeds and
+		// every write fails with EPERM, far from the reason.
+		if ro, err := unix.IoctlGetInt(fd, unix.BLKROGET); err == nil && ro != 0 {
+			unix.Close(fd)
+			return nil, &ReadOnlyError{Path: path, Why: "the device is read-only (write-protected)"}
+		}
 	}
 	if direct {
 		flags |= unix.O_DIRECT

@@ -89,6 +89,18 @@ func TestFfallocate(t *testing.T) {
 			if !strings.Contains(msg, "no space left on volume: need ") || !strings.Contains(msg, " free") {
 				t.Fatalf("ENOSPC message: %q", msg)
 			}
+			// Messages name the file as the user did.
+			ok(t, "fmkdir", "-i", img, "::/d")
+			for _, p := range []string{"::/d/big.bin", img + "::/d/big.bin"} {
+				args := []string{"-l", "3G", "-i", img, p}
+				if strings.HasPrefix(p, img) {
+					args = []string{"-l", "3G", p}
+				}
+				if msg := fails(t, "ffallocate", args...); !strings.Contains(msg, "'"+p+"'") || strings.Contains(msg, " /d/") {
+					t.Fatalf("ffallocate %s: %q does not name %s", p, msg, p)
+				}
+			}
+			before = imageSum(t, img)
 			if imageSum(t, img) != before {
 				t.Fatal("a refused ffallocate changed the image")
 			}
@@ -114,7 +126,7 @@ func TestFfallocateKeepSizeAndLimits(t *testing.T) {
 	if msg := fails(t, "ffallocate", "-l", "5G", "-i", img, "::/g"); !strings.Contains(msg, "4 GiB - 1") {
 		t.Fatalf("5G: %q", msg)
 	}
-	if msg := fails(t, "ffallocate", "-l", "1M", "-i", img, "::/nodir/g"); !strings.Contains(msg, "'::/nodir/g': no such file or directory") {
+	if msg := fails(t, "ffallocate", "-l", "1M", "-i", img, "::/nodir/g"); !strings.Contains(msg, "'::/nodir/g': '::/nodir': no such file or directory") {
 		t.Fatalf("missing parent: %q", msg)
 	}
 	r := run(t, "ffallocate", "-l", "1M", "--no-zero", "-i", img, "::/nz")

@@ -156,7 +156,7 @@ func TestFverifyAgainstFsck(t *testing.T) {
 			}
 			if found.Summary.Lost > 0 {
 				repairFreeing(t, raw, filepath.Join(dir, "freed.img"))
-				row += "; --repair frees the lost chains, clean by both tools"
+				row += "; --repair --free-lost frees the lost chains, clean by both tools"
 			}
 			oursFiles, oursLabel, err := keptFiles(t, ours)
 			if err != nil {
@@ -224,21 +224,22 @@ func classVerdicts(t *testing.T, c classCase, img string) (string, verifyJSON) {
 	return fmt.Sprintf("%s: %s; fverify exit %d %s", c.name, verdict, code, c.kind), out
 }
 
-// repairFreeing repairs a copy of raw with --repair, which frees lost
-// chains instead of saving them: both tools must find the result clean,
-// FSINFO's free count included (issue 17 item 3), and no FSCKnnnn.REC.
+// repairFreeing repairs a copy of raw with --repair --free-lost, which
+// frees lost chains instead of saving them: both tools must find the result
+// clean, FSINFO's free count included (issue 17 item 3), and no
+// FSCKnnnn.REC.
 func repairFreeing(t *testing.T, raw []byte, img string) {
 	t.Helper()
 	if err := os.WriteFile(img, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	verifyCode(t, img, 1, "--repair")
+	verifyCode(t, img, 1, "--repair", "--free-lost")
 	verifyCode(t, img, 0)
 	if r := run(t, "fsck.fat", "-n", img); r.code != 0 || !fsckQuiet(r.stdout) {
-		t.Fatalf("after fverify --repair, fsck.fat -n says (exit %d):\n%s%s", r.code, r.stdout, r.stderr)
+		t.Fatalf("after fverify --repair --free-lost, fsck.fat -n says (exit %d):\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if files, _, err := keptFiles(t, img); err != nil || files["/FSCK0000.REC"] != nil {
-		t.Fatalf("--repair saved a lost chain (or the volume cannot be copied out: %v)", err)
+		t.Fatalf("--free-lost saved a lost chain (or the volume cannot be copied out: %v)", err)
 	}
 }
 
@@ -361,4 +362,61 @@ func damageAtRandom(b []byte, seed uint32) {
 		}
 		b[dirs+rnd(v.dataOff()-dirs+60*v.csize())] = val
 	}
+}
+
+// --repair keeps a lost chain's bytes as /FSCKnnnn.REC, as fsck.fat -a
+// does (its automatic mode salvages them): here B.TXT's start cluster was
+// pointed into A.TXT's chain, leaving B's own clusters lost. Only
+// --free-lost frees them, saying so.
+func TestFverifyRepairSavesLostChains(t *testing.T) {
+	need(t, "mkfs.fat", "mcopy", "fsck.fat")
+	dir := t.TempDir()
+	img := filepath.Join(dir, "d.img")
+	ok(t, "mkfs.fat", "-F", "32", "-s", "1", "-C", img, "40000")
+	a := writeFile(t, filepath.Join(dir, "A.TXT"), 5000, 1)
+	b := writeFile(t, filepath.Join(dir, "B.TXT"), 3000, 2)
+	ok(t, "mcopy", "-i", img, filepath.Join(dir, "A.TXT"), filepath.Join(dir, "B.TXT"), "::/")
+	patchImage(t, img, func(v *gvol) {
+		ea, eb := v.find(0, "A       TXT"), v.find(0, "B       TXT")
+		v.put16(eb+26, uint16(v.cluster(ea)+1))
+	})
+	raw := readImage(t, img)
+	theirs := filepath.Join(dir, "theirs.img")
+	if err := os.WriteFile(theirs, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, "fsck.fat", "-a", theirs); r.code > 1 {
+		t.Fatalf("fsck.fat -a: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	theirsFiles, _, err := keptFiles(t, theirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec := theirsFiles["/FSCK0000.REC"]; !bytes.HasPrefix(rec, b) {
+		t.Fatalf("fsck.fat -a does not keep B's bytes in FSCK0000.REC (%d bytes)", len(rec))
+	}
+	out := verifyCode(t, img, 1, "--repair")
+	if !strings.Contains(strings.Join(out.Fixes, "\n"), "as /FSCK0000.REC") {
+		t.Fatalf("--repair: %q", out.Fixes)
+	}
+	fsckClean(t, img, 0)
+	ours, _, err := keptFiles(t, img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(ours["/FSCK0000.REC"], b) || !bytes.Equal(ours["/A.TXT"], a) {
+		t.Fatalf("--repair lost bytes: FSCK0000.REC %d bytes, A.TXT intact %v", len(ours["/FSCK0000.REC"]), bytes.Equal(ours["/A.TXT"], a))
+	}
+	compareKept(t, ours, theirsFiles, nil)
+
+	// --free-lost frees them, and says so in each fix.
+	freed := filepath.Join(dir, "freed.img")
+	if err := os.WriteFile(freed, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out = verifyCode(t, freed, 1, "--repair", "--free-lost")
+	if fixes := strings.Join(out.Fixes, "\n"); !strings.Contains(fixes, "free the 6 lost clusters") || strings.Contains(fixes, "FSCK") {
+		t.Fatalf("--repair --free-lost: %q", out.Fixes)
+	}
+	fsckClean(t, freed, 0)
 }

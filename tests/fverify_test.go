@@ -424,9 +424,9 @@ func TestFverifyUsage(t *testing.T) {
 	}
 }
 
-// fsck.fat's spellings: -a -p -y repair and save lost chains, -n only
-// checks, -l lists, -v is verbose (not the version), -V is refused with a
-// sentence; --dry-run prints the plan and writes nothing.
+// fsck.fat's spellings: -a -p -y repair and save lost chains (as --repair
+// does), -n only checks, -l lists, -v is verbose (not the version), -V is
+// refused with a sentence; --dry-run prints the plan and writes nothing.
 func TestFverifyFlags(t *testing.T) {
 	img, g := damageImage(t, 16)
 	if r := run(t, "fverify", "-V", img); r.code != 16 || !strings.Contains(r.stderr, "-V (fsck.fat's second, verifying pass) is not needed") {
@@ -442,15 +442,21 @@ func TestFverifyFlags(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "fverify: checking the boot sector") || !strings.Contains(r.stdout, "checking /sub/inner.txt") {
 		t.Fatalf("-v -l: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
-	// A lost chain: -n -v prints the plan, --dry-run the verified plan,
-	// -af saves the chain as a file.
+	// A lost chain: -n -v prints the plan (what --repair would do: save
+	// it), --dry-run the verified plan, -af saves the chain as a file.
 	patchFile(t, img, func(b []byte) {
 		c := (int64(len(b))-g.dataOff)/g.cs + 1
 		g.setEntry(b, c-1, c, 0, 1)
 		g.setEntry(b, c, 0xFFFF, 0, 1)
 	})
-	if r := run(t, "fverify", "-n", "-v", img); r.code != 4 || !strings.Contains(r.stdout, "plan: free the 2 lost clusters") {
+	if r := run(t, "fverify", "-n", "-v", img); r.code != 4 || !strings.Contains(r.stdout, "plan: save the 2 lost clusters") {
 		t.Fatalf("-n -v: exit %d\n%s", r.code, r.stdout)
+	}
+	if r := run(t, "fverify", "-n", "-v", "--free-lost", img); r.code != 4 || !strings.Contains(r.stdout, "plan: free the 2 lost clusters") {
+		t.Fatalf("-n -v --free-lost: exit %d\n%s", r.code, r.stdout)
+	}
+	if r := run(t, "fverify", "--repair", "--free-lost", "-f", img); r.code != 16 || !strings.Contains(r.stderr, "give one") {
+		t.Fatalf("--free-lost -f: exit %d\n%s", r.code, r.stderr)
 	}
 	out := verifyCode(t, img, 4, "--dry-run")
 	if len(out.Plan) == 0 || len(out.Fixes) != 0 || len(out.Left) != 0 {

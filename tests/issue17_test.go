@@ -131,26 +131,31 @@ func TestOverwriteBrokenFileLeaksNothing(t *testing.T) {
 }
 
 // A cluster wrongly marked free inside another file's chain is never handed
-// out: a new cross-link would make fsck.fat truncate both files.
+// out, by either allocation policy: a new cross-link would make fsck.fat
+// truncate both files.
 func TestFreeClusterInsideChainNotReused(t *testing.T) {
 	need(t, "mkfs.fat", "mcopy", "fsck.fat")
-	dir := t.TempDir()
-	img := filepath.Join(dir, "x.img")
-	ok(t, "mkfs.fat", "-F", "16", "-s", "1", "-C", img, "20480")
-	src := filepath.Join(dir, "a.bin")
-	writeFile(t, src, 1500, 4) // three clusters, 2-4
-	ok(t, "mcopy", "-i", img, src, "::/A.BIN")
-	patchImage(t, img, func(v *gvol) { v.set(3, 0) })
-	ok(t, "fcp", src, img+"::/NEW.BIN")
-	ok(t, "fmkdir", "-i", img, "::/D")
-	for _, p := range []string{"NEW.BIN", "D"} {
-		if c := firstCluster(t, img, p); c == 3 {
-			t.Fatalf("%s was given cluster 3, which A.BIN's chain runs through", p)
-		}
-	}
-	r := run(t, "fsck.fat", "-n", img)
-	if strings.Contains(r.stdout, "share clusters") || !strings.Contains(r.stdout, "Contains a free cluster (3)") {
-		t.Fatalf("fsck.fat -n:\n%s", r.stdout)
+	for _, alloc := range []string{"contiguous", "first-fit"} {
+		t.Run(alloc, func(t *testing.T) {
+			dir := t.TempDir()
+			img := filepath.Join(dir, "x.img")
+			ok(t, "mkfs.fat", "-F", "16", "-s", "1", "-C", img, "20480")
+			src := filepath.Join(dir, "a.bin")
+			writeFile(t, src, 1500, 4) // three clusters, 2-4
+			ok(t, "mcopy", "-i", img, src, "::/A.BIN")
+			patchImage(t, img, func(v *gvol) { v.set(3, 0) })
+			ok(t, "fcp", "--alloc", alloc, src, img+"::/NEW.BIN")
+			ok(t, "fmkdir", "-i", img, "::/D")
+			for _, p := range []string{"NEW.BIN", "D"} {
+				if c := firstCluster(t, img, p); c == 3 {
+					t.Fatalf("%s was given cluster 3, which A.BIN's chain runs through", p)
+				}
+			}
+			r := run(t, "fsck.fat", "-n", img)
+			if strings.Contains(r.stdout, "share clusters") || !strings.Contains(r.stdout, "Contains a free cluster (3)") {
+				t.Fatalf("fsck.fat -n:\n%s", r.stdout)
+			}
+		})
 	}
 }
 
@@ -478,9 +483,28 @@ func TestMissingBootSignature(t *testing.T) {
 			if got := ok(t, "fcat", "-i", img, "::/A.TXT"); got != string(data) {
 				t.Fatal("fcat read the wrong bytes")
 			}
-			out := ok(t, "fverify", img)
-			if !strings.Contains(out, "signature") {
-				t.Fatalf("fverify does not warn of the missing signature:\n%s", out)
+			if bits != "32" {
+				out := ok(t, "fverify", img)
+				if !strings.Contains(out, "signature") {
+					t.Fatalf("fverify does not warn of the missing signature:\n%s", out)
+				}
+			} else {
+				// The FAT32 backup boot sector keeps its signature: the
+				// two differ in bytes 510-511, which fsck.fat reports too,
+				// and --repair gives both the signature.
+				out := verifyCode(t, img, 4)
+				if !hasProblem(out, "backup-boot") || !strings.Contains(kinds(out), "510:00/55, 511:00/aa") {
+					t.Fatalf("fverify:\n%s", kinds(out))
+				}
+				if r := run(t, "fsck.fat", "-n", img); !strings.Contains(r.stdout, "510:00/55, 511:00/aa") {
+					t.Fatalf("fsck.fat -n:\n%s", r.stdout)
+				}
+				verifyCode(t, img, 1, "--repair")
+				if b := readImage(t, img); binary.LittleEndian.Uint16(b[510:]) != 0xAA55 || binary.LittleEndian.Uint16(b[6*512+510:]) != 0xAA55 {
+					t.Fatal("--repair left a boot sector without its signature")
+				}
+				fsckClean(t, img, 0)
+				verifyCode(t, img, 0)
 			}
 			ok(t, "fcp", "-i", img, img+"::/A.TXT", "::/B.TXT")
 			if got := ok(t, "mtype", "-i", img, "::/B.TXT"); got != string(data) {

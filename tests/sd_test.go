@@ -112,3 +112,32 @@ func TestFmkfsSDLoop(t *testing.T) {
 	}
 	fsckAt(t, img, res.VolumeStart)
 }
+
+// fsinfo and fmkfs --sd agree on a card's BU (one source: a 64 MiB card
+// takes the FAT16 row, BU 32 KiB, as its cluster count does not fit
+// FAT12), and fsinfo judges what the specification asks to be aligned:
+// the data area, and for FAT32 the partition's start; a FAT12/16
+// partition starts wherever that puts it, which is not "not aligned".
+func TestFsinfoSDAlignment(t *testing.T) {
+	for _, size := range []string{"64M", "200M", "3G"} {
+		t.Run(size, func(t *testing.T) {
+			img := filepath.Join(t.TempDir(), "card.img")
+			var res sdMkfsJSON
+			jsonOut(t, &res, "fmkfs", "--json", "--sd", "--size", size, img)
+			var fi struct {
+				Alignment struct {
+					BU          int64 `json:"sd_bu"`
+					DataAligned bool  `json:"data_bu_aligned"`
+				} `json:"alignment"`
+			}
+			jsonOut(t, &fi, "fsinfo", "--json", "--partition", "1", img)
+			if fi.Alignment.BU != res.SD.BU || !fi.Alignment.DataAligned {
+				t.Fatalf("fsinfo: BU %d, data aligned %v; fmkfs --sd used BU %d", fi.Alignment.BU, fi.Alignment.DataAligned, res.SD.BU)
+			}
+			out := ok(t, "fsinfo", "--partition", "1", img)
+			if !strings.Contains(out, fmt.Sprintf("BU %d bytes", res.SD.BU)) || strings.Contains(out, "not aligned") {
+				t.Fatalf("fsinfo on an SD layout (fmkfs said BU %d):\n%s", res.SD.BU, out)
+			}
+		})
+	}
+}

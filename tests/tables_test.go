@@ -260,6 +260,31 @@ func TestFmkfsESP(t *testing.T) {
 	if msg := fails(t, "fmkfs", "--size", "300M", "--table", "mbr", "--esp", filepath.Join(t.TempDir(), "x.img")); !strings.Contains(msg, "--table gpt") {
 		t.Fatalf("--esp with an MBR: %q", msg)
 	}
+	// An ESP is FAT32 (UEFI; systemd and mkosi make it so), with clusters
+	// small enough for FAT32's 65,525 where the default ones are not; a
+	// partition too small for that is refused with the size that would
+	// do, and --fat 16 still makes a FAT16 ESP.
+	for _, tc := range []struct {
+		size, fat, want string
+	}{{"512M", "", "FAT32"}, {"300M", "", "FAT32"}, {"40M", "", "FAT32"}, {"20M", "16", "FAT16"}} {
+		img := filepath.Join(t.TempDir(), "esp.img")
+		args := []string{"--json", "--size", tc.size, "--table", "gpt", "--esp", img}
+		if tc.fat != "" {
+			args = append([]string{"--fat", tc.fat}, args...)
+		}
+		var res mkfsResult
+		jsonOut(t, &res, "fmkfs", args...)
+		if res.FATType != tc.want {
+			t.Errorf("--esp --size %s: %s, want %s", tc.size, res.FATType, tc.want)
+		}
+		fsckClean(t, img, 1<<20)
+	}
+	msg := fails(t, "fmkfs", "--size", "20M", "--table", "gpt", "--esp", filepath.Join(t.TempDir(), "small.img"))
+	for _, want := range []string{"FAT32", "65,525", "--part-size 33M", "--fat 16"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("--esp on 20M: %q lacks %q", msg, want)
+		}
+	}
 }
 
 // --part-size leaves the rest of the disk unallocated, and sfdisk --append

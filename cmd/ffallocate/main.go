@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"path"
 
 	"github.com/urfave/cli/v2"
 
@@ -88,7 +90,14 @@ func fallocate(c *cli.Context, arg string, stdout, stderr io.Writer) error {
 	noZero := c.Bool("no-zero")
 	res, err := im.Vol.Fallocate(op.VolPath(), length, fat.FallocateOptions{KeepSize: c.Bool("keep-size"), NoZero: noZero})
 	if err != nil {
-		return fmt.Errorf("cannot allocate %s: %s", cmdutil.Quote(op.Show(op.VolPath())), cmdutil.ErrText(err))
+		// Name the file as the user did (::/d/big.bin), and the part of
+		// its path at fault when that is another (a missing folder).
+		what := cmdutil.Quote(op.Show(op.VolPath()))
+		var pe *fs.PathError
+		if errors.As(err, &pe) && path.Clean("/"+pe.Path) != path.Clean("/"+op.VolPath()) {
+			return fmt.Errorf("cannot allocate %s: %s: %s", what, cmdutil.Quote(op.Show(pe.Path)), cmdutil.ErrText(pe.Err))
+		}
+		return fmt.Errorf("cannot allocate %s: %s", what, cmdutil.ErrText(err))
 	}
 	if err := imgs.Close(); err != nil {
 		return err

@@ -190,14 +190,17 @@ func prepareTarget(c *cli.Context, r *request) error {
 	return fio.CreateImage(r.path, size)
 }
 
-// confirmReplace lets a new table replace the one a block device holds:
-// asked once on a terminal, else only with --force.
+// confirmReplace lets a new table replace the one a block device holds,
+// or one an image file holds with a file system in a partition: asked once
+// on a terminal, else only with --force. An image whose table holds no
+// file system yet (made by sfdisk for fmkfs to fill, say) is replaced
+// without asking, as a new or empty one is.
 func confirmReplace(c *cli.Context, r *request, stderr io.Writer) error {
 	if r.o.Force {
 		return nil
 	}
 	fi, err := os.Stat(r.path)
-	if err != nil || fi.Mode()&os.ModeDevice == 0 {
+	if err != nil {
 		return nil
 	}
 	pt, err := fio.ReadPartitions(r.path)
@@ -207,9 +210,16 @@ func confirmReplace(c *cli.Context, r *request, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if fi.Mode()&os.ModeDevice == 0 && !holdsFileSystem(r.path, pt) {
+		r.o.Force = true // the table's partitions hold nothing to lose
+		return nil
+	}
 	desc := describeDisk(r.path, pt)
 	if !term.IsTerminal(int(os.Stdin.Fd())) {
-		return fmt.Errorf("%s; a new table erases all of it: give --force to go ahead", desc)
+		if r.table.sd != nil {
+			return fmt.Errorf("%s; a new table erases all of it: give --force to go ahead", desc)
+		}
+		return fmt.Errorf("%s; a new table erases all of it: give --force to go ahead, or --partition N without --table to format one of its partitions", desc)
 	}
 	fmt.Fprintf(stderr, "fmkfs: %s; erase all of it and write a new %s table? [y/N] ", desc, strings.ToUpper(r.table.kind))
 	answer, _ := bufio.NewReader(os.Stdin).ReadString('\n')
@@ -218,6 +228,17 @@ func confirmReplace(c *cli.Context, r *request, stderr io.Writer) error {
 	}
 	r.o.Force = true
 	return nil
+}
+
+// holdsFileSystem reports whether a partition of the table holds a file
+// system that probeFS knows.
+func holdsFileSystem(path string, pt *fio.PartitionTable) bool {
+	for _, p := range pt.Partitions {
+		if fs, _ := probeFS(path, p.Index); fs != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // describeDisk names the device, its size and what is on it: the table

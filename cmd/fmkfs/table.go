@@ -74,6 +74,12 @@ func planTable(diskSize, lss int64, t *tableOptions, p *fat.FormatParams) (fio.T
 	if pp.SectorSize == 0 {
 		pp.SectorSize = int(lss)
 	}
+	if t.esp && pp.Type == 0 {
+		if err := espFAT32(&pp); err != nil {
+			return fio.TableSpec{}, err
+		}
+		p.Type, p.SectorsPerCluster = pp.Type, pp.SectorsPerCluster
+	}
 	_, l, err := fat.Plan(pp)
 	if err != nil {
 		return fio.TableSpec{}, err
@@ -112,4 +118,33 @@ func writeTable(path string, o fio.Options, t *tableOptions, p *fat.FormatParams
 		return tableResult{}, fmt.Errorf("writing the partition table: %w", err)
 	}
 	return tableResult{stats: dev.Stats(), wiped: wiped, spec: spec}, nil
+}
+
+// espFAT32 makes an EFI System Partition FAT32, as the UEFI specification
+// asks of it (and systemd and mkosi make it): with the default clusters
+// when they give FAT32's 65,525, else with the smallest (one sector). A
+// partition too small for that is refused with the size that would do, or
+// --fat 16 (which firmware reads as well).
+func espFAT32(pp *fat.FormatParams) error {
+	q := *pp
+	q.Type = fat.FAT32
+	if _, _, err := fat.Plan(q); err == nil {
+		*pp = q
+		return nil
+	}
+	if q.ClusterSize == 0 && q.SectorsPerCluster == 0 {
+		q.SectorsPerCluster = 1
+		if _, _, err := fat.Plan(q); err == nil {
+			*pp = q
+			return nil
+		}
+	}
+	ss := int64(q.SectorSize)
+	// 65,525 clusters of one sector, two FATs for them, 32 reserved
+	// sectors, rounded up to MiB.
+	least := (fat.MinClusters32+1)*ss + 2*((int64(fat.MinClusters32)+2)*4+ss-1)/ss*ss + 32*ss
+	least = (least + 1<<20 - 1) >> 20
+	// The disk adds the 1 MiB before the partition and the backup GPT.
+	return fmt.Errorf("--esp: an EFI System Partition is FAT32, which needs 65,525 clusters; a %s partition holds fewer with %d-byte sectors: make it at least %d MiB (--part-size %dM, or --size %dM for the whole image), or give --fat 16 for a FAT16 ESP",
+		cmdutil.HumanSize(pp.Size), ss, least, least, least+2)
 }

@@ -185,8 +185,15 @@ func (in *volumeInfo) print(w io.Writer) {
 		p("FSINFO", "none (%s has no FSINFO sector)", in.FATType)
 	}
 	a := in.Alignment
-	p("SD erase blocks", "BU %d bytes for a %d-byte card: volume starts at byte %d (%s), data area at byte %d (%s)",
-		a.BU, a.DiskSize, a.PartitionStart, aligned(a.PartitionAligned), a.DataStart, aligned(a.DataAligned))
+	// The SD specification asks the data area to start on a BU boundary
+	// (for FAT32 the partition too: it starts at one BU); a FAT12/16
+	// partition starts wherever that puts it.
+	start := fmt.Sprintf("volume starts at byte %d", a.PartitionStart)
+	if in.FATType == "FAT32" {
+		start += " (" + aligned(a.PartitionAligned) + ")"
+	}
+	p("SD erase blocks", "BU %d bytes for a %d-byte card: data area at byte %d (%s), %s",
+		a.BU, a.DiskSize, a.DataStart, aligned(a.DataAligned), start)
 	for _, wmsg := range in.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", wmsg)
 	}
@@ -203,7 +210,7 @@ func aligned(b bool) string {
 	if b {
 		return "aligned"
 	}
-	return "not aligned"
+	return "not aligned: the SD specification asks for a BU boundary"
 }
 
 func yesNo(b bool) string {

@@ -13,6 +13,7 @@ import (
 
 	"ftools/cmd/internal/cmdutil"
 	"ftools/pkg/fat"
+	fio "ftools/pkg/io"
 )
 
 // Exit statuses, as fsck's.
@@ -30,6 +31,7 @@ const (
 	flagAuto    = "auto"
 	flagNoOp    = "check-only"
 	flagSalvage = "salvage"
+	flagFree    = "free-lost"
 	flagDryRun  = "dry-run"
 	flagList    = "list"
 	flagVerify  = "V"
@@ -40,10 +42,11 @@ func main() { cmdutil.Main(run) }
 
 func flags() []cli.Flag {
 	fl := []cli.Flag{
-		&cli.BoolFlag{Name: flagRepair, Usage: "repair what fsck.fat -a repairs, keeping every file it keeps; say each fix"},
-		&cli.BoolFlag{Name: flagAuto, Aliases: []string{"a", "p", "y"}, Usage: "as fsck.fat -a: --repair, saving lost chains as files (--salvage)"},
+		&cli.BoolFlag{Name: flagRepair, Usage: "repair what fsck.fat -a repairs, keeping every file it keeps (lost chains are saved as /FSCKnnnn.REC, as fsck.fat -a saves them); say each fix"},
+		&cli.BoolFlag{Name: flagAuto, Aliases: []string{"a", "p", "y"}, Usage: "as fsck.fat -a: the same as --repair"},
 		&cli.BoolFlag{Name: flagNoOp, Aliases: []string{"n"}, Usage: "check only, never write (the default)"},
-		&cli.BoolFlag{Name: flagSalvage, Aliases: []string{"f"}, Usage: "with --repair, save lost cluster chains as files /FSCKnnnn.REC instead of freeing them"},
+		&cli.BoolFlag{Name: flagSalvage, Aliases: []string{"f"}, Usage: "save lost cluster chains as files /FSCKnnnn.REC (the default; fsck.fat's -f)"},
+		&cli.BoolFlag{Name: flagFree, Usage: "with --repair, free lost cluster chains instead of saving them as files (their data is lost)"},
 		&cli.BoolFlag{Name: flagDryRun, Usage: "print the repair plan and what it would leave, without writing"},
 		&cli.BoolFlag{Name: flagList, Aliases: []string{"l"}, Usage: "list each file and directory as it is checked"},
 		cmdutil.VerboseFlag("say what is checked, and print the plan of fixes"),
@@ -90,13 +93,15 @@ func modeOf(c *cli.Context) (mode, error) {
 	m := mode{
 		repair:  c.Bool(flagRepair) || c.Bool(flagAuto),
 		dryRun:  c.Bool(flagDryRun),
-		salvage: c.Bool(flagSalvage) || c.Bool(flagAuto),
+		salvage: !c.Bool(flagFree),
 		list:    c.Bool(flagList),
 		verbose: c.Bool(cmdutil.FlagVerbose),
 	}
 	switch {
 	case c.Bool(flagVerify):
 		return m, errors.New("-V (fsck.fat's second, verifying pass) is not needed: --repair checks the volume as repaired before it writes, and leaves the dirty bit set if anything is left")
+	case c.Bool(flagFree) && c.Bool(flagSalvage):
+		return m, errors.New("--free-lost frees lost chains and --salvage (-f) saves them: give one")
 	case c.Bool(flagNoOp) && (m.repair || m.dryRun):
 		return m, errors.New("-n (check only) cannot be combined with --repair, -a or --dry-run")
 	case m.repair && m.dryRun:
@@ -130,6 +135,12 @@ func verify(c *cli.Context, spec string, m mode, compares []comparison, stdout, 
 		return cmdutil.Exit(exitFailed, err)
 	}
 	dev, err := cmdutil.OpenImage(c, spec, m.repair)
+	var readOnly error
+	if m.repair && errors.Is(err, fio.ErrReadOnlyMedium) {
+		// Still check it: --repair fails only when a write is needed.
+		readOnly = err
+		dev, err = cmdutil.OpenImage(c, spec, false)
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -165,6 +176,11 @@ func verify(c *cli.Context, spec string, m mode, compares []comparison, stdout, 
 		rep.Problems = append(rep.Problems, probs...)
 	}
 	res := result{rep: rep, checked: checked, plan: rep.Plan()}
+	if readOnly != nil && !rep.Clean() {
+		m.repair = false
+		printReport(c, stdout, spec, m, res, dev)
+		return cmdutil.Exit(exitFailed, fmt.Errorf("nothing was repaired: %w", readOnly))
+	}
 	if (m.repair || m.dryRun) && !rep.Clean() {
 		res.plan, err = fat.Repair(v, rep, fat.RepairOptions{DryRun: m.dryRun})
 		res.repaired = m.repair

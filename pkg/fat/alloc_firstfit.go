@@ -21,19 +21,20 @@ const (
 // SetAllocPolicy sets where new data goes from now on.
 func (v *Volume) SetAllocPolicy(p AllocPolicy) { v.allocPolicy = p }
 
-// takeInOrder collects the first n free clusters at or after the cursor,
-// wrapping around to cluster 2, as runs in the order taken. The caller has
-// checked that n clusters are free.
+// takeInOrder collects the first n usable clusters at or after the cursor,
+// wrapping around to cluster 2, as runs in the order taken. Like the
+// contiguous allocator it skips clusters the FAT marks free although a chain
+// still links to them (usable), so a damaged FAT never gains a cross-link.
+// The caller has checked (allocatable) that n clusters are usable.
 func (v *Volume) takeInOrder(n uint32) []Extent {
 	max := v.layout.MaxCluster()
 	if v.cursor < 2 || v.cursor > max {
 		v.cursor = 2
 	}
-	t := v.table
 	var out []Extent
 	take := func(from, to Cluster) {
 		for c := from; c <= to && n > 0; c++ {
-			if !t.IsFree(t.Get(c)) {
+			if !v.usable(c) {
 				continue
 			}
 			if k := len(out); k > 0 && out[k-1].End() == c {

@@ -25,8 +25,10 @@ func checkBoot(v *Volume, rep *Report, p *plan, bootErr error) error {
 	bs, l := v.boot, v.layout
 	for _, w := range bs.Warnings() {
 		// checkDirty reports the dirty bit; checkReservedSectors a missing
-		// backup or FSINFO, which fsck.fat makes.
-		if !strings.HasPrefix(w, "dirty bit") && (l.Type != FAT32 || w != "no backup boot sector" && w != "no FSINFO sector") {
+		// backup or FSINFO, which fsck.fat makes; checkLabel an extended
+		// boot signature that is not 0x29.
+		if !strings.HasPrefix(w, "dirty bit") && !strings.HasPrefix(w, "extended boot signature") &&
+			(l.Type != FAT32 || w != "no backup boot sector" && w != "no FSINFO sector") {
 			rep.Warnings = append(rep.Warnings, w)
 		}
 	}
@@ -60,16 +62,29 @@ func checkBoot(v *Volume, rep *Report, p *plan, bootErr error) error {
 			"copy the boot sector over its backup")
 		return nil
 	}
-	// The dirty bit lives in the primary only, as Linux keeps it.
-	primary, backup := withoutDirty(v.raw), withoutDirty(b)
-	if diffs := byteDiffs(primary[:bootSectorSize], backup[:bootSectorSize], 16); len(diffs) > 0 {
+	// Every byte of the sector, as read: the reserved bytes 52-63 and the
+	// signature too, which BootSector does not model. Only the dirty bit
+	// is left out: it lives in the primary only, as Linux keeps it, and
+	// checkDirty reports it.
+	primary, backup := bootBytes(v.raw), bootBytes(b)
+	if diffs := byteDiffs(primary, backup, 16); len(diffs) > 0 {
 		p.backupBoot = true
-		i := firstDiff(primary[:bootSectorSize], backup[:bootSectorSize])
+		i := firstDiff(primary, backup)
 		volFix(rep, p, Problem{Kind: KindBackupBoot, Offset: l.BackupBootOffset + int64(i),
 			Message: fmt.Sprintf("the backup boot sector differs from the boot sector (offset:boot/backup) %s", strings.Join(diffs, ", "))},
 			"copy the boot sector over its backup")
 	}
 	return nil
+}
+
+// bootBytes is a FAT32 boot sector as read with its dirty bit clear: what
+// the backup boot sector must hold, byte for byte.
+func bootBytes(sector []byte) []byte {
+	out := bytes.Clone(sector)
+	if len(out) > ext32+relState {
+		out[ext32+relState] &^= stateDirty
+	}
+	return out
 }
 
 // checkReservedSectors plans a FAT32 volume without a backup boot sector

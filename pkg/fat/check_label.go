@@ -46,17 +46,15 @@ func badLabel(b ShortName) (msg string, lower bool) {
 // differs, is copied into the boot sector (the root's is the one shown).
 func (t *treeCheck) checkLabel() {
 	p, bs := t.plan, t.v.boot
-	if bs.BootSig != ExtBootSig {
-		return // no label field in the boot sector
-	}
 	boot := ShortName(bs.VolumeLabel)
 	if p.bootLabel != nil {
 		boot = ShortName(*p.bootLabel)
 	}
-	off := int64(ext16 + relVolumeLabel)
+	ext := int64(ext16)
 	if bs.Is32 {
-		off = ext32 + relVolumeLabel
+		ext = ext32
 	}
+	off := ext + relVolumeLabel
 	setBoot := func(n ShortName) {
 		b := [11]byte(n)
 		p.bootLabel = &b
@@ -67,6 +65,24 @@ func (t *treeCheck) checkLabel() {
 		return pr
 	}
 	noName := ShortName([]byte(noLabel))
+	if bs.BootSig != ExtBootSig && !p.bootSig {
+		// Without the extended boot signature the boot sector has no
+		// label field: fsck.fat reads its label as "" and makes it the
+		// root directory's, or NO NAME, setting the signature.
+		p.bootSig = true
+		lab := t.label
+		if lab != nil && lab.name != noName {
+			if msg, _ := badLabel(lab.name); msg == "" {
+				t.fix(t.problem(KindLabel, "", 0, ext+relBootSig, "the boot sector has no label field (its extended boot signature is %#02x, not 0x29) but the root directory's label is %q", bs.BootSig, lab.name.Label()),
+					"set the boot sector's extended boot signature to 0x29 and copy the root directory's label %q into it", lab.name.Label())
+				setBoot(lab.name)
+				return
+			}
+		}
+		t.fix(t.problem(KindLabel, "", 0, ext+relBootSig, "the boot sector's extended boot signature is %#02x, not 0x29: it holds no valid label", bs.BootSig),
+			"set the boot sector's extended boot signature to 0x29 and its label to NO NAME")
+		setBoot(noName)
+	}
 	if msg, lower := badLabel(boot); msg != "" && boot != noName {
 		t.fix(vol(KindLabel, "the boot sector's label %q %s", boot.Label(), msg), "set the boot sector's label to NO NAME")
 		setBoot(noName)

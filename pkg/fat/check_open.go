@@ -17,11 +17,15 @@ const usualBackupSector = 6
 // states), it opens the volume from the backup instead and returns the
 // primary's error as bootErr, for CheckOptions.BootError; Repair then copies
 // the backup over the primary. err is Open's error when there is no usable
-// backup either.
+// backup either. A primary that Open takes but fsck.fat refuses (more than
+// two FATs) is unusable here too.
 func OpenForCheck(dev *fio.Device) (v *Volume, bootErr, err error) {
 	v, err = Open(dev)
 	if err == nil {
-		return v, nil, nil
+		if err = v.boot.unsupportedFATs(); err == nil {
+			return v, nil, nil
+		}
+		v.Close()
 	}
 	var fe *FormatError
 	if !errors.As(err, &fe) || fe.Structure != "boot sector" {
@@ -37,7 +41,7 @@ func OpenForCheck(dev *fio.Device) (v *Volume, bootErr, err error) {
 			return nil, nil, err
 		}
 		bs, derr := DecodeBootSector(raw)
-		if derr != nil || !bs.Is32 || int64(bs.BytesPerSector) != ss || bs.BackupBootSector != usualBackupSector {
+		if derr != nil || !bs.Is32 || int64(bs.BytesPerSector) != ss || bs.BackupBootSector != usualBackupSector || bs.unsupportedFATs() != nil {
 			continue
 		}
 		bv, berr := openFrom(dev, bs, raw)

@@ -31,7 +31,9 @@
 //
 //  0. The dirty bit (FAT16/32: bit 0 of the boot sector's state byte, as
 //     Linux and fsck.fat keep it) is set before the first change.
-//  1. File data, the contents of new directory clusters, and the FAT (all
+//  1. File data, directories made in this commit written whole (the
+//     entries made in them too: nothing reaches them until phase 2), the
+//     zeroed clusters an existing directory grows by, and the FAT (all
 //     copies, one batch) of the chains no entry on disk names yet.
 //  2. Directory entries (new, updated, deleted), and the FAT links that
 //     make an existing directory longer (its new clusters, zeroed in

@@ -1,13 +1,17 @@
 package fat
 
+import "fmt"
+
 // Crash order (see the package doc): a commit writes in phases with a
 // barrier (fio.Device.Barrier: a flush under --sync close and file)
 // between them, because a device with a volatile cache may persist the
 // writes issued since its last flush in any subset and order, torn at
 // sector boundaries.
 //
-//  1. phaseData: file data, the contents of new directory clusters, and
-//     the FAT of chains no entry on disk names yet (new files and
+//  1. phaseData: file data, the whole contents of directories made in
+//     this commit (their entries too: nothing reaches them until their
+//     own entry does, in phase 2), the zeroed clusters a directory grows
+//     by, and the FAT of chains no entry on disk names yet (new files and
 //     directories, the clusters a directory or file grows by).
 //  2. phaseEntries: directory entries (new, updated, deleted) and the FAT
 //     links that make an existing directory longer.
@@ -230,4 +234,50 @@ func (d *dir) fitRun(n int) int {
 		}
 		from = (pos/per + 1) * per // the next run that can fit starts in the next sector
 	}
+}
+
+// noteNewDir records a directory made since the last commit: until its
+// entry in its parent is durable nothing on disk reaches it, so Commit
+// writes all of it, the entries made in it included, in phaseData. Were
+// its entries written in phaseEntries like an existing directory's, a
+// torn write could leave its first sector as Mkdir wrote it (the end
+// marker right after "." and "..") with entries durable behind it.
+func (v *Volume) noteNewDir(d *dir) {
+	if v.newDirs == nil {
+		v.newDirs = map[Cluster]*dir{}
+	}
+	v.newDirs[d.first] = d
+}
+
+// writeNewDirs writes, after the data and before the first barrier, every
+// cluster of each directory made since the last commit that has changed
+// since Mkdir queued its first cluster, and lets the FAT links of its chain
+// go out in phaseData with it.
+func (v *Volume) writeNewDirs() error {
+	if len(v.newDirs) == 0 {
+		return nil
+	}
+	b := v.dev.NewBatch()
+	cs := v.layout.ClusterSize
+	for c, d := range v.newDirs {
+		delete(v.newDirs, c)
+		if v.dirs[c] != d {
+			continue // removed since
+		}
+		if _, dirty := v.dirtyDirs[c]; !dirty {
+			continue // as Mkdir and grow queued it with the data
+		}
+		for i, cl := range d.chain {
+			if err := b.Write(v.layout.ClusterOffset(cl), d.raw[int64(i)*cs:int64(i+1)*cs]); err != nil {
+				return fmt.Errorf("fat: writing new directories: %w", err)
+			}
+			delete(v.held, cl)
+		}
+		clear(d.dirty)
+		delete(v.dirtyDirs, c)
+	}
+	if err := b.Flush(); err != nil {
+		return fmt.Errorf("fat: writing new directories: %w", err)
+	}
+	return nil
 }

@@ -218,6 +218,10 @@ func (p *plan) syncFSInfo() {
 func (p *plan) writeBoot() error {
 	v, l := p.v, p.v.layout
 	changed := p.restoreBoot
+	if p.bootSig && v.boot.BootSig != ExtBootSig {
+		v.boot.BootSig = ExtBootSig
+		changed = true
+	}
 	if p.bootLabel != nil && *p.bootLabel != v.boot.VolumeLabel {
 		v.boot.VolumeLabel = *p.bootLabel
 		changed = true
@@ -241,9 +245,11 @@ func (p *plan) writeBoot() error {
 	}
 	// The backup before the primary: a crash in between leaves a backup
 	// that differs, never a primary that names a backup not yet written.
+	// The backup gets every byte of the primary (EncodeOver keeps those
+	// BootSector does not model), with the dirty bit clear.
 	if l.Type == FAT32 && l.BackupBootOffset != 0 && (changed || p.backupBoot) {
-		v.boot.Encode(v.raw)
-		if _, err := v.dev.WriteAt(withoutDirty(v.raw), l.BackupBootOffset); err != nil {
+		v.boot.EncodeOver(v.raw)
+		if _, err := v.dev.WriteAt(bootBytes(v.raw), l.BackupBootOffset); err != nil {
 			return fmt.Errorf("fat: writing the backup boot sector at byte %d: %w", l.BackupBootOffset, err)
 		}
 	}

@@ -33,6 +33,7 @@ type plan struct {
 	// Volume-wide fixes, written after the directories.
 	restoreBoot bool      // copy the backup boot sector over the unusable primary
 	bootLabel   *[11]byte // new label for the boot sector
+	bootSig     bool      // set the extended boot signature (0x29), which makes the label field valid
 	backupBoot  bool      // copy the primary boot sector over the backup
 	newBackup   uint16    // make a backup boot sector in this sector (FAT32)
 	newFSInfo   uint16    // make an FSINFO sector in this sector (FAT32)
@@ -72,7 +73,7 @@ func (p *plan) restart(tb Table) *plan {
 	p.free()
 	q := newPlan(p.v, p.opts)
 	q.base, q.tb = tb, tb
-	q.restoreBoot, q.bootLabel, q.backupBoot = p.restoreBoot, p.bootLabel, p.backupBoot
+	q.restoreBoot, q.bootLabel, q.backupBoot, q.bootSig = p.restoreBoot, p.bootLabel, p.backupBoot, p.bootSig
 	q.newBackup, q.newFSInfo = p.newBackup, p.newFSInfo
 	q.steps = append(q.steps, p.steps[:p.volume]...)
 	q.volume = p.volume

@@ -45,9 +45,15 @@ type SDLayout struct {
 // specification formats as exFAT.
 var ErrSDTooLarge = fmt.Errorf("%w: the SD specification formats cards over 32 GiB as exFAT, which ftools does not write; give --fat 32 to make FAT32 with the 32 GiB layout anyway", ErrInvalidParams)
 
-// SDBoundaryUnit is the BU the SD table gives a card of totalBytes (0 when
-// it is over 32 GiB and FAT32 was not asked for).
+// SDBoundaryUnit is the BU fmkfs --sd lays a card of totalBytes out with:
+// PlanSD's (a row that cannot hold the card's clusters gives way to the
+// next, so a card of exactly 64 MiB gets the FAT16 row's 32 KiB BU); over
+// 32 GiB, the FAT32 layout's 4 MiB; for a card too small for any layout,
+// its row's BU in the table.
 func SDBoundaryUnit(totalBytes int64) int64 {
+	if l, err := PlanSD(totalBytes/sdSector, totalBytes > sdRows[len(sdRows)-1].maxBytes); err == nil {
+		return l.BU
+	}
 	for _, r := range sdRows {
 		if totalBytes <= r.maxBytes {
 			return r.bu

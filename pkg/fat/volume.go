@@ -45,6 +45,7 @@ type Volume struct {
 	inUse       freeInUse            // clusters marked free that something uses (inuse.go)
 	held        map[Cluster]heldLink // FAT entries whose new value waits for a later phase (order.go)
 	deferred    []deferredChange     // directory changes that wait for a later phase
+	newDirs     map[Cluster]*dir     // directories made since the last commit, written whole with the data (order.go)
 	labelDirty  bool                 // the boot sectors' label changed: written after the entries
 	release     func()               // gives the FAT's memory back (Close)
 
@@ -98,6 +99,11 @@ func openFrom(dev *fio.Device, bs *BootSector, raw []byte) (*Volume, error) {
 	l, err := bs.Layout()
 	if err != nil {
 		return nil, err
+	}
+	if dev.Writable() {
+		if err := bs.unsupportedFATs(); err != nil {
+			return nil, err
+		}
 	}
 	if int64(len(raw)) < l.SectorSize {
 		return nil, fmt.Errorf("fat: boot sector of %d bytes is shorter than its sector size %d", len(raw), l.SectorSize)
@@ -376,6 +382,9 @@ func (v *Volume) Commit() error {
 		return err
 	}
 	if err := v.flushData(); err != nil {
+		return err
+	}
+	if err := v.writeNewDirs(); err != nil {
 		return err
 	}
 	if err := v.writeFAT(phaseData); err != nil {

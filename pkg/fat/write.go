@@ -323,6 +323,7 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 	d.shorts.Add(DotDotName)
 	d.recs = []*Record{{Name: ".", Short: DotName, Entry: dot, Slot: 0, Slots: 1}, {Name: "..", Short: DotDotName, Entry: dotdot, Slot: 1, Slots: 1}}
 	v.dirs[c] = d
+	v.noteNewDir(d)
 	return nil
 }
 

@@ -17,7 +17,7 @@ type Options struct {
 	Buffered   bool       // force buffered I/O (no O_DIRECT)
 	Sync       SyncPolicy // when to flush
 	IOSize     int        // largest request; 0 means DefaultIOSize; a multiple of the alignment
-	Force      bool       // allow writing a whole disk that holds a partition table, or at an offset where no partition starts
+	Force      bool       // allow writing a whole disk or image file that holds a partition table, or at an offset where no partition starts
 	MountsFile string     // default "/proc/self/mounts"; tests inject a fake one
 	Wait       bool       // wait for another process's lock on the image instead of failing
 	NoLock     bool       // take no flock (for callers that hold one already)
@@ -25,6 +25,31 @@ type Options struct {
 	// Cancel, with Wait: closing it ends the wait for another process's
 	// lock with ErrCanceled (nil: wait for good).
 	Cancel <-chan struct{}
+}
+
+// ErrReadOnlyMedium is what a ReadOnlyError wraps: the device or image
+// cannot be written at all.
+var ErrReadOnlyMedium = errors.New("io: read-only")
+
+// ReadOnlyError refuses to open for writing a device or image that cannot
+// be written: a read-only block device (a write-protected card, a loop
+// device made with losetup -r) or an image on a read-only file system.
+type ReadOnlyError struct {
+	Path string
+	Why  string
+	Err  error // the system's error, if any
+}
+
+func (e *ReadOnlyError) Error() string {
+	return fmt.Sprintf("io: %s: cannot write: %s", e.Path, e.Why)
+}
+
+// Unwrap gives ErrReadOnlyMedium and the system's error.
+func (e *ReadOnlyError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrReadOnlyMedium}
+	}
+	return []error{ErrReadOnlyMedium, e.Err}
 }
 
 // maxIOSize bounds Options.IOSize (each pooled buffer has this size).
@@ -40,8 +65,8 @@ const maxIOSize = 1 << 30
 // O_DIRECT is used unless o.Buffered; its alignment comes from statx
 // (STATX_DIOALIGN) for files and BLKSSZGET for block devices. Writing a
 // block device is refused while it or one of its partitions is mounted, and
-// writing a whole disk that holds a partition table is refused unless
-// o.Force.
+// writing a whole disk (a block device or an image file) that holds a
+// partition table with partitions is refused unless o.Force.
 func Open(path string, o Options) (*Device, error) {
 	if o.Offset < 0 || o.Partition < 0 || o.IOSize < 0 || o.IOSize > maxIOSize || o.Sync < SyncNone || o.Sync > SyncAlways {
 		return nil, fmt.Errorf("io: open %s: bad options (offset %d, partition %d, io size %d, sync %d)",
@@ -125,8 +150,19 @@ func openFile(path string, o Options, block bool) (*Device, error) {
 	if err == unix.EBUSY && block {
 		return nil, fmt.Errorf("io: %s: device busy (mounted, or in use by another program): %w", path, ErrMounted)
 	}
+	if err == unix.EROFS && o.Write {
+		return nil, &ReadOnlyError{Path: path, Why: "it lies on a read-only file system", Err: &os.PathError{Op: "open", Path: path, Err: err}}
+	}
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	if block && o.Write {
+		// A write-protected card or losetup -r: the open succeeds and
+		// every write fails with EPERM, far from the reason.
+		if ro, err := unix.IoctlGetInt(fd, unix.BLKROGET); err == nil && ro != 0 {
+			unix.Close(fd)
+			return nil, &ReadOnlyError{Path: path, Why: "the device is read-only (write-protected)"}
+		}
 	}
 	if direct {
 		flags |= unix.O_DIRECT
@@ -214,14 +250,24 @@ func (d *Device) setup(o Options, rdev uint64) error {
 			return err
 		}
 		d.size = end
-	} else if d.blockDev && o.Write && !o.Force {
+	} else if o.Write && !o.Force {
+		// An image file that holds a table is a disk too: writing it
+		// whole would lose the table and every partition's data.
 		t, err := d.readTable()
 		if err != nil && !errors.Is(err, ErrNoPartition) {
 			return err
 		}
 		if err == nil && len(t.Partitions) > 0 {
-			return &PlaceError{Err: ErrPartitioned, Msg: fmt.Sprintf("io: %s: refusing to write the whole disk, which holds an %s table (%s)",
-				d.path, strings.ToUpper(t.Kind), listPartitions(t))}
+			what := "disk"
+			if !d.blockDev {
+				what = "image"
+			}
+			pe := &PlaceError{Err: ErrPartitioned, Msg: fmt.Sprintf("io: %s: refusing to write the whole %s, which holds an %s table (%s)",
+				d.path, what, strings.ToUpper(t.Kind), listPartitions(t))}
+			if len(t.Partitions) == 1 {
+				pe.Partition = t.Partitions[0].Index // the one to suggest
+			}
+			return pe
 		}
 	}
 	if o.Offset > d.size {

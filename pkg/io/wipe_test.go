@@ -3,6 +3,7 @@ package io
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -91,7 +92,11 @@ func TestWipeSignatures(t *testing.T) {
 // sector size; writing a GPT rewrites sector 0 whole.
 func TestWriteTableRemovesOtherKind(t *testing.T) {
 	img := partitionedImage(t, "label: gpt\nstart=4096, size=4096\n")
-	d, err := Open(img, Options{Write: true, Buffered: true})
+	// A partitioned image is written whole only with Force.
+	if _, err := Open(img, Options{Write: true, Buffered: true}); !errors.Is(err, ErrPartitioned) {
+		t.Fatalf("writing a partitioned image whole: %v, want ErrPartitioned", err)
+	}
+	d, err := Open(img, Options{Write: true, Buffered: true, Force: true})
 	must(t, err)
 	must(t, WritePartitionTable(d, TableSpec{Kind: "mbr", Start: 1 << 20, Size: 2 << 20, MBRType: 0x0c, DiskID: 0x12345678}))
 	must(t, d.Close())
@@ -108,7 +113,7 @@ func TestWriteTableRemovesOtherKind(t *testing.T) {
 	if pt.Kind != "mbr" || pt.DiskID != "12345678" || len(pt.Partitions) != 1 {
 		t.Fatalf("after the MBR: %+v", pt)
 	}
-	d, err = Open(img, Options{Write: true, Buffered: true})
+	d, err = Open(img, Options{Write: true, Buffered: true, Force: true})
 	must(t, err)
 	must(t, WritePartitionTable(d, TableSpec{Kind: "gpt", Start: 1 << 20, Size: 2 << 20, ESP: true}))
 	must(t, d.Close())

@@ -38,6 +38,12 @@ func (h hostSide) stat(p string, top bool) (entry, error) {
 		if err != nil {
 			return danglingEntry(p, lfi), nil
 		}
+		if top && fi.Mode()&(fs.ModeNamedPipe|fs.ModeCharDevice) != 0 {
+			// Named on the command line (a FIFO, <(command), /dev/zero):
+			// its contents are the file, as cp and mcopy read them.
+			// Inside a tree such things are skipped (classify).
+			return entry{name: filepath.Base(p), kind: kindFile, size: -1, mtime: fi.ModTime(), stream: true}, nil
+		}
 		return h.classify(filepath.Base(p), fi, false), nil
 	}
 	return h.linkEntry(p, lfi), nil
@@ -100,7 +106,7 @@ func (hostSide) classify(name string, fi fs.FileInfo, viaLink bool) entry {
 	case fi.Mode().IsRegular():
 		e.kind = kindFile
 	default:
-		e.kind, e.why = kindSkip, "is not a regular file or directory"
+		e.kind, e.why = kindSkip, "is not a regular file or directory (name a FIFO or device on the command line to copy what it gives)"
 		if viaLink {
 			e.why = "is a symbolic link to something that is not a regular file or directory"
 		}

@@ -35,6 +35,7 @@ type item struct {
 	parent int    // the item that makes the directory this one goes in (-1: none)
 	ahead  int    // the file's place in its volume's read-ahead (-1: none)
 	stdin  bool
+	stream bool // a FIFO or character device: read to its end, size unknown
 	stdout bool
 }
 
@@ -87,6 +88,7 @@ func NewPlan(srcs []cmdutil.Operand, dst cmdutil.Operand, vols map[string]*fat.V
 		return nil, err
 	}
 	p.checkOverlap()
+	p.checkRoom()
 	return p, nil
 }
 
@@ -361,9 +363,9 @@ func loopOf(up []ancestor, id fileID) (ancestor, bool) {
 }
 
 func (p *Plan) addFile(src, dst end, e entry, ex existing, parent int) {
-	p.items = append(p.items, item{kind: itemFile, src: src, dst: dst, size: e.size, mtime: e.mtime,
-		exists: ex.exists, over: ex.first, parent: parent, ahead: -1})
-	p.bytes += e.size
+	p.items = append(p.items, item{kind: itemFile, src: src, dst: dst, size: max(e.size, 0), mtime: e.mtime,
+		exists: ex.exists, over: ex.first, parent: parent, ahead: -1, stream: e.stream})
+	p.bytes += max(e.size, 0)
 	p.noteSource(src.side, e)
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"ftools/cmd/internal/cmdutil"
 	"ftools/pkg/fat"
@@ -15,27 +16,23 @@ var ErrInterrupted = errors.New("interrupted")
 
 // runner carries a plan out.
 type runner struct {
-	p      *Plan
-	o      Options
-	res    *Result
-	buf    []byte                    // chunks of host sources
-	tbuf   []byte                    // text conversion
-	ra     map[string]*fat.ReadAhead // by volume side
-	failed map[int]bool              // directories not made: nothing goes in them
+	p    *Plan
+	o    Options
+	res  *Result
+	buf  []byte                    // chunks of host sources
+	tbuf []byte                    // text conversion
+	ra   map[string]*fat.ReadAhead // by volume side
+	// failed holds the directories not made, each with the one whose
+	// failure left it out (itself, or a directory that holds it): nothing
+	// goes in them, and everything planned there is named.
+	failed map[int]string
 }
-
-// fatalError stops the whole copy (a full volume): every later file would
-// fail the same way.
-type fatalError struct{ err error }
-
-func (e *fatalError) Error() string { return e.err.Error() }
-func (e *fatalError) Unwrap() error { return e.err }
 
 // Run carries the plan out and returns what it did. Volumes are left for
 // the caller to commit: after a stop (ErrInterrupted), every file copied
 // before it is complete and the file being copied was dropped.
 func (p *Plan) Run() *Result {
-	x := &runner{p: p, o: p.o, res: &p.res, failed: map[int]bool{}, ra: map[string]*fat.ReadAhead{}}
+	x := &runner{p: p, o: p.o, res: &p.res, failed: map[int]string{}, ra: map[string]*fat.ReadAhead{}}
 	x.startReadAhead()
 	err := x.run()
 	for _, ra := range x.ra {
@@ -86,29 +83,17 @@ func (x *runner) run() error {
 			return ErrInterrupted
 		}
 		it := &x.p.items[i]
-		if it.parent >= 0 && x.failed[it.parent] {
-			x.failed[i] = true
-			continue
-		}
 		problems := len(x.res.Failed) + len(x.res.Skipped)
-		var err error
-		switch it.kind {
-		case itemMkdirAll:
-			if err = it.dst.side.mkdirAll(it.dst.path); err != nil {
-				x.res.Failed = append(x.res.Failed, problemOf(it.dst.show, err))
-				return fmt.Errorf("cannot create directory %s: %s", quote(it.dst.show), errText(err))
+		if d, ok := x.failed[it.parent]; ok && it.parent >= 0 {
+			x.failed[i] = d
+			if it.kind == itemFile || it.kind == itemMkdir {
+				x.p.problemLine(true, it.src.show, "directory "+quote(d)+" was not created",
+					fmt.Sprintf("cannot copy %s: directory %s was not created", quote(it.src.show), quote(d)))
 			}
-		case itemMkdir:
-			err = x.mkdir(i, it)
-		case itemFile:
-			err = x.copyFile(it)
-		case itemDirDone:
-			if ferr := it.dst.side.finishDir(it.dst.path, it.mtime); ferr != nil {
-				x.p.problem(true, it.dst.show, "cannot set its time: "+errText(ferr))
+		} else {
+			if err := x.step(i, it); err != nil {
+				return err
 			}
-		}
-		if err != nil {
-			return err
 		}
 		if x.o.StopOnError && len(x.res.Failed)+len(x.res.Skipped) > problems {
 			return ErrStopped
@@ -117,39 +102,43 @@ func (x *runner) run() error {
 	return nil
 }
 
-func (x *runner) mkdir(i int, it *item) error {
+// step carries out one item; an error returned stops the whole copy.
+func (x *runner) step(i int, it *item) error {
+	var err error
+	switch it.kind {
+	case itemMkdirAll:
+		if err = it.dst.side.mkdirAll(it.dst.path); err != nil {
+			x.res.Failed = append(x.res.Failed, problemOf(it.dst.show, err))
+			return fmt.Errorf("cannot create directory %s: %s; nothing was copied", quote(it.dst.show), errText(err))
+		}
+	case itemMkdir:
+		x.mkdir(i, it)
+	case itemFile:
+		err = x.copyFile(it)
+	case itemDirDone:
+		if ferr := it.dst.side.finishDir(it.dst.path, it.mtime); ferr != nil {
+			x.p.problem(true, it.dst.show, "cannot set its time: "+errText(ferr))
+		}
+	}
+	return err
+}
+
+// mkdir makes a directory; when it cannot, everything planned inside it
+// is named as not copied (run).
+func (x *runner) mkdir(i int, it *item) {
 	if it.exists {
-		return nil
+		return
 	}
 	if err := it.dst.side.mkdir(it.dst.path, it.mtime); err != nil {
-		x.failed[i] = true
-		if fe := fatal(err, it.dst.show); fe != nil {
-			x.res.Failed = append(x.res.Failed, problemOf(it.src.show, err))
-			return fe
-		}
+		x.failed[i] = it.dst.show
 		x.p.problemLine(true, it.src.show, "cannot create "+quote(it.dst.show)+": "+errText(err),
-			fmt.Sprintf("cannot create directory %s: %s; nothing inside %s was copied", quote(it.dst.show), errText(err), quote(it.src.show)))
-		return nil
+			fmt.Sprintf("cannot create directory %s: %s", quote(it.dst.show), errText(err)))
+		return
 	}
 	x.res.Dirs++
 	if x.o.Verbose != nil {
 		x.o.Verbose(it.src.show, it.dst.show)
 	}
-	return nil
-}
-
-// fatal says whether err stops every later file: the volume or its
-// directory is full. The message names dst, the file or directory that
-// did not fit.
-func fatal(err error, dst string) error {
-	var ns *fat.NoSpaceError
-	if errors.As(err, &ns) {
-		return &fatalError{fmt.Errorf("%s: %w", quote(dst), ns)}
-	}
-	if errors.Is(err, fat.ErrNoSpace) || errors.Is(err, fat.ErrDirFull) {
-		return &fatalError{fmt.Errorf("%s: %s", quote(dst), errText(err))}
-	}
-	return nil
 }
 
 func problemOf(path string, err error) cmdutil.Problem {
@@ -161,7 +150,9 @@ type chunker interface {
 	Chunk() ([]byte, error)
 }
 
-// copyFile copies one file; an error returned stops the whole copy.
+// copyFile copies one file; an error returned stops the whole copy. A file
+// that does not fit (a full volume or directory) is named and the copy goes
+// on: a later, smaller file or shorter name may still fit, as in mcopy.
 func (x *runner) copyFile(it *item) error {
 	src, done, err := x.openSource(it)
 	if err != nil {
@@ -176,14 +167,15 @@ func (x *runner) copyFile(it *item) error {
 	if !it.stdout {
 		hint := max(it.size, 0)
 		if w, err = it.dst.side.create(it.dst.path, hint, it.mtime); err != nil {
-			return x.fileError(it, fmt.Sprintf("cannot create %s", quote(it.dst.show)), err)
+			x.fileError(it, fmt.Sprintf("cannot copy %s to %s", quote(it.src.show), quote(it.dst.show)), err)
+			return nil
 		}
 	}
 	if x.o.Verbose != nil {
 		x.o.Verbose(it.src.show, it.dst.show)
 	}
 	n, err := x.pump(w, src, x.textMode(it))
-	if err == nil && !it.stdin && !x.o.Text && n != it.size {
+	if err == nil && !it.stdin && !it.stream && !x.o.Text && n != it.size {
 		err = fmt.Errorf("it changed size while being copied (%d bytes, now %d)", it.size, n)
 	}
 	if err != nil {
@@ -191,24 +183,21 @@ func (x *runner) copyFile(it *item) error {
 		if errors.Is(err, ErrInterrupted) {
 			return err
 		}
-		return x.fileError(it, fmt.Sprintf("copying %s to %s", quote(it.src.show), quote(it.dst.show)), err)
+		x.fileError(it, fmt.Sprintf("copying %s to %s", quote(it.src.show), quote(it.dst.show)), err)
+		return nil
 	}
 	if err := w.Close(); err != nil {
-		return x.fileError(it, quote(it.dst.show), err)
+		x.fileError(it, fmt.Sprintf("cannot copy %s to %s", quote(it.src.show), quote(it.dst.show)), err)
+		return nil
 	}
 	x.res.Files++
 	x.res.Bytes += n
 	return nil
 }
 
-// fileError records a file that failed; a full volume stops the copy.
-func (x *runner) fileError(it *item, what string, err error) error {
-	if fe := fatal(err, it.dst.show); fe != nil {
-		x.res.Failed = append(x.res.Failed, problemOf(it.src.show, err))
-		return fe
-	}
+// fileError names a file that was not copied, with the reason.
+func (x *runner) fileError(it *item, what string, err error) {
 	x.p.problemLine(true, it.src.show, errText(err), what+": "+errText(err))
-	return nil
 }
 
 // openSource returns the chunks of an item's source and what to call when
@@ -216,6 +205,12 @@ func (x *runner) fileError(it *item, what string, err error) error {
 func (x *runner) openSource(it *item) (chunker, func(), error) {
 	if it.stdin {
 		return newAsyncChunker(x.o.Stdin, x.o.IOSize, x.o.Stop), func() {}, nil
+	}
+	if it.stream {
+		// Opened and read by the chunker's goroutine: opening a FIFO
+		// blocks until a writer comes, and a stop must not wait for it.
+		lf := &lazyFile{path: it.src.path}
+		return newAsyncChunker(lf, x.o.IOSize, x.o.Stop), lf.close, nil
 	}
 	if vs, ok := it.src.side.(volSide); ok {
 		f, err := x.ra[vs.id()].File(it.ahead)
@@ -271,7 +266,7 @@ func (x *runner) textMode(it *item) func(b []byte, last bool) []byte {
 	_, fromVol := it.src.side.(volSide)
 	_, toVol := it.dst.side.(volSide)
 	switch {
-	case it.stdin || (!fromVol && toVol):
+	case it.stdin || it.stream || (!fromVol && toVol):
 		return func(b []byte, _ bool) []byte { x.tbuf = toDOS(x.tbuf[:0], b); return x.tbuf }
 	case fromVol && !toVol:
 		var f fromDOS
@@ -402,6 +397,39 @@ func (c *asyncChunker) Chunk() ([]byte, error) {
 		return r.b, nil
 	case <-c.stop:
 		return nil, ErrInterrupted
+	}
+}
+
+// lazyFile opens a host file at its first read.
+type lazyFile struct {
+	path string
+	mu   sync.Mutex
+	f    *os.File
+}
+
+func (l *lazyFile) Read(p []byte) (int, error) {
+	l.mu.Lock()
+	f := l.f
+	l.mu.Unlock()
+	if f == nil {
+		var err error
+		if f, err = os.Open(l.path); err != nil {
+			return 0, err
+		}
+		l.mu.Lock()
+		l.f = f
+		l.mu.Unlock()
+	}
+	return f.Read(p)
+}
+
+// close closes the file if it was opened (a read still blocked in it
+// returns).
+func (l *lazyFile) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f != nil {
+		l.f.Close()
 	}
 }
 

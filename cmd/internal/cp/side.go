@@ -24,6 +24,9 @@ type entry struct {
 	why   string // kindSkip: the reason
 	fail  bool   // kindSkip that is an error (a dangling link), not a choice
 	first uint32 // volume files: the first cluster (0: none)
+	// stream: a FIFO or character device named as an operand, read to its
+	// end as standard input is (size -1: unknown until then).
+	stream bool
 }
 
 // fileID identifies a directory: device and inode on the host, first

@@ -1,0 +1,246 @@
+package cp
+
+import (
+	"fmt"
+	"path"
+	"unicode/utf16"
+
+	"ftools/pkg/fat"
+)
+
+// The plan checks, before anything is written, that the volume it copies
+// into has room for each file and directory: clusters for the data, and
+// slots in the destination directory (the FAT12/16 root holds a fixed
+// number; any other directory at most fat.MaxDirEntries). What does not
+// fit is named and left out of the plan, in plan order, so the rest is
+// copied as mcopy would copy it. The estimate never asks for more than the
+// volume will really take (deleted slots are counted free, a directory
+// grows by just what it needs), so nothing that would fit is refused; what
+// turns out not to fit while writing (a directory whose free slots are
+// scattered, a directory grown by more) is named then by Run.
+
+// roomPlan is what the destination volume has left as the plan uses it up.
+type roomPlan struct {
+	vs    volSide
+	cs    int64 // cluster size
+	free  int64 // clusters
+	dirs  map[string]*dirRoom
+	names *fat.ShortNameSet // scratch, for MakeShortName
+}
+
+// dirRoom is one destination directory's slots.
+type dirRoom struct {
+	used  int64 // slots taken: live records, the label, "." and ".."
+	alloc int64 // slots its clusters hold (the fixed root: all it can hold)
+	fixed string
+}
+
+// checkRoom drops from the plan, naming each, the items the destination
+// volume has no room for.
+func (p *Plan) checkRoom() {
+	var r *roomPlan
+	for i := range p.items {
+		it := &p.items[i]
+		vs, ok := it.dst.side.(volSide)
+		if !ok || it.stdout || it.kind == itemNone {
+			continue
+		}
+		if r == nil {
+			r = newRoomPlan(vs)
+		}
+		var why string
+		switch it.kind {
+		case itemMkdirAll:
+			why = r.mkdirAll(it.dst.path)
+		case itemMkdir:
+			if !it.exists {
+				why = r.add(it.dst.path, 1, true)
+			}
+		case itemFile:
+			clusters := (max(it.size, 0) + r.cs - 1) / r.cs
+			if it.exists {
+				// The replaced file's clusters are freed only when the
+				// copy commits: the new data needs room of its own.
+				why = r.take(clusters)
+			} else {
+				why = r.add(it.dst.path, clusters, false)
+			}
+		}
+		if why == "" {
+			continue
+		}
+		p.dropNoRoom(i, why)
+		if p.halted {
+			for j := i + 1; j < len(p.items); j++ {
+				p.dropItem(j)
+			}
+			return
+		}
+	}
+}
+
+// dropNoRoom names item i (and, for a directory, everything planned inside
+// it) as not copied for want of room, and takes it out of the plan.
+func (p *Plan) dropNoRoom(i int, why string) {
+	it := &p.items[i]
+	switch it.kind {
+	case itemMkdirAll:
+		// Nothing can be copied: every item goes into DEST.
+		for j := range p.items {
+			if j != i && p.items[j].kind == itemFile {
+				p.problemLine(true, p.items[j].src.show, why, fmt.Sprintf("cannot copy %s: cannot create directory %s: %s", quote(p.items[j].src.show), quote(it.dst.show), why))
+			}
+			p.dropItem(j)
+		}
+	case itemMkdir:
+		p.problemLine(true, it.src.show, why, fmt.Sprintf("cannot create directory %s: %s", quote(it.dst.show), why))
+		end := p.dirEnd(i)
+		for j := i + 1; j < end; j++ {
+			if k := p.items[j].kind; k == itemFile || k == itemMkdir {
+				p.problemLine(true, p.items[j].src.show, "directory "+quote(it.dst.show)+" was not created: "+why,
+					fmt.Sprintf("cannot copy %s: directory %s was not created", quote(p.items[j].src.show), quote(it.dst.show)))
+			}
+			p.dropItem(j)
+		}
+		p.dropItem(i)
+	default:
+		p.problemLine(true, it.src.show, why, fmt.Sprintf("cannot copy %s to %s: %s", quote(it.src.show), quote(it.dst.show), why))
+		p.dropItem(i)
+	}
+}
+
+// dirEnd is the index after the last item inside the directory item i
+// makes (its itemDirDone, which the walk adds after everything in it).
+func (p *Plan) dirEnd(i int) int {
+	for j := i + 1; j < len(p.items); j++ {
+		if p.items[j].kind == itemDirDone && p.items[j].parent == i {
+			return j + 1
+		}
+	}
+	return len(p.items)
+}
+
+func (p *Plan) dropItem(j int) {
+	if p.items[j].kind == itemFile {
+		p.bytes -= p.items[j].size
+	}
+	p.items[j].kind = itemNone
+}
+
+func newRoomPlan(vs volSide) *roomPlan {
+	l := vs.vol.Layout()
+	return &roomPlan{vs: vs, cs: l.ClusterSize, free: int64(vs.vol.FreeClusters()), dirs: map[string]*dirRoom{}, names: fat.NewShortNameSet()}
+}
+
+// take uses n clusters, or says why the volume cannot give them.
+func (r *roomPlan) take(n int64) string {
+	if n > r.free {
+		return errText(&fat.NoSpaceError{Need: n * r.cs, Free: r.free * r.cs})
+	}
+	r.free -= n
+	return ""
+}
+
+// add stores a new member at p, a file of clusters clusters or (isDir) a
+// directory of one, or says why it does not fit.
+func (r *roomPlan) add(p string, clusters int64, isDir bool) string {
+	d := r.dir(path.Dir(p))
+	n := r.slots(path.Base(p))
+	perCluster := r.cs / fat.DirEntrySize
+	var grow int64
+	switch {
+	case d.fixed != "" && d.used+n > d.alloc:
+		return d.fixed
+	case d.used+n > fat.MaxDirEntries:
+		return fmt.Sprintf("directory is full: a FAT directory holds at most %d entries", fat.MaxDirEntries)
+	case d.used+n > d.alloc:
+		grow = (d.used + n - d.alloc + perCluster - 1) / perCluster
+	}
+	if why := r.take(clusters + grow); why != "" {
+		return why
+	}
+	d.used += n
+	d.alloc += grow * perCluster
+	if isDir {
+		r.dirs[fat.FoldName(p)] = &dirRoom{used: 2, alloc: perCluster}
+	}
+	return ""
+}
+
+// mkdirAll makes the missing directories of p.
+func (r *roomPlan) mkdirAll(p string) string {
+	if p == "." || p == "/" || p == "" {
+		return ""
+	}
+	if ex, err := r.vs.lookup(p); err == nil && ex.exists {
+		return ""
+	}
+	if why := r.mkdirAll(path.Dir(p)); why != "" {
+		return why
+	}
+	return r.add(p, 1, true)
+}
+
+// slots is how many directory slots a new member named name takes: its
+// short entry and, when the name is not a plain 8.3 name, its long name.
+func (r *roomPlan) slots(name string) int64 {
+	info, err := fat.MakeShortName(name, r.names)
+	if err != nil || !info.NeedLong {
+		return 1
+	}
+	units := int64(len(utf16.Encode([]rune(name))))
+	return 1 + (units+12)/13
+}
+
+// dir is what the plan knows of directory p: what the volume holds there,
+// read once, then what the plan has added.
+func (r *roomPlan) dir(p string) *dirRoom {
+	key := fat.FoldName(path.Clean(p))
+	if d := r.dirs[key]; d != nil {
+		return d
+	}
+	d := &dirRoom{}
+	r.dirs[key] = d
+	v := r.vs.vol
+	l := v.Layout()
+	perCluster := l.ClusterSize / fat.DirEntrySize
+	var first fat.Cluster
+	if fi, err := v.Stat(p); err == nil {
+		if rec, ok := fi.Sys().(*fat.Record); ok && rec != nil {
+			first = rec.Entry.Cluster
+		}
+	}
+	switch {
+	case first == 0 && l.Type != fat.FAT32:
+		d.alloc = l.RootDirSize / fat.DirEntrySize
+		d.fixed = fmt.Sprintf("directory is full: the %s root directory holds at most %d entries", l.Type, d.alloc)
+	case first == 0:
+		first = l.RootCluster
+		fallthrough
+	default:
+		if chain, err := fat.Chain(v.Table(), first); err == nil {
+			d.alloc = int64(len(chain)) * perCluster
+		}
+	}
+	if first != 0 && first != l.RootCluster {
+		d.used = 2 // "." and ".."
+	}
+	if first == 0 || first == l.RootCluster {
+		if _, ok, err := v.RootLabel(); err == nil && ok {
+			d.used++
+		}
+	}
+	if ents, err := v.ReadDir(p); err == nil {
+		for _, e := range ents {
+			if fi, err := e.Info(); err == nil {
+				if rec, ok := fi.Sys().(*fat.Record); ok && rec != nil {
+					d.used += int64(rec.Slots)
+				}
+			}
+		}
+	}
+	if d.alloc < d.used {
+		d.alloc = d.used
+	}
+	return d
+}

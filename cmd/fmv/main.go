@@ -13,7 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"ftools/cmd/internal/cmdutil"
-	"ftools/pkg/fat"
+	"ftools/pkg/vol"
 )
 
 func main() { cmdutil.Main(run) }
@@ -121,7 +121,7 @@ func move(c *cli.Context, stdout, stderr io.Writer) error {
 // moveOne renames s to dst, or into dst (described by dfi, nil if it does
 // not exist) under its own name when dst is a directory (always, for many
 // sources).
-func moveOne(v *fat.Volume, s, dst cmdutil.Operand, dfi fs.FileInfo, many bool) (string, error) {
+func moveOne(v vol.Volume, s, dst cmdutil.Operand, dfi fs.FileInfo, many bool) (string, error) {
 	fail := func(to string, err error) error {
 		return fmt.Errorf("cannot move %s to %s: %s", cmdutil.Quote(s.Show(s.Path)), cmdutil.Quote(dst.Show(to)), cmdutil.ErrText(err))
 	}

@@ -13,6 +13,7 @@ import (
 
 	"ftools/cmd/internal/cmdutil"
 	"ftools/pkg/fat"
+	"ftools/pkg/vol"
 )
 
 // Exit statuses, as fsck's.
@@ -134,6 +135,11 @@ func verify(c *cli.Context, spec string, m mode, compares []comparison, stdout, 
 		return fail(err)
 	}
 	defer dev.Close()
+	if ex, err := vol.IsExFAT(dev); err != nil {
+		return fail(fmt.Errorf("%s: %w", spec, err))
+	} else if ex {
+		return verifyExFAT(c, spec, m, compares, dev, stdout, stderr)
+	}
 	v, bootErr, err := fat.OpenForCheck(dev)
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", spec, err))

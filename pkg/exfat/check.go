@@ -67,6 +67,11 @@ type CheckOptions struct {
 	// MaxProblems stops listing problems after this many (the counts in
 	// the report stay exact); 0 means DefaultMaxProblems.
 	MaxProblems int
+	// Visit, if set, is called with the path of each file and directory
+	// as it is checked (fverify -l).
+	Visit func(path string)
+	// Progress, if set, is told of each stage of the check (fverify -v).
+	Progress func(stage string)
 }
 
 // Defaults for CheckOptions.
@@ -154,6 +159,12 @@ func Check(v *Volume, opts CheckOptions) (*Report, error) {
 	l := v.layout
 	rep := &Report{Clusters: l.Clusters, maxProblems: opts.MaxProblems}
 	rep.Warnings = append(rep.Warnings, v.warnings...)
+	progress := func(s string) {
+		if opts.Progress != nil {
+			opts.Progress(s)
+		}
+	}
+	progress("checking the boot regions and their checksums")
 	if err := checkBoot(v, rep); err != nil {
 		return nil, err
 	}
@@ -161,6 +172,7 @@ func Check(v *Volume, opts CheckOptions) (*Report, error) {
 		rep.dirty = true
 		rep.addf(KindDirty, "", 0, offVolumeFlags, "the VolumeDirty flag is set: the volume was not unmounted cleanly")
 	}
+	progress("checking the allocation bitmap, the up-case table and every directory and file")
 	t := newTreeCheck(v, rep, opts)
 	if err := t.run(); err != nil {
 		return nil, err

@@ -34,7 +34,26 @@ func (v *Volume) dirOf(parent *dir, r *Record) (*dir, error) {
 // nil record and a nil parent. op names the operation for errors.
 func (v *Volume) lookup(op, name string) (*dir, *Record, error) {
 	d, r, _, err := v.lookupPath(op, cleanPath(name))
+	if err == nil {
+		err = dirOnly(op, name, r)
+	}
 	return d, r, err
+}
+
+// namesDir reports whether name ends in a slash (or "/."), which says the
+// last element must be a directory: as for open(2), "file/" is not the
+// file but an error (as pkg/fat reads it).
+func namesDir(name string) bool {
+	name = strings.ReplaceAll(name, "\\", "/")
+	return strings.HasSuffix(name, "/") || strings.HasSuffix(name, "/.") || name == "."
+}
+
+// dirOnly is the error for a file named with a trailing slash.
+func dirOnly(op, name string, r *Record) error {
+	if r != nil && !r.IsDir() && namesDir(name) {
+		return &fs.PathError{Op: op, Path: "/" + cleanPath(name), Err: ErrNotDir}
+	}
+	return nil
 }
 
 // lookupPath is lookup that also marks the directories the path went

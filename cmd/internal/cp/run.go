@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"ftools/cmd/internal/cmdutil"
-	"ftools/pkg/fat"
+	"ftools/pkg/vol"
 )
 
 // ErrInterrupted ends a copy that was asked to stop (Options.Stop).
@@ -20,7 +20,7 @@ type runner struct {
 	res    *Result
 	buf    []byte                    // chunks of host sources
 	tbuf   []byte                    // text conversion
-	ra     map[string]*fat.ReadAhead // by volume side
+	ra     map[string]*vol.ReadAhead // by volume side
 	failed map[int]bool              // directories not made: nothing goes in them
 }
 
@@ -35,7 +35,7 @@ func (e *fatalError) Unwrap() error { return e.err }
 // the caller to commit: after a stop (ErrInterrupted), every file copied
 // before it is complete and the file being copied was dropped.
 func (p *Plan) Run() *Result {
-	x := &runner{p: p, o: p.o, res: &p.res, failed: map[int]bool{}, ra: map[string]*fat.ReadAhead{}}
+	x := &runner{p: p, o: p.o, res: &p.res, failed: map[int]bool{}, ra: map[string]*vol.ReadAhead{}}
 	x.startReadAhead()
 	err := x.run()
 	for _, ra := range x.ra {
@@ -54,7 +54,7 @@ func (p *Plan) Run() *Result {
 // plan copies from it, in plan order.
 func (x *runner) startReadAhead() {
 	names := map[string][]string{}
-	vols := map[string]*fat.Volume{}
+	vols := map[string]vol.Volume{}
 	for i := range x.p.items {
 		it := &x.p.items[i]
 		vs, ok := it.src.side.(volSide)
@@ -142,11 +142,10 @@ func (x *runner) mkdir(i int, it *item) error {
 // directory is full. The message names dst, the file or directory that
 // did not fit.
 func fatal(err error, dst string) error {
-	var ns *fat.NoSpaceError
-	if errors.As(err, &ns) {
+	if ns := vol.NoSpace(err); ns != nil {
 		return &fatalError{fmt.Errorf("%s: %w", quote(dst), ns)}
 	}
-	if errors.Is(err, fat.ErrNoSpace) || errors.Is(err, fat.ErrDirFull) {
+	if vol.IsFull(err) {
 		return &fatalError{fmt.Errorf("%s: %s", quote(dst), errText(err))}
 	}
 	return nil
@@ -156,7 +155,7 @@ func problemOf(path string, err error) cmdutil.Problem {
 	return cmdutil.Problem{Path: path, Reason: errText(err)}
 }
 
-// chunker gives a file's data in chunks (fat.AheadFile is one).
+// chunker gives a file's data in chunks (vol.ReadAhead's files are).
 type chunker interface {
 	Chunk() ([]byte, error)
 }

@@ -85,23 +85,23 @@ func catIs(t *testing.T, img, p string, want []byte) {
 }
 
 type exfatInfoJSON struct {
-	FATType       string  `json:"fat_type"`
-	ClusterSize   int64   `json:"cluster_size"`
-	Clusters      uint32  `json:"clusters"`
-	FreeClusters  uint32  `json:"free_clusters"`
-	PercentInUse  *uint8  `json:"percent_in_use"`
-	VolumeID      string  `json:"volume_id"`
-	Label         string  `json:"label"`
-	Dirty         bool    `json:"dirty"`
-	BitmapCluster uint32  `json:"bitmap_cluster"`
-	UpcaseCluster uint32  `json:"upcase_cluster"`
-	RootCluster   uint32  `json:"root_cluster"`
-	FATSectors    int64   `json:"fat_sectors"`
+	FATType       string `json:"fat_type"`
+	ClusterSize   int64  `json:"cluster_size"`
+	Clusters      uint32 `json:"clusters"`
+	FreeClusters  uint32 `json:"free_clusters"`
+	PercentInUse  *uint8 `json:"percent_in_use"`
+	VolumeID      string `json:"volume_id"`
+	Label         string `json:"label"`
+	Dirty         bool   `json:"dirty"`
+	BitmapCluster uint32 `json:"bitmap_cluster"`
+	UpcaseCluster uint32 `json:"upcase_cluster"`
+	RootCluster   uint32 `json:"root_cluster"`
+	FATSectors    int64  `json:"fat_sectors"`
 	Regions       []struct {
 		Name   string `json:"name"`
 		Offset int64  `json:"offset"`
 	} `json:"regions"`
-	Alignment     struct {
+	Alignment struct {
 		BU               int64 `json:"sd_bu"`
 		PartitionAligned bool  `json:"partition_bu_aligned"`
 		DataAligned      bool  `json:"data_bu_aligned"`

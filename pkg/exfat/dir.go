@@ -186,8 +186,16 @@ func (v *Volume) fileExtents(s *StreamEntry) ([]Extent, error) {
 
 // loadDir returns the directory record r names, reading it on first use.
 func (v *Volume) loadDir(parent *dir, r *Record) (*dir, error) {
-	if d, ok := v.dirs[r.Set.Stream.FirstCluster]; ok && d.rec == r {
-		return d, nil
+	if d, ok := v.dirs[r.Set.Stream.FirstCluster]; ok {
+		switch {
+		case d.rec == r:
+			return d, nil
+		case d.rec == nil || d.walk == v.walks:
+			// The root's clusters, or those of a directory on the path
+			// being walked: a loop in a damaged image. Loading it again
+			// would replace the directory the walk stands in.
+			return nil, errDirLoop
+		}
 	}
 	l := v.layout
 	s := &r.Set.Stream

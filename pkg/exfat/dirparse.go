@@ -103,7 +103,11 @@ func parseDir(raw []byte, up *Upcase, root bool) parsedDir {
 				report(i, KindName, err)
 			}
 			if seen[r.key] {
-				report(i, KindDuplicate, fmt.Errorf("%w: %q is a second member with the same name", ErrCorrupt, r.Name))
+				// Not returned, but the clusters it names are not free
+				// for the taking.
+				st := s.Stream
+				pd.probs = append(pd.probs, dirProblem{Slot: i, Kind: KindDuplicate, Stream: &st,
+					Err: fmt.Errorf("%w: %q is a second member with the same name", ErrCorrupt, r.Name)})
 			} else {
 				seen[r.key] = true
 				pd.recs = append(pd.recs, r)

@@ -229,7 +229,7 @@ func (r *Report) treeSound() bool {
 			continue
 		}
 		switch p.Kind {
-		case KindChain, KindSize, KindCrossLink, KindEntrySet, KindSetChecksum, KindDepth, KindBitmap, KindDirEntry, KindRename:
+		case KindChain, KindSize, KindCrossLink, KindEntrySet, KindSetChecksum, KindDepth, KindBitmap, KindDirEntry, KindRename, KindDuplicate:
 			return false
 		}
 	}

@@ -129,10 +129,16 @@ func parseDir(raw []byte, up *Upcase, root bool) parsedDir {
 }
 
 // findFreeSlots returns the first run of n unused entries (InUse clear,
-// the end marker included) at or after slot from, or -1.
-func findFreeSlots(raw []byte, n, from int) int {
+// the end marker included) at or after slot from, or -1. A run that fits
+// in a sector of perSector entries never straddles two: a power cut may
+// tear a write at any sector boundary, and half an entry set is a damaged
+// directory, where a set within one sector is there whole or not at all.
+func findFreeSlots(raw []byte, n, from, perSector int) int {
 	run := 0
 	for i := max(from, 0); i < len(raw)/EntrySize; i++ {
+		if n <= perSector && i%perSector == 0 {
+			run = 0
+		}
 		if raw[i*EntrySize]&typeInUse == 0 {
 			run++
 			if run == n {

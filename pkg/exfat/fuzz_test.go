@@ -140,7 +140,7 @@ func FuzzEntrySet(f *testing.F) {
 				t.Fatalf("round trip: %+v %v", again, err)
 			}
 		}
-		_ = findFreeSlots(b, 3, 0)
+		_ = findFreeSlots(b, 3, 0, 16)
 	})
 }
 

@@ -78,7 +78,7 @@ func splitAttrs(args []string) (rest []string, set, clear vol.Attr) {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("fattrib", "show and change attributes of files in FAT images", usageText, stdout, stderr)
+	app := cmdutil.NewApp("fattrib", "show and change attributes of files in FAT and exFAT images", usageText, stdout, stderr)
 	app.Flags = flags()
 	var set, clear vol.Attr
 	if len(args) > 0 {

@@ -50,7 +50,7 @@ func flags() []cli.Flag {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("fcp", "copy files and trees into, out of and within FAT images",
+	app := cmdutil.NewApp("fcp", "copy files and trees into, out of and within FAT and exFAT images",
 		"fcp [flags] SOURCE... DEST\n\n"+cmdutil.AddressingHelp+" Other paths are host paths;\n'-' is standard input as SOURCE and standard output as DEST.", stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {

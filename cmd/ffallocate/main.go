@@ -29,7 +29,7 @@ func flags() []cli.Flag {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("ffallocate", "preallocate clusters for a file in a FAT image",
+	app := cmdutil.NewApp("ffallocate", "preallocate clusters for a file in a FAT or exFAT image",
 		"ffallocate [flags] -l LENGTH (-i IMAGE ::/path | IMAGE::/path)\n\nA file that does not exist is created. A wildcard in the last element must\nmatch one existing file.", stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {

@@ -43,7 +43,7 @@ Without NEWLABEL, -c, -n or -N, flabel shows the label (and says when
 there is none).`
 
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("flabel", "show, set or remove the volume label of a FAT image", usageText, stdout, stderr)
+	app := cmdutil.NewApp("flabel", "show, set or remove the volume label of a FAT or exFAT image", usageText, stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
 		spec, label, hasLabel, err := operands(c)

@@ -24,7 +24,7 @@ func flags() []cli.Flag {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("fmkdir", "make directories in FAT images",
+	app := cmdutil.NewApp("fmkdir", "make directories in FAT and exFAT images",
 		"fmkdir [flags] ::/DIR...\n\n"+cmdutil.AddressingHelp, stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {

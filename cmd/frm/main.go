@@ -24,7 +24,7 @@ func flags() []cli.Flag {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("frm", "remove files and directory trees from FAT images",
+	app := cmdutil.NewApp("frm", "remove files and directory trees from FAT and exFAT images",
 		"frm [flags] ::/PATH...\n\n"+cmdutil.AddressingHelp+"\n"+cmdutil.WildcardHelp, stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {

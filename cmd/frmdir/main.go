@@ -25,7 +25,7 @@ func flags() []cli.Flag {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("frmdir", "remove empty directories from FAT images",
+	app := cmdutil.NewApp("frmdir", "remove empty directories from FAT and exFAT images",
 		"frmdir [flags] ::/DIR...\n\n"+cmdutil.AddressingHelp+" Use frm -r for directories that are not empty.\n"+cmdutil.WildcardHelp, stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {

@@ -29,7 +29,7 @@ func flags() []cli.Flag {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("fsinfo", "show a FAT volume; set FSINFO's next free cluster and free count",
+	app := cmdutil.NewApp("fsinfo", "show a FAT or exFAT volume; set FSINFO's next free cluster and free count",
 		"fsinfo [flags] IMAGE[@@OFFSET]\n\nWith --next-cluster, --free-count or --recount, fsinfo prints what it changed\n(old and new values); without them, the whole volume.", stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {

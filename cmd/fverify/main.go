@@ -56,7 +56,7 @@ func flags() []cli.Flag {
 
 func run(args []string, stdout, stderr io.Writer) error {
 	cmdutil.VersionLongOnly() // -v is --verbose, as fsck.fat's
-	app := cmdutil.NewApp("fverify", "check a FAT volume as fsck.fat does, repair it, compare files with their sources",
+	app := cmdutil.NewApp("fverify", "check a FAT or exFAT volume as fsck.fat and fsck.exfat do, repair it, compare files with their sources",
 		"fverify [flags] IMAGE[@@OFFSET]", stdout, stderr)
 	app.Flags = flags()
 	app.UseShortOptionHandling = true

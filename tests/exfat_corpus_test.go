@@ -2,11 +2,9 @@ package tests
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,13 +25,7 @@ func TestGenerateExFATCorpus(t *testing.T) {
 	if os.Getenv("FTOOLS_GEN_CORPUS") != "1" {
 		t.Skip("generator: set FTOOLS_GEN_CORPUS=1 to rebuild tests/testdata/damaged-exfat")
 	}
-	if err := os.MkdirAll(exfatDamagedDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	old, _ := filepath.Glob(filepath.Join(exfatDamagedDir, "*.img.gz"))
-	for _, f := range old {
-		os.Remove(f)
-	}
+	resetCorpus(t, exfatDamagedDir)
 	base := makeExFATBase(t)
 	var readme strings.Builder
 	readme.WriteString(exfatCorpusReadme)
@@ -44,15 +36,7 @@ func TestGenerateExFATCorpus(t *testing.T) {
 		if c.cut > 0 {
 			img = img[:c.cut]
 		}
-		var z bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
-		zw.Write(img)
-		if err := zw.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(exfatDamagedDir, c.name+".img.gz"), z.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeGz(t, filepath.Join(exfatDamagedDir, c.name+".img.gz"), img)
 		fmt.Fprintf(&readme, "| `%s` | %d | %s |\n", c.name, len(img), c.what)
 	}
 	if err := os.WriteFile(filepath.Join(exfatDamagedDir, "README.md"), []byte(readme.String()), 0o644); err != nil {
@@ -91,21 +75,9 @@ func makeExFATBase(t *testing.T) []byte {
 	img := filepath.Join(dir, "base.img")
 	tree := filepath.Join(dir, "tree")
 	writeCorpusTree(t, tree)
-	env := append(os.Environ(), "SOURCE_DATE_EPOCH="+corpusEpoch)
-	for _, argv := range [][]string{
-		{"fmkfs", "--type", "exfat", "--size", "1M", "--cluster-size", "512", "--label", "Corpus", img},
-		{"fcp", "-r", "--no-progress", "-i", img, tree + "/.", "::/"},
-	} {
-		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Env = env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, out)
-		}
-	}
-	b, err := os.ReadFile(img)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := runMaking(t, append(os.Environ(), "SOURCE_DATE_EPOCH="+corpusEpoch), img,
+		[]string{"fmkfs", "--type", "exfat", "--size", "1M", "--cluster-size", "512", "--label", "Corpus", img},
+		[]string{"fcp", "-r", "--no-progress", "-i", img, tree + "/.", "::/"})
 	v := parseXvol(b)
 	v.chainFile("BIG.BIN")
 	return v.b

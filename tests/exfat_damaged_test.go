@@ -3,7 +3,6 @@ package tests
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -15,45 +14,30 @@ import (
 // what fverify --repair says it fixed fully, fsck.exfat -n finds clean.
 func TestExFATDamagedCorpus(t *testing.T) {
 	need(t, "fsck.exfat")
-	images, _ := filepath.Glob(filepath.Join(exfatDamagedDir, "*.img.gz"))
-	if len(images) < 40 {
-		t.Fatalf("%d images in %s; regenerate with FTOOLS_GEN_CORPUS=1", len(images), exfatDamagedDir)
-	}
-	hostDir := t.TempDir()
-	host := filepath.Join(hostDir, "small.txt")
-	writeFile(t, host, 3000, 9)
-	for _, gz := range images {
-		name := strings.TrimSuffix(filepath.Base(gz), ".img.gz")
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			root := t.TempDir()
-			orig := filepath.Join(root, "orig.img")
-			want := gunzipTo(t, gz, orig)
-			rn := &boundedRunner{t: t}
-			damagedReads(rn, root, orig, want)
-			damagedWrites(rn, root, want, host)
+	eachDamaged(t, exfatDamagedDir, func(t *testing.T, rn *boundedRunner, name, root string, want []byte, host string) {
+		damagedReads(rn, root, filepath.Join(root, "orig.img"), want)
+		damagedWrites(rn, root, want, host)
 
-			img := filepath.Join(root, "verdict.img")
-			if err := os.WriteFile(img, want, 0o644); err != nil {
-				t.Fatal(err)
+		img := filepath.Join(root, "verdict.img")
+		if err := os.WriteFile(img, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fsck := run(t, "fsck.exfat", "-n", img)
+		fv := rn.run("fverify", img)
+		if fsck.code != 0 && fv.code == 0 {
+			t.Errorf("fsck.exfat -n finds damage (exit %d) that fverify does not:\n%s%s\nfverify:\n%s", fsck.code, fsck.stdout, fsck.stderr, fv.stdout)
+		}
+		if fv.code == 8 && fsck.code == 0 {
+			t.Errorf("fverify cannot check a volume fsck.exfat finds clean:\n%s%s", fv.stdout, fv.stderr)
+		}
+		rep := rn.run("fverify", "--repair", img)
+		if rep.code == 0 || rep.code == 1 {
+			if after := run(t, "fsck.exfat", "-n", img); after.code != 0 {
+				t.Errorf("fverify --repair left the volume clean (exit %d) but fsck.exfat -n does not:\n%s%s\nfverify --repair:\n%s", rep.code, after.stdout, after.stderr, rep.stdout)
 			}
-			fsck := run(t, "fsck.exfat", "-n", img)
-			fv := rn.run("fverify", img)
-			if fsck.code != 0 && fv.code == 0 {
-				t.Errorf("fsck.exfat -n finds damage (exit %d) that fverify does not:\n%s%s\nfverify:\n%s", fsck.code, fsck.stdout, fsck.stderr, fv.stdout)
+			if again := rn.run("fverify", img); again.code != 0 {
+				t.Errorf("fverify --repair said it fixed everything, but fverify finds:\n%s", again.stdout)
 			}
-			if fv.code == 8 && fsck.code == 0 {
-				t.Errorf("fverify cannot check a volume fsck.exfat finds clean:\n%s%s", fv.stdout, fv.stderr)
-			}
-			rep := rn.run("fverify", "--repair", img)
-			if rep.code == 0 || rep.code == 1 {
-				if after := run(t, "fsck.exfat", "-n", img); after.code != 0 {
-					t.Errorf("fverify --repair left the volume clean (exit %d) but fsck.exfat -n does not:\n%s%s\nfverify --repair:\n%s", rep.code, after.stdout, after.stderr, rep.stdout)
-				}
-				if again := rn.run("fverify", img); again.code != 0 {
-					t.Errorf("fverify --repair said it fixed everything, but fverify finds:\n%s", again.stdout)
-				}
-			}
-		})
-	}
+		}
+	})
 }

@@ -2,8 +2,6 @@ package tests
 
 import (
 	"fmt"
-	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -12,9 +10,6 @@ import (
 	"testing"
 
 	"ftools/pkg/exfat"
-	fio "ftools/pkg/io"
-	"ftools/pkg/io/writelog"
-	"ftools/pkg/vol"
 )
 
 // The power-cut tests of the exFAT writers: as tests/replay_test.go does
@@ -27,37 +22,6 @@ import (
 // -n (exfatprogs 1.2) says "clean" for the first two; for two entries
 // sharing clusters it says which one it would truncate, and the test then
 // makes sure those are the old and new names of a move.
-
-// readAnyVolume reads every file and directory of the FAT or exFAT volume
-// in img, read-only, through pkg/vol.
-func readAnyVolume(img string) (*tree, error) {
-	dev, err := fio.Open(img, fio.Options{Buffered: true, NoLock: true})
-	if err != nil {
-		return nil, err
-	}
-	defer dev.Close()
-	v, err := vol.Open(dev)
-	if err != nil {
-		return nil, err
-	}
-	tr := &tree{files: map[string][]byte{}, dirs: map[string]bool{}, short: map[string]string{}}
-	if tr.label, err = v.Label(); err != nil {
-		return nil, err
-	}
-	err = fs.WalkDir(v, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			tr.dirs[p] = true
-			return nil
-		}
-		b, err := fs.ReadFile(v, p)
-		tr.files[p] = b
-		return err
-	})
-	return tr, err
-}
 
 // exfatShared are fsck.exfat's lines for two entries that share clusters.
 var exfatShared = []*regexp.Regexp{
@@ -110,47 +74,14 @@ func recordExFAT(t *testing.T, rc *replayCase) *replayRun {
 	fsckExFAT(t, img, 0)
 	base := filepath.Join(dir, "base.img")
 	ok(t, "cp", "--sparse=always", img, base)
-	before, err := readAnyVolume(img)
+	before, err := readVolume(img)
 	if err != nil {
 		t.Fatalf("reading the prepared image: %v", err)
 	}
-	logPath := filepath.Join(dir, "write.log")
-	args := rc.expand(img, dir)
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = append(os.Environ(), fio.EnvWriteLog+"="+logPath)
-	out, err := cmd.CombinedOutput()
-	code := 0
-	if ee, isExit := err.(*exec.ExitError); isExit {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	if code != rc.exit {
-		t.Fatalf("%s: exit %d, want %d\n%s", strings.Join(args, " "), code, rc.exit, out)
-	}
-	recs, err := writelog.ReadFile(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	abs, _ := filepath.Abs(img)
-	ops, err := writelog.Ops(recs, abs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writes, flushes := writelog.Counts(ops)
-	if writes == 0 {
-		t.Fatalf("%s wrote nothing", strings.Join(args, " "))
-	}
-	if flushes < rc.minFlushes {
-		t.Errorf("%s issued %d flushes, want at least %d", strings.Join(args, " "), flushes, rc.minFlushes)
-	}
-	if !rc.prefixOnly && ops[len(ops)-1].Kind != writelog.KindFlush {
-		t.Errorf("%s: the last write is not followed by a flush: exit 0 would not mean durable", strings.Join(args, " "))
-	}
-	t.Logf("%s: %d writes, %d flushes", args[0], writes, flushes)
+	ops := runLogged(t, rc, img, dir)
 	fsckExFAT(t, img, 0)
 	ok(t, "fverify", img)
-	after, err := readAnyVolume(img)
+	after, err := readVolume(img)
 	if err != nil {
 		t.Fatalf("reading the image after the run: %v", err)
 	}
@@ -207,7 +138,7 @@ func (rr *replayRun) checkExFATState() error {
 	if clean == caseKind {
 		return fmt.Errorf("fsck.exfat clean %v, but fverify reports %+v", clean, fv.Problems)
 	}
-	st, err := readAnyVolume(rr.state)
+	st, err := readVolume(rr.state)
 	if err != nil {
 		return fmt.Errorf("reading the volume: %w", err)
 	}
@@ -240,7 +171,7 @@ func (rr *replayRun) checkExFATFormat() error {
 	if !fsckClean && !fvClean {
 		return nil // refused or reported by both
 	}
-	st, err := readAnyVolume(rr.state)
+	st, err := readVolume(rr.state)
 	if err != nil {
 		if fvClean {
 			return fmt.Errorf("fverify calls the volume clean, but it cannot be read: %w", err)
@@ -308,10 +239,9 @@ func TestExFATReplayWriters(t *testing.T) {
 	for i, rc := range exfatReplayCases() {
 		t.Run(rc.name, func(t *testing.T) {
 			t.Parallel()
+			rc.exfat = true
 			rr := recordExFAT(t, rc)
-			opts := replayOptions(uint64(i + 1))
-			opts.PrefixOnly = rc.prefixOnly
-			n, err := writelog.Replay(rr.state, rr.ops, opts, func(writelog.State) error { return keepFailed(t, rr, rr.checkExFATState()) })
+			n, err := rr.replay(t, uint64(i+1))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -322,27 +252,12 @@ func TestExFATReplayWriters(t *testing.T) {
 
 // fmkfs --type exfat over an exFAT volume that holds files.
 func TestExFATReplayFmkfs(t *testing.T) {
-	rc := &replayCase{name: "exfat-fmkfs", prepare: exfatOldTree, format: true,
+	rc := &replayCase{name: "exfat-fmkfs", prepare: exfatOldTree, format: true, exfat: true,
 		args: []string{"fmkfs", "--type", "exfat", "--label", "New", "IMG"}, minFlushes: 1}
 	rr := recordExFAT(t, rc)
-	n, err := writelog.Replay(rr.state, rr.ops, replayOptions(300), func(writelog.State) error { return keepFailed(t, rr, rr.checkExFATFormat()) })
+	n, err := rr.replay(t, 300)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%d crash states checked", n)
-}
-
-// keepFailed keeps the image of a state that failed, for a look with
-// fsck.exfat and fverify.
-func keepFailed(t *testing.T, rr *replayRun, err error) error {
-	if err == nil {
-		return nil
-	}
-	keep := filepath.Join(os.TempDir(), "ftools-replay-"+rr.rc.name+".img")
-	if out, cerr := exec.Command("cp", "--sparse=always", rr.state, keep).CombinedOutput(); cerr == nil {
-		return fmt.Errorf("%w\n(the image is kept as %s)", err, keep)
-	} else {
-		t.Logf("keeping the failed state: %v %s", cerr, out)
-	}
-	return err
 }

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // The exFAT end-to-end tests: every command on exFAT volumes, held against
@@ -416,25 +415,6 @@ func TestExFATManyNames(t *testing.T) {
 	}
 	catIs(t, img, "/many/A RATHER long file name shared by many photos 07777.JPEG", []byte("a rather long file name shared by many photos 07777.jpeg"))
 	ok(t, "fverify", "--compare", tree+"=::/many", img)
-}
-
-// Two builds of the same tree give byte-identical exFAT images under
-// SOURCE_DATE_EPOCH, with or without a partition table.
-func TestExFATReproducible(t *testing.T) {
-	for _, args := range [][]string{{"--type", "exfat"}, {"--type", "exfat", "--table", "gpt", "--label", "Boot"}} {
-		t.Run(strings.Join(args, ""), func(t *testing.T) {
-			dir := t.TempDir()
-			makeBuildTree(t, filepath.Join(dir, "t1"), false)
-			time.Sleep(1100 * time.Millisecond)
-			makeBuildTree(t, filepath.Join(dir, "t2"), true)
-			a := build(t, filepath.Join(dir, "t1"), filepath.Join(dir, "a.img"), args...)
-			b := build(t, filepath.Join(dir, "t2"), filepath.Join(dir, "b.img"), args...)
-			if a != b {
-				t.Fatal("two builds of the same tree differ")
-			}
-			fsckExFAT(t, filepath.Join(dir, "a.img"), map[bool]int64{true: 1 << 20}[partSuffix(args) != ""])
-		})
-	}
 }
 
 // fmkfs --type exfat inside a table: MBR type 0x07 or a GPT basic data

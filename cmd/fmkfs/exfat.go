@@ -152,20 +152,11 @@ func formatExFAT(c *cli.Context, r *request, dev *fio.Device) (*exfat.BootSector
 	if _, _, err := exfat.Plan(p); err != nil {
 		return nil, nil, nil, err
 	}
-	if p.Size < dev.Size() {
-		if err := dev.Limit(p.Size); err != nil {
-			return nil, nil, nil, err
-		}
-	}
-	wiped, err := fio.WipeSignatures(dev)
+	wiped, err := clearRange(dev, p.Size)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	now := cmdutil.Now()
-	if c.Bool("invariant") {
-		now = invariantTime
-	}
-	bs, l, err := exfat.Format(dev, p, now)
+	bs, l, err := exfat.Format(dev, p, formatClock(c))
 	return bs, l, wiped, err
 }
 
@@ -173,21 +164,8 @@ func formatExFAT(c *cli.Context, r *request, dev *fio.Device) (*exfat.BootSector
 // holds what the table step filled in, total its statistics.
 func mkfsExFAT(c *cli.Context, r *request, dev *fio.Device, res *result, total fio.Stats, stdout, stderr io.Writer) error {
 	bs, l, wiped, err := formatExFAT(c, r, dev)
-	if cerr := dev.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := closeFormatted(r, dev, wiped, err, res, &total, stderr); err != nil {
 		return err
-	}
-	for _, w := range wiped {
-		w.Offset += dev.Start()
-		res.Wiped = append(res.Wiped, w)
-	}
-	total = total.Add(dev.Stats())
-	if r.table.kind != "" && dev.IsBlockDevice() {
-		if err := fio.RereadPartitions(r.path); err != nil {
-			cmdutil.Warn(stderr, "fmkfs", "%v", err)
-		}
 	}
 	res.VolumeStart, res.VolumeSize = dev.Start(), l.TotalSize
 	res.FATType = "exFAT"

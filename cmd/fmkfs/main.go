@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -189,21 +190,8 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 		return mkfsExFAT(c, r, dev, &res, total, stdout, stderr)
 	}
 	bs, l, wiped, err := format(c, r, dev)
-	if cerr := dev.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := closeFormatted(r, dev, wiped, err, &res, &total, stderr); err != nil {
 		return err
-	}
-	for _, w := range wiped {
-		w.Offset += dev.Start()
-		res.Wiped = append(res.Wiped, w)
-	}
-	total = total.Add(dev.Stats())
-	if r.table.kind != "" && dev.IsBlockDevice() {
-		if err := fio.RereadPartitions(r.path); err != nil {
-			cmdutil.Warn(stderr, "fmkfs", "%v", err)
-		}
 	}
 	res.VolumeStart, res.VolumeSize = dev.Start(), l.TotalSize
 	res.FATType = l.Type.String()
@@ -258,21 +246,32 @@ func format(c *cli.Context, r *request, dev *fio.Device) (*fat.BootSector, *fat.
 	if _, _, err := fat.Plan(pp); err != nil {
 		return nil, nil, nil, err
 	}
-	if pp.Size < dev.Size() {
-		if err := dev.Limit(pp.Size); err != nil {
-			return nil, nil, nil, err
-		}
-	}
-	wiped, err := fio.WipeSignatures(dev)
+	wiped, err := clearRange(dev, pp.Size)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	now := cmdutil.Now()
-	if c.Bool("invariant") {
-		now = invariantTime
-	}
-	bs, l, err := fat.Format(dev, p, now)
+	bs, l, err := fat.Format(dev, p, formatClock(c))
 	return bs, l, wiped, err
+}
+
+// clearRange keeps dev to the size bytes the new volume takes and clears
+// the old signatures there, and nothing outside it.
+func clearRange(dev *fio.Device, size int64) ([]fio.Signature, error) {
+	if size < dev.Size() {
+		if err := dev.Limit(size); err != nil {
+			return nil, err
+		}
+	}
+	return fio.WipeSignatures(dev)
+}
+
+// formatClock is the time a format stamps: --invariant's, else the clock
+// (SOURCE_DATE_EPOCH when set).
+func formatClock(c *cli.Context) time.Time {
+	if c.Bool("invariant") {
+		return invariantTime
+	}
+	return cmdutil.Now()
 }
 
 func printResult(w io.Writer, res *result, l *fat.Layout) {
@@ -298,4 +297,28 @@ func printResultTail(w io.Writer, res *result) {
 			fmt.Fprintf(w, "cleared the old %s at byte %d\n", s.Name, s.Offset)
 		}
 	}
+}
+
+// closeFormatted closes the device a format wrote (the format's error,
+// else the close's, is returned), notes the signatures it cleared (as
+// offsets from the disk's start) and its statistics, and has the kernel
+// re-read a table written on a block device.
+func closeFormatted(r *request, dev *fio.Device, wiped []fio.Signature, err error, res *result, total *fio.Stats, stderr io.Writer) error {
+	if cerr := dev.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	for _, w := range wiped {
+		w.Offset += dev.Start()
+		res.Wiped = append(res.Wiped, w)
+	}
+	*total = total.Add(dev.Stats())
+	if r.table.kind != "" && dev.IsBlockDevice() {
+		if err := fio.RereadPartitions(r.path); err != nil {
+			cmdutil.Warn(stderr, "fmkfs", "%v", err)
+		}
+	}
+	return nil
 }

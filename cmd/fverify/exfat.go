@@ -4,9 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -52,18 +50,7 @@ func verifyExFAT(c *cli.Context, spec string, m mode, compares []comparison, dev
 	v.Clock = cmdutil.Now
 	var opts exfat.CheckOptions
 	var checked []string
-	if m.list {
-		opts.Visit = func(p string) {
-			if jsonOut {
-				checked = append(checked, p)
-			} else {
-				fmt.Fprintf(stdout, "checking %s\n", cmdutil.Sanitize(p))
-			}
-		}
-	}
-	if m.verbose {
-		opts.Progress = func(s string) { cmdutil.Warn(stderr, "fverify", "%s", s) }
-	}
+	opts.Visit, opts.Progress = visitors(m, jsonOut, stdout, stderr, &checked)
 	rep, err := exfat.Check(v, opts)
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", spec, err))
@@ -156,51 +143,12 @@ func printExFAT(c *cli.Context, w io.Writer, spec string, m mode, rep *exfat.Rep
 		cmdutil.PrintJSON(w, out)
 		return
 	}
-	for _, msg := range rep.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", cmdutil.Sanitize(msg))
-	}
-	for _, p := range rep.Problems {
-		fmt.Fprintln(w, cmdutil.Sanitize(p.String()))
-	}
-	if rep.Omitted > 0 {
-		fmt.Fprintf(w, "... and %d more problems\n", rep.Omitted)
-	}
-	prefix := ""
-	switch {
-	case m.repair:
-		prefix = "fixed: "
-	case m.dryRun:
-		prefix = "would fix: "
-	case m.verbose:
-		prefix = "plan: "
-	}
-	if prefix != "" {
-		for _, f := range plan {
-			fmt.Fprintln(w, prefix+cmdutil.Sanitize(f))
-		}
-	}
-	if planned {
-		for _, p := range left {
-			fmt.Fprintln(w, "left: "+cmdutil.Sanitize(p.String()))
-		}
-	}
-	fmt.Fprintln(w, cmdutil.Sanitize(exfatSummaryLine(spec, s)))
+	textReport{warnings: rep.Warnings, problems: lines(rep.Problems), omitted: rep.Omitted, plan: plan,
+		left: lines(left), repaired: m.repair, planned: planned, summary: exfatSummaryLine(spec, s)}.print(w, m)
 }
 
 func exfatSummaryLine(spec string, s *summary) string {
 	used := s.Clusters - min(s.FreeClusters, s.Clusters)
-	line := fmt.Sprintf("%s: exFAT, %d files, %d directories, %d/%d clusters used, %d lost: ",
-		spec, s.Files, s.Directories, used, s.Clusters, s.LostClusters)
-	if s.Clean {
-		return line + "clean"
-	}
-	kinds := make([]string, 0, len(s.Kinds))
-	for _, k := range slices.Sorted(maps.Keys(s.Kinds)) {
-		kinds = append(kinds, fmt.Sprintf("%s %d", k, s.Kinds[k]))
-	}
-	line += fmt.Sprintf("%d problems (%s)", s.Problems, strings.Join(kinds, ", "))
-	if s.Fixed > 0 || s.Remaining < s.Problems {
-		line += fmt.Sprintf(", %d fixed, %d remaining", s.Fixed, s.Remaining)
-	}
-	return line
+	return fmt.Sprintf("%s: exFAT, %d files, %d directories, %d/%d clusters used, %d lost: %s",
+		spec, s.Files, s.Directories, used, s.Clusters, s.LostClusters, verdict(s))
 }

@@ -147,18 +147,7 @@ func verify(c *cli.Context, spec string, m mode, compares []comparison, stdout, 
 	v.Clock = cmdutil.Now // files a repair makes get SOURCE_DATE_EPOCH when it is set
 	opts := fat.CheckOptions{BootError: bootErr, Salvage: m.salvage}
 	var checked []string
-	if m.list {
-		opts.Visit = func(p string) {
-			if jsonOut {
-				checked = append(checked, p)
-			} else {
-				fmt.Fprintf(stdout, "checking %s\n", cmdutil.Sanitize(p))
-			}
-		}
-	}
-	if m.verbose {
-		opts.Progress = func(s string) { cmdutil.Warn(stderr, "fverify", "%s", s) }
-	}
+	opts.Visit, opts.Progress = visitors(m, jsonOut, stdout, stderr, &checked)
 	rep, err := fat.Check(v, opts)
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", spec, err))

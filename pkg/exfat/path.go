@@ -5,19 +5,15 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"ftools/pkg/internal/fsutil"
 )
 
-// cleanPath turns a volume path ("/a/b", "a/b/", "::/a") into the form the
-// walkers use: no leading or trailing slash, "." for the root.
-func cleanPath(name string) string {
-	name = strings.TrimPrefix(name, "::")
-	name = strings.ReplaceAll(name, "\\", "/")
-	name = path.Clean("/" + name)
-	if name == "/" {
-		return "."
-	}
-	return name[1:]
-}
+// cleanPath and namesDir read volume paths as pkg/fat reads them.
+var (
+	cleanPath = fsutil.CleanPath
+	namesDir  = fsutil.NamesDir
+)
 
 // dirOf loads the directory a record names (the root for nil).
 func (v *Volume) dirOf(parent *dir, r *Record) (*dir, error) {
@@ -38,14 +34,6 @@ func (v *Volume) lookup(op, name string) (*dir, *Record, error) {
 		err = dirOnly(op, name, r)
 	}
 	return d, r, err
-}
-
-// namesDir reports whether name ends in a slash (or "/."), which says the
-// last element must be a directory: as for open(2), "file/" is not the
-// file but an error (as pkg/fat reads it).
-func namesDir(name string) bool {
-	name = strings.ReplaceAll(name, "\\", "/")
-	return strings.HasSuffix(name, "/") || strings.HasSuffix(name, "/.") || name == "."
 }
 
 // dirOnly is the error for a file named with a trailing slash.

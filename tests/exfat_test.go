@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -458,4 +459,67 @@ func TestExFATFmkfs(t *testing.T) {
 	if r := run(t, "blkid", "-p", img); !strings.Contains(r.stdout, `TYPE="exfat"`) || strings.Contains(r.stdout, "ambivalent") {
 		t.Fatalf("blkid -p: %s%s", r.stdout, r.stderr)
 	}
+}
+
+// fverify on exFAT keeps FAT's flags, output, JSON and exit statuses:
+// --dry-run plans, --repair fixes (exit 1) what fsck.exfat then finds
+// clean, -l lists what is checked, --salvage is refused.
+func TestExFATVerifyRepair(t *testing.T) {
+	need(t, "fsck.exfat")
+	for _, name := range []string{"lost", "bitmap-free-used", "boot-main-checksum", "backup-differs", "name-hash"} {
+		t.Run(name, func(t *testing.T) {
+			img := filepath.Join(t.TempDir(), "d.img")
+			gunzipTo(t, filepath.Join(exfatDamagedDir, name+".img.gz"), img)
+			r := run(t, "fverify", "--dry-run", img)
+			if r.code != 4 || !strings.Contains(r.stdout, "would fix: ") || !strings.Contains(r.stdout, ": exFAT, ") {
+				t.Fatalf("fverify --dry-run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			var out struct {
+				FATType  string `json:"fat_type"`
+				Problems []struct {
+					Kind string `json:"kind"`
+				} `json:"problems"`
+				Fixes   []string `json:"fixes"`
+				Summary struct {
+					Clean     bool `json:"clean"`
+					Remaining int  `json:"remaining"`
+				} `json:"summary"`
+				ExitStatus *int `json:"exit_status"`
+			}
+			r = run(t, "fverify", "--json", "--repair", img)
+			if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 1 || out.FATType != "exFAT" || len(out.Fixes) == 0 || out.Summary.Remaining != 0 {
+				t.Fatalf("fverify --json --repair: exit %d, %v\n%s%s", r.code, err, r.stdout, r.stderr)
+			}
+			fsckExFAT(t, img, 0)
+			if out := ok(t, "fverify", "-l", img); !strings.Contains(out, "checking /BIG.BIN") || !strings.Contains(out, ": clean") {
+				t.Fatalf("fverify -l after the repair:\n%s", out)
+			}
+		})
+	}
+	img := newExFAT(t, "16M")
+	if r := run(t, "fverify", "--salvage", "--repair", img); r.code != 16 || !strings.Contains(r.stderr, "exFAT") {
+		t.Fatalf("fverify --salvage on exFAT: exit %d %s", r.code, r.stderr)
+	}
+}
+
+// Paths inside an exFAT image complete as inside a FAT one, and a
+// 4096-byte-sector device takes exFAT as it takes FAT.
+func TestExFATCompletionAndLoop(t *testing.T) {
+	img := newExFAT(t, "16M")
+	ok(t, "fmkdir", "-i", img, "::/Videos", "::/Vacation 2026")
+	if out := ok(t, "fls", "--complete", img+"::/Va"); !strings.Contains(out, "/Vacation 2026/") || strings.Contains(out, "Videos") {
+		t.Fatalf("completing %s::/Va: %q", img, out)
+	}
+	need(t, "truncate", "fsck.exfat")
+	card := filepath.Join(t.TempDir(), "card.img")
+	ok(t, "truncate", "-s", "300M", card)
+	dev := attach(t, card, 4096)
+	var res mkfsResult
+	jsonOut(t, &res, "fmkfs", "--json", "--type", "exfat", dev)
+	if res.FATType != "exFAT" || res.SectorSize != 4096 {
+		t.Fatalf("fmkfs --type exfat on a 4096-byte-sector device: %+v", res)
+	}
+	fsckExFAT(t, dev, 0)
+	ok(t, "fmkdir", "-i", dev, "::/DCIM")
+	fsckExFAT(t, dev, 0)
 }

@@ -1,7 +1,7 @@
 # bash completion for the ftools commands (fmkfs, fsinfo, fcp, fls, ...).
 # Candidates come from each command itself: "CMD --complete WORDS..." prints
 # those for the last word (flags after "-", the values of enumerated flags
-# such as --sync, --fat, --table, -D, --alloc, --codepage, and paths inside
+# such as --sync, --type, --fat, --table, -D, --alloc, --codepage, and paths inside
 # the image for IMAGE::/... or ::/... with -i IMAGE, read by ftools' own
 # reader). When it prints nothing, file names are completed.
 

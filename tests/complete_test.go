@@ -68,6 +68,7 @@ func TestCompletion(t *testing.T) {
 		{"fcp --sync=cl", "close"},
 		{"fmkfs -F ", "12|16|32"},
 		{"fmkfs --table ", "gpt|mbr|none"},
+		{"fmkfs --type ", "exfat|fat"},
 		{"fmkfs --mbr=", "a|n|y"},
 		{"fcp -D ", "A|M|O|R|S|a|m|o|r|s"},
 		{"fcp --alloc f", "first-fit"},
@@ -107,8 +108,8 @@ func TestCompletion(t *testing.T) {
 	if out := zshComplete(t, dir, "fcp", "--sync", ""); !strings.Contains(out, "compadd -U -- none close file always") {
 		t.Errorf("zsh, fcp --sync: %q", out)
 	}
-	if out := zshComplete(t, dir, "fmkfs", "--t"); !strings.Contains(out, "compadd -U -- --table") {
-		t.Errorf("zsh, fmkfs --t: %q", out)
+	if out := zshComplete(t, dir, "fmkfs", "--ta"); !strings.Contains(out, "compadd -U -- --table") {
+		t.Errorf("zsh, fmkfs --ta: %q", out)
 	}
 	if out := zshComplete(t, dir, "fls", "c"); strings.TrimSpace(out) != "_files" {
 		t.Errorf("zsh, fls c: %q", out)

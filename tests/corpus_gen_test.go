@@ -29,13 +29,7 @@ func TestGenerateDamagedCorpus(t *testing.T) {
 	if os.Getenv("FTOOLS_GEN_CORPUS") != "1" {
 		t.Skip("generator: set FTOOLS_GEN_CORPUS=1 to rebuild tests/testdata/damaged")
 	}
-	if err := os.MkdirAll(damagedDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	old, _ := filepath.Glob(filepath.Join(damagedDir, "*.img.gz"))
-	for _, f := range old {
-		os.Remove(f)
-	}
+	resetCorpus(t, damagedDir)
 	bases := map[string][]byte{}
 	base := func(kind string) []byte {
 		if _, ok := bases[kind]; !ok {
@@ -47,18 +41,7 @@ func TestGenerateDamagedCorpus(t *testing.T) {
 	readme.WriteString(corpusReadmeHead)
 	for _, c := range allCorpusCases() {
 		img := c.make(base)
-		var z bytes.Buffer
-		zw, err := gzip.NewWriterLevel(&z, gzip.BestCompression)
-		if err != nil {
-			t.Fatal(err)
-		}
-		zw.Write(img)
-		if err := zw.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(damagedDir, c.name+".img.gz"), z.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeGz(t, filepath.Join(damagedDir, c.name+".img.gz"), img)
 		fmt.Fprintf(&readme, "| `%s` | %s | %d | %s |\n", c.name, c.from, len(img), c.what)
 	}
 	readme.WriteString(classReadmeHead)
@@ -77,6 +60,35 @@ func TestGenerateDamagedCorpus(t *testing.T) {
 		fmt.Fprintf(&readme, "| `%s` | %s | %s | %s |\n", c.name, kind, verdict, c.what)
 	}
 	if err := os.WriteFile(filepath.Join(damagedDir, "README.md"), []byte(readme.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// resetCorpus makes a corpus folder and removes its old images.
+func resetCorpus(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := filepath.Glob(filepath.Join(dir, "*.img.gz"))
+	for _, f := range old {
+		os.Remove(f)
+	}
+}
+
+// writeGz writes img gzipped (the images are mostly zeros) to path.
+func writeGz(t *testing.T, path string, img []byte) {
+	t.Helper()
+	var z bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&z, gzip.BestCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(img)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, z.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -198,6 +210,13 @@ func makeCorpusBase(t *testing.T, kind string) []byte {
 			cmds = append(cmds, []string{"fcp", "-r", "--no-progress", "-i", img, tree + "/.", "::/"})
 		}
 	}
+	return runMaking(t, env, img, cmds...)
+}
+
+// runMaking runs the commands that make an image, with env, and returns
+// the image's bytes.
+func runMaking(t *testing.T, env []string, img string, cmds ...[]string) []byte {
+	t.Helper()
 	for _, argv := range cmds {
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Env = env

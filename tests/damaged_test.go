@@ -205,9 +205,24 @@ func pickSpread(list []string, n int) []string {
 // write commands each on a fresh copy, fcp copying out into a folder it
 // must not leave.
 func TestDamagedCorpus(t *testing.T) {
-	images, _ := filepath.Glob(filepath.Join(damagedDir, "*.img.gz"))
+	eachDamaged(t, damagedDir, func(t *testing.T, rn *boundedRunner, name, root string, want []byte, host string) {
+		damagedReads(rn, root, filepath.Join(root, "orig.img"), want)
+		// The FAT16 and FAT32 images of a damage class hold the damage
+		// of its FAT12 image on 8 and 33 MiB: the writers are run on
+		// the FAT12 one (TestFverifyAgainstFsck repairs them all).
+		if !strings.HasPrefix(name, "class-") || len(want) <= classWriteMax {
+			damagedWrites(rn, root, want, host)
+		}
+	})
+}
+
+// eachDamaged runs fn, in parallel, on every image of a corpus folder,
+// gunzipped to root/orig.img (want holds its bytes), with a small host
+// file to copy in.
+func eachDamaged(t *testing.T, dir string, fn func(t *testing.T, rn *boundedRunner, name, root string, want []byte, host string)) {
+	images, _ := filepath.Glob(filepath.Join(dir, "*.img.gz"))
 	if len(images) < 40 {
-		t.Fatalf("%d images in %s; regenerate with FTOOLS_GEN_CORPUS=1", len(images), damagedDir)
+		t.Fatalf("%d images in %s; regenerate with FTOOLS_GEN_CORPUS=1", len(images), dir)
 	}
 	hostDir := t.TempDir()
 	host := filepath.Join(hostDir, "small.txt")
@@ -217,16 +232,8 @@ func TestDamagedCorpus(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			root := t.TempDir()
-			orig := filepath.Join(root, "orig.img")
-			want := gunzipTo(t, gz, orig)
-			rn := &boundedRunner{t: t}
-			damagedReads(rn, root, orig, want)
-			// The FAT16 and FAT32 images of a damage class hold the damage
-			// of its FAT12 image on 8 and 33 MiB: the writers are run on
-			// the FAT12 one (TestFverifyAgainstFsck repairs them all).
-			if !strings.HasPrefix(name, "class-") || len(want) <= classWriteMax {
-				damagedWrites(rn, root, want, host)
-			}
+			want := gunzipTo(t, gz, filepath.Join(root, "orig.img"))
+			fn(t, &boundedRunner{t: t}, name, root, want, host)
 		})
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"ftools/pkg/fat"
 	fio "ftools/pkg/io"
 	"ftools/pkg/io/writelog"
+	"ftools/pkg/vol"
 )
 
 // The power-cut tests. Each case prepares an image, runs one writing
@@ -61,15 +62,16 @@ type tree struct {
 	short map[string]string
 }
 
-// readVolume reads every file and directory of the volume in img with
-// pkg/fat, read-only. An unreadable file or directory is an error.
+// readVolume reads every file and directory of the FAT or exFAT volume
+// in img (through pkg/vol), read-only. An unreadable file or directory is
+// an error.
 func readVolume(img string) (*tree, error) {
 	dev, err := fio.Open(img, fio.Options{Buffered: true, NoLock: true})
 	if err != nil {
 		return nil, err
 	}
 	defer dev.Close()
-	v, err := fat.Open(dev)
+	v, err := vol.Open(dev)
 	if err != nil {
 		return nil, err
 	}
@@ -91,8 +93,8 @@ func readVolume(img string) (*tree, error) {
 		}
 		tr.files[p] = b
 		if info, err := d.Info(); err == nil {
-			if r, ok := info.Sys().(*fat.Record); ok && r.HasLong {
-				tr.short[path.Join(path.Dir(p), r.Short.String())] = p
+			if e := v.Entry(info); e.ShortName != "" && e.ShortName != e.Name {
+				tr.short[path.Join(path.Dir(p), e.ShortName)] = p
 			}
 		}
 		return nil
@@ -161,6 +163,8 @@ type replayCase struct {
 	format bool
 	// damaged: prepare leaves problems for the run (fverify --repair) to fix.
 	damaged bool
+	// exfat: the volume is exFAT (tests/exfat_replay_test.go).
+	exfat bool
 }
 
 func (rc *replayCase) expand(img, dir string) []string {
@@ -207,6 +211,19 @@ func recordRun(t *testing.T, rc *replayCase) *replayRun {
 	if err != nil {
 		t.Fatalf("reading the prepared image: %v", err)
 	}
+	ops := runLogged(t, rc, img, dir)
+	fsckClean(t, img, 0)
+	after, err := readVolume(img)
+	if err != nil {
+		t.Fatalf("reading the image after the run: %v", err)
+	}
+	return &replayRun{rc: rc, before: before, after: after, ops: ops, state: base}
+}
+
+// runLogged runs the case's command on img with the write log on, checks
+// its exit status and flushes, and returns its writes and flushes.
+func runLogged(t *testing.T, rc *replayCase, img, dir string) []writelog.Op {
+	t.Helper()
 	logPath := filepath.Join(dir, "write.log")
 	args := rc.expand(img, dir)
 	cmd := exec.Command(args[0], args[1:]...)
@@ -241,12 +258,7 @@ func recordRun(t *testing.T, rc *replayCase) *replayRun {
 		t.Errorf("%s: the last write is not followed by a flush: exit 0 would not mean durable", strings.Join(args, " "))
 	}
 	t.Logf("%s: %d writes, %d flushes", strings.Join(args[:1], " "), writes, flushes)
-	fsckClean(t, img, 0)
-	after, err := readVolume(img)
-	if err != nil {
-		t.Fatalf("reading the image after the run: %v", err)
-	}
-	return &replayRun{rc: rc, before: before, after: after, ops: ops, state: base}
+	return ops
 }
 
 // replay checks every crash state of a recorded run and returns the number
@@ -255,24 +267,30 @@ func (rr *replayRun) replay(t *testing.T, seed uint64) (int, error) {
 	t.Helper()
 	opts := replayOptions(seed)
 	opts.PrefixOnly = rr.rc.prefixOnly
-	return writelog.Replay(rr.state, rr.ops, opts, func(writelog.State) error {
-		var err error
-		if rr.rc.format {
-			err = rr.checkFormatState()
-		} else {
-			err = rr.checkState()
-		}
-		if err != nil {
-			// Keep the image for a look with fsck.fat, fverify, mtools.
-			keep := filepath.Join(os.TempDir(), "ftools-replay-"+rr.rc.name+".img")
-			if out, cerr := exec.Command("cp", "--sparse=always", rr.state, keep).CombinedOutput(); cerr == nil {
-				err = fmt.Errorf("%w\n(the image is kept as %s)", err, keep)
-			} else {
-				t.Logf("keeping the failed state: %v %s", cerr, out)
-			}
-		}
+	check := rr.checkState
+	switch {
+	case rr.rc.exfat && rr.rc.format:
+		check = rr.checkExFATFormat
+	case rr.rc.exfat:
+		check = rr.checkExFATState
+	case rr.rc.format:
+		check = rr.checkFormatState
+	}
+	return writelog.Replay(rr.state, rr.ops, opts, func(writelog.State) error { return rr.keepFailed(t, check()) })
+}
+
+// keepFailed keeps the image of a state that failed, for a look with
+// fsck, fverify and mtools.
+func (rr *replayRun) keepFailed(t *testing.T, err error) error {
+	if err == nil {
+		return nil
+	}
+	keep := filepath.Join(os.TempDir(), "ftools-replay-"+rr.rc.name+".img")
+	if out, cerr := exec.Command("cp", "--sparse=always", rr.state, keep).CombinedOutput(); cerr != nil {
+		t.Logf("keeping the failed state: %v %s", cerr, out)
 		return err
-	})
+	}
+	return fmt.Errorf("%w\n(the image is kept as %s)", err, keep)
 }
 
 // fsck runs fsck.fat -n on the state and returns the classes of the

@@ -65,7 +65,7 @@ func partSuffix(args []string) string {
 // Two builds of the same tree, created in different orders seconds apart,
 // give byte-identical images, with or without a partition table.
 func TestReproducibleImages(t *testing.T) {
-	for _, args := range [][]string{nil, {"--table", "gpt"}, {"--fat", "16", "--label", "BOOT"}} {
+	for _, args := range [][]string{nil, {"--table", "gpt"}, {"--fat", "16", "--label", "BOOT"}, {"--type", "exfat"}, {"--type", "exfat", "--table", "gpt", "--label", "Boot"}} {
 		t.Run(strings.Join(append([]string{"plain"}, args...), "-"), func(t *testing.T) {
 			dir := t.TempDir()
 			makeBuildTree(t, filepath.Join(dir, "t1"), false)
@@ -76,7 +76,11 @@ func TestReproducibleImages(t *testing.T) {
 			if a != b {
 				t.Fatal("two builds of the same tree differ")
 			}
-			fsckClean(t, filepath.Join(dir, "a.img"), map[bool]int64{true: 1 << 20}[partSuffix(args) != ""])
+			fsck := fsckClean
+			if len(args) > 1 && args[1] == "exfat" {
+				fsck = fsckExFAT
+			}
+			fsck(t, filepath.Join(dir, "a.img"), map[bool]int64{true: 1 << 20}[partSuffix(args) != ""])
 		})
 	}
 }

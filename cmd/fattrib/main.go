@@ -14,7 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"ftools/cmd/internal/cmdutil"
-	"ftools/pkg/fat"
+	"ftools/pkg/vol"
 )
 
 func main() { cmdutil.Main(run) }
@@ -49,10 +49,10 @@ var valueFlags = map[string]bool{"-i": true, "--i": true, "-image": true, "--ima
 	"-partition": true, "--partition": true, "-io-size": true, "--io-size": true, "-sync": true, "--sync": true,
 	"-codepage": true, "--codepage": true}
 
-var letters = map[byte]fat.Attr{'r': fat.AttrReadOnly, 'h': fat.AttrHidden, 's': fat.AttrSystem, 'a': fat.AttrArchive}
+var letters = map[byte]vol.Attr{'r': vol.AttrReadOnly, 'h': vol.AttrHidden, 's': vol.AttrSystem, 'a': vol.AttrArchive}
 
 // splitAttrs takes the attribute changes out of args.
-func splitAttrs(args []string) (rest []string, set, clear fat.Attr) {
+func splitAttrs(args []string) (rest []string, set, clear vol.Attr) {
 	rest = append(rest, args[0])
 	for i := 1; i < len(args); i++ {
 		a := args[i]
@@ -78,9 +78,9 @@ func splitAttrs(args []string) (rest []string, set, clear fat.Attr) {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("fattrib", "show and change attributes of files in FAT images", usageText, stdout, stderr)
+	app := cmdutil.NewApp("fattrib", "show and change attributes of files in FAT and exFAT images", usageText, stdout, stderr)
 	app.Flags = flags()
-	var set, clear fat.Attr
+	var set, clear vol.Attr
 	if len(args) > 0 {
 		args, set, clear = splitAttrs(args)
 	}
@@ -96,7 +96,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		recursive := c.Bool("recursive")
 		each := cmdutil.Each{Name: "fattrib", Verb: "changed the attributes of", Glob: true, Write: true}
-		return cmdutil.EachOperand(c, stdout, stderr, each, func(v *fat.Volume, op cmdutil.Operand) error {
+		return cmdutil.EachOperand(c, stdout, stderr, each, func(v vol.Volume, op cmdutil.Operand) error {
 			if op.Path == "." && !recursive {
 				return fmt.Errorf("%s: the root directory has no attributes (give -/ for what is in it)", cmdutil.Quote(op.Show(op.Path)))
 			}
@@ -119,7 +119,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 // everything below it, depth first in the order the directories store
 // their entries (as mattrib -/ lists them). A path that does not exist is
 // an error.
-func walk(v *fat.Volume, op cmdutil.Operand, recursive bool) ([]string, error) {
+func walk(v vol.Volume, op cmdutil.Operand, recursive bool) ([]string, error) {
 	fi, err := v.Stat(op.VolPath())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s", cmdutil.Quote(op.Show(op.VolPath())), cmdutil.ErrText(err))
@@ -219,14 +219,14 @@ func show(c *cli.Context, stdout, stderr io.Writer) error {
 			for _, p := range paths {
 				// The root has no entry: mattrib shows it as a directory
 				// without other attributes.
-				a := fat.AttrDirectory
+				a := vol.AttrDirectory
 				if p != "." {
 					fi, err := im.Vol.Stat(p)
 					if err != nil {
 						fail(o.Show(p), fmt.Errorf("%s: %s", cmdutil.Quote(o.Show(p)), cmdutil.ErrText(err)))
 						continue
 					}
-					a = fi.Sys().(*fat.Record).Entry.Attr
+					a = im.Vol.Entry(fi).Attr
 				}
 				rep.Files = append(rep.Files, shown{Path: o.Show(p), Attributes: a.String()})
 				if !c.Bool(cmdutil.FlagJSON) {
@@ -248,10 +248,10 @@ func show(c *cli.Context, stdout, stderr io.Writer) error {
 // printAttrs shows one file: mattrib's line, its -X form (only the letters for
 // a lone file), or with -p the command that restores what differs from
 // the defaults.
-func printAttrs(c *cli.Context, w io.Writer, spec, p, name string, a fat.Attr, lone bool) {
+func printAttrs(c *cli.Context, w io.Writer, spec, p, name string, a vol.Attr, lone bool) {
 	switch {
 	case c.Bool("replay"):
-		if ch := replay(a, a&fat.AttrDirectory != 0); ch != "" && p != "." {
+		if ch := replay(a, a&vol.AttrDirectory != 0); ch != "" && p != "." {
 			fmt.Fprintf(w, "fattrib %s %s\n", ch, shellQuote(spec+"::/"+p))
 		}
 	case c.Bool("concise") && lone:
@@ -259,23 +259,23 @@ func printAttrs(c *cli.Context, w io.Writer, spec, p, name string, a fat.Attr, l
 	case c.Bool("concise"):
 		fmt.Fprintf(w, "%s %s\n", letters4(a, ""), name)
 	default:
-		fmt.Fprintf(w, "  %c  %s     %s\n", flag(a, fat.AttrArchive, 'A'), letters4(a&^(fat.AttrArchive|fat.AttrDirectory), " "), name)
+		fmt.Fprintf(w, "  %c  %s     %s\n", flag(a, vol.AttrArchive, 'A'), letters4(a&^(vol.AttrArchive|vol.AttrDirectory), " "), name)
 	}
 }
 
 // letters4 writes the system, hidden and read-only letters, pad standing
 // for an unset one, after the archive and directory letters when set (as
 // mattrib -X orders them: ADSHR).
-func letters4(a fat.Attr, pad string) string {
+func letters4(a vol.Attr, pad string) string {
 	var b strings.Builder
 	for _, l := range []struct {
-		bit fat.Attr
+		bit vol.Attr
 		ch  byte
-	}{{fat.AttrArchive, 'A'}, {fat.AttrDirectory, 'D'}, {fat.AttrSystem, 'S'}, {fat.AttrHidden, 'H'}, {fat.AttrReadOnly, 'R'}} {
+	}{{vol.AttrArchive, 'A'}, {vol.AttrDirectory, 'D'}, {vol.AttrSystem, 'S'}, {vol.AttrHidden, 'H'}, {vol.AttrReadOnly, 'R'}} {
 		switch {
 		case a&l.bit != 0:
 			b.WriteByte(l.ch)
-		case l.bit != fat.AttrArchive && l.bit != fat.AttrDirectory:
+		case l.bit != vol.AttrArchive && l.bit != vol.AttrDirectory:
 			b.WriteString(pad)
 		}
 	}
@@ -285,15 +285,15 @@ func letters4(a fat.Attr, pad string) string {
 // replay is the change that gives a new file or directory (archive set on
 // files, unset on directories) the attributes a: hidden, system and the
 // archive bit; read-only is left to tar, as mattrib -p leaves it.
-func replay(a fat.Attr, dir bool) string {
+func replay(a vol.Attr, dir bool) string {
 	var ch []string
-	if a&fat.AttrSystem != 0 {
+	if a&vol.AttrSystem != 0 {
 		ch = append(ch, "+s")
 	}
-	if a&fat.AttrHidden != 0 {
+	if a&vol.AttrHidden != 0 {
 		ch = append(ch, "+h")
 	}
-	switch archive := a&fat.AttrArchive != 0; {
+	switch archive := a&vol.AttrArchive != 0; {
 	case dir && archive:
 		ch = append(ch, "+a")
 	case !dir && !archive:
@@ -305,7 +305,7 @@ func replay(a fat.Attr, dir bool) string {
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-func flag(a, bit fat.Attr, ch byte) byte {
+func flag(a, bit vol.Attr, ch byte) byte {
 	if a&bit != 0 {
 		return ch
 	}

@@ -29,7 +29,7 @@ func flags() []cli.Flag {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("fcat", "write files from FAT images to standard output",
+	app := cmdutil.NewApp("fcat", "write files from FAT and exFAT images to standard output",
 		"fcat [flags] ::/FILE...\n\n"+cmdutil.AddressingHelp+"\n"+cmdutil.WildcardHelp, stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {

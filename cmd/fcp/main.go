@@ -17,6 +17,7 @@ import (
 	"ftools/cmd/internal/cmdutil"
 	"ftools/cmd/internal/cp"
 	"ftools/pkg/fat"
+	"ftools/pkg/vol"
 )
 
 func main() {
@@ -49,7 +50,7 @@ func flags() []cli.Flag {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("fcp", "copy files and trees into, out of and within FAT images",
+	app := cmdutil.NewApp("fcp", "copy files and trees into, out of and within FAT and exFAT images",
 		"fcp [flags] SOURCE... DEST\n\n"+cmdutil.AddressingHelp+" Other paths are host paths;\n'-' is standard input as SOURCE and standard output as DEST.", stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
@@ -103,7 +104,7 @@ func fcp(c *cli.Context, stdout, stderr io.Writer) error {
 	// image that is both is opened once, writable.
 	imgs := cmdutil.Images{}
 	defer imgs.Close()
-	vols := map[string]*fat.Volume{}
+	vols := map[string]vol.Volume{}
 	for _, op := range append([]cmdutil.Operand{dst}, srcs...) {
 		if !op.InImage() || vols[op.Image] != nil {
 			continue
@@ -115,7 +116,9 @@ func fcp(c *cli.Context, stdout, stderr io.Writer) error {
 		if im.Vol.WasDirty() {
 			warn(fmt.Sprintf("%s: the volume's dirty bit is set (it was not closed cleanly): run fverify %s; copying anyway", im.Spec, im.Spec))
 		}
-		im.Vol.SetAllocPolicy(alloc)
+		if err := setAlloc(im, alloc); err != nil {
+			return err
+		}
 		vols[op.Image] = im.Vol
 		opts.IOSize = im.Dev.IOSize()
 	}
@@ -220,4 +223,18 @@ func finish(c *cli.Context, stdout, stderr io.Writer, imgs cmdutil.Images, res *
 		rep.Signal = cmdutil.SignalName(sig)
 	}
 	return cmdutil.Finish(c, stdout, stderr, rep, imgs.Stats, err)
+}
+
+// setAlloc gives a FAT volume the allocation policy. exFAT volumes get
+// every file contiguous: first-fit follows FSINFO's hint, which exFAT
+// has not.
+func setAlloc(im *cmdutil.Image, alloc fat.AllocPolicy) error {
+	if im.FAT != nil {
+		im.FAT.SetAllocPolicy(alloc)
+		return nil
+	}
+	if alloc == fat.AllocFirstFit && im.Dev.Writable() {
+		return fmt.Errorf("%s: --alloc first-fit places files as Linux's FAT driver and mcopy do, from FSINFO's next free cluster; an exFAT volume has no FSINFO, and fcp gives each file one contiguous run there", im.Spec)
+	}
+	return nil
 }

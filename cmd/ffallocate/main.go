@@ -14,6 +14,7 @@ import (
 	"ftools/cmd/internal/cmdutil"
 	"ftools/pkg/fat"
 	fio "ftools/pkg/io"
+	"ftools/pkg/vol"
 )
 
 func main() { cmdutil.Main(run) }
@@ -30,7 +31,7 @@ func flags() []cli.Flag {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("ffallocate", "preallocate clusters for a file in a FAT image",
+	app := cmdutil.NewApp("ffallocate", "preallocate clusters for a file in a FAT or exFAT image",
 		"ffallocate [flags] -l LENGTH (-i IMAGE ::/path | IMAGE::/path)\n\nA file that does not exist is created. A wildcard in the last element must\nmatch one existing file.", stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
@@ -63,9 +64,6 @@ func fallocate(c *cli.Context, arg string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--length: %w", err)
 	}
-	if length > fat.MaxFileSize {
-		return fmt.Errorf("--length %s: %w", c.String("length"), fat.ErrFileTooLarge)
-	}
 	op, err := cmdutil.ImageOperand(c, arg)
 	if err != nil {
 		return err
@@ -79,6 +77,9 @@ func fallocate(c *cli.Context, arg string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := fitsFormat(c, im, length); err != nil {
+		return err
+	}
 	ops, _, err := cmdutil.Expand(im.Vol, op)
 	if err != nil {
 		return err
@@ -88,7 +89,7 @@ func fallocate(c *cli.Context, arg string, stdout, stderr io.Writer) error {
 	}
 	op = ops[0]
 	noZero := c.Bool("no-zero")
-	res, err := im.Vol.Fallocate(op.VolPath(), length, fat.FallocateOptions{KeepSize: c.Bool("keep-size"), NoZero: noZero})
+	res, err := im.Vol.Fallocate(op.VolPath(), length, vol.FallocateOptions{KeepSize: c.Bool("keep-size"), NoZero: noZero})
 	if err != nil {
 		// Name the file as the user did (::/d/big.bin), and the part of
 		// its path at fault when that is another (a missing folder).
@@ -102,13 +103,12 @@ func fallocate(c *cli.Context, arg string, stdout, stderr io.Writer) error {
 	if err := imgs.Close(); err != nil {
 		return err
 	}
-	l := im.Vol.Layout()
 	out := &result{Path: op.Show(op.Path), Size: res.Size, Created: res.Created, Runs: []runOut{}}
-	for _, e := range res.Extents {
-		out.Runs = append(out.Runs, runOut{Start: uint32(e.Start), Clusters: e.Len, Offset: l.ClusterOffset(e.Start)})
-		out.Allocated += int64(e.Len) * l.ClusterSize
+	for _, e := range res.Runs {
+		out.Runs = append(out.Runs, runOut{Start: e.Start, Clusters: e.Len, Offset: im.Vol.ClusterOffset(e.Start)})
+		out.Allocated += int64(e.Len) * im.Vol.ClusterSize()
 	}
-	if noZero && len(res.Extents) > 0 {
+	if noZero && len(res.Runs) > 0 && im.FAT != nil {
 		cmdutil.Warn(stderr, "ffallocate", "warning: --no-zero: the new clusters' old contents are now readable in the file")
 	}
 	if !c.Bool(cmdutil.FlagJSON) {
@@ -120,4 +120,16 @@ func fallocate(c *cli.Context, arg string, stdout, stderr io.Writer) error {
 		}
 	}
 	return cmdutil.Finish(c, stdout, stderr, out, imgs.Stats, nil)
+}
+
+// fitsFormat refuses what the volume's format cannot hold: a FAT file
+// over 4 GiB - 1, and on exFAT, clusters past a file's end.
+func fitsFormat(c *cli.Context, im *cmdutil.Image, length int64) error {
+	if im.FAT != nil && length > fat.MaxFileSize {
+		return fmt.Errorf("--length %s: %w", c.String("length"), fat.ErrFileTooLarge)
+	}
+	if im.ExFAT != nil && c.Bool("keep-size") {
+		return errors.New("--keep-size: an exFAT file's clusters are as many as its size needs, so none can lie past its end; without -n the file takes LENGTH bytes and reads as zeros past what was written (its valid data length stays)")
+	}
+	return nil
 }

@@ -35,13 +35,15 @@ const usageText = `flabel [flags] IMAGE [NEWLABEL]
    flabel [flags] -i IMAGE [NEWLABEL]
 
 IMAGE may be PATH@@OFFSET; IMAGE::NEWLABEL and -i IMAGE ::NEWLABEL work as
-with mlabel. A label has at most 11 ASCII characters, is stored upper case,
-and may not hold control characters or *?.,;:/\|+=<>[]".
+with mlabel. On FAT a label has at most 11 ASCII characters, is stored upper
+case, and may not hold control characters or *?.,;:/\|+=<>[]"; on exFAT it
+has at most 11 UTF-16 characters, keeps its case, and may not hold control
+characters.
 Without NEWLABEL, -c, -n or -N, flabel shows the label (and says when
 there is none).`
 
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("flabel", "show, set or remove the volume label of a FAT image", usageText, stdout, stderr)
+	app := cmdutil.NewApp("flabel", "show, set or remove the volume label of a FAT or exFAT image", usageText, stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
 		spec, label, hasLabel, err := operands(c)
@@ -153,12 +155,12 @@ func labelCmd(c *cli.Context, spec string, ch change, stdout, stderr io.Writer) 
 	}
 	v := im.Vol
 	before, _ := v.Label()
-	beforeID := v.BootSector().VolumeID
+	beforeID := v.Serial()
 	if ch.setLabel {
 		err = v.SetLabel(ch.label)
 	}
 	if err == nil && ch.setSerial {
-		err = v.SetVolumeID(ch.serial)
+		err = v.SetSerial(ch.serial)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %s", spec, cmdutil.ErrText(err))
@@ -173,8 +175,10 @@ func labelCmd(c *cli.Context, spec string, ch change, stdout, stderr io.Writer) 
 			out.RootLabel = &root
 		}
 	}
-	out.BootLabel = v.BootSector().Label()
-	out.VolumeID = volumeID(v.BootSector().VolumeID)
+	if im.FAT != nil {
+		out.BootLabel = im.FAT.BootSector().Label() // exFAT keeps its label in the root only
+	}
+	out.VolumeID = volumeID(v.Serial())
 	if err = errors.Join(err, imgs.Close()); err != nil {
 		return fmt.Errorf("%s: %s", spec, cmdutil.ErrText(err))
 	}

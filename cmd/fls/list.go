@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"ftools/cmd/internal/cmdutil"
-	"ftools/pkg/fat"
+	"ftools/pkg/vol"
 )
 
 // entry is one listed file or directory.
@@ -127,7 +127,7 @@ func list(c *cli.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	l.flushRow()
 	for _, im := range vols {
-		free := int64(im.Vol.FreeClusters()) * im.Vol.Layout().ClusterSize
+		free := int64(im.Vol.FreeClusters()) * im.Vol.ClusterSize()
 		l.rep.Volumes = append(l.rep.Volumes, volumeFree{Image: im.Spec, FreeBytes: free})
 	}
 	l.summary()
@@ -153,12 +153,12 @@ func contains(ims []*cmdutil.Image, im *cmdutil.Image) bool {
 // operand lists one operand: a directory's members, or a file itself. A
 // hidden or system entry that a wildcard matched is left out without -a,
 // as mdir leaves it out.
-func (l *lister) operand(v *fat.Volume, op cmdutil.Operand, literal bool) error {
+func (l *lister) operand(v vol.Volume, op cmdutil.Operand, literal bool) error {
 	fi, err := v.Stat(op.VolPath())
 	if err != nil {
 		return fmt.Errorf("cannot access %s: %s", cmdutil.Quote(op.Show(op.VolPath())), cmdutil.ErrText(err))
 	}
-	if r := fi.Sys().(*fat.Record); !literal && !l.all && r.Entry.Attr&(fat.AttrHidden|fat.AttrSystem) != 0 {
+	if !literal && !l.all && v.Entry(fi).Attr&(vol.AttrHidden|vol.AttrSystem) != 0 {
 		return nil
 	}
 	if !fi.IsDir() {
@@ -177,7 +177,7 @@ func (l *lister) operand(v *fat.Volume, op cmdutil.Operand, literal bool) error 
 // maxDepth bounds -R: a FAT path holds at most 260 characters.
 const maxDepth = 256
 
-func (l *lister) dir(v *fat.Volume, op cmdutil.Operand, p string, depth int) error {
+func (l *lister) dir(v vol.Volume, op cmdutil.Operand, p string, depth int) error {
 	if depth > maxDepth {
 		return fmt.Errorf("%s: directories nested deeper than %d (a loop?)", cmdutil.Quote(op.Show(p)), maxDepth)
 	}
@@ -204,13 +204,13 @@ func (l *lister) dir(v *fat.Volume, op cmdutil.Operand, p string, depth int) err
 		if err != nil {
 			return err
 		}
-		r := fi.Sys().(*fat.Record)
-		if !l.all && r.Entry.Attr&(fat.AttrHidden|fat.AttrSystem) != 0 {
+		en := v.Entry(fi)
+		if !l.all && en.Attr&(vol.AttrHidden|vol.AttrSystem) != 0 {
 			continue
 		}
-		child := path.Join(p, r.Name)
-		l.emit(l.entryOf(v, volPath(child), fi), r.Name, op.Show(child))
-		if fi.IsDir() && cmdutil.Unaddressable(r.Name) == "" {
+		child := path.Join(p, en.Name)
+		l.emit(l.entryOf(v, volPath(child), fi), en.Name, op.Show(child))
+		if fi.IsDir() && cmdutil.Unaddressable(en.Name) == "" {
 			subdirs = append(subdirs, child)
 		}
 	}
@@ -230,14 +230,14 @@ func (l *lister) dir(v *fat.Volume, op cmdutil.Operand, p string, depth int) err
 }
 
 // entryOf describes a member for output.
-func (l *lister) entryOf(v *fat.Volume, p string, fi fs.FileInfo) entry {
-	r := fi.Sys().(*fat.Record)
-	e := entry{Path: p, Name: r.Name, ShortName: r.Short.String(), Size: fi.Size(), mtime: fi.ModTime(),
-		Attributes: r.Entry.Attr.String(), FirstCluster: uint32(r.Entry.Cluster), Dir: fi.IsDir()}
+func (l *lister) entryOf(v vol.Volume, p string, fi fs.FileInfo) entry {
+	en := v.Entry(fi)
+	e := entry{Path: p, Name: en.Name, ShortName: en.ShortName, Size: fi.Size(), mtime: fi.ModTime(),
+		Attributes: en.Attr.String(), FirstCluster: en.FirstCluster, Dir: fi.IsDir()}
 	e.MTime = e.mtime.Format(time.RFC3339)
-	if r.Entry.Cluster != 0 {
-		if chain, err := fat.Chain(v.Table(), r.Entry.Cluster); err == nil {
-			e.Runs = runs(chain)
+	if en.FirstCluster != 0 {
+		if n, err := v.Runs(fi); err == nil {
+			e.Runs = n
 		}
 	}
 	return e
@@ -349,17 +349,6 @@ func grouped(n int64) string {
 		b.WriteRune(ch)
 	}
 	return b.String()
-}
-
-// runs counts the contiguous runs of a cluster chain.
-func runs(chain []fat.Cluster) int {
-	n := 0
-	for i, c := range chain {
-		if i == 0 || c != chain[i-1]+1 {
-			n++
-		}
-	}
-	return n
 }
 
 // volPath is a volume path as --json prints it: "/DIR/FILE".

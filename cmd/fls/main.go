@@ -33,7 +33,7 @@ const usageText = `fls [flags] [::/PATH...]
 ` + cmdutil.WildcardHelp
 
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("fls", "list files and directories in FAT images", usageText, stdout, stderr)
+	app := cmdutil.NewApp("fls", "list files and directories in FAT and exFAT images", usageText, stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
 		args := c.Args().Slice()

@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"ftools/cmd/internal/cmdutil"
-	"ftools/pkg/fat"
+	"ftools/pkg/vol"
 )
 
 func main() { cmdutil.Main(run) }
@@ -24,7 +24,7 @@ func flags() []cli.Flag {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("fmkdir", "make directories in FAT images",
+	app := cmdutil.NewApp("fmkdir", "make directories in FAT and exFAT images",
 		"fmkdir [flags] ::/DIR...\n\n"+cmdutil.AddressingHelp, stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
@@ -33,7 +33,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		parents := c.Bool("parents")
 		each := cmdutil.Each{Name: "fmkdir", Verb: "created directory", Write: true}
-		return cmdutil.EachOperand(c, stdout, stderr, each, func(v *fat.Volume, op cmdutil.Operand) error {
+		return cmdutil.EachOperand(c, stdout, stderr, each, func(v vol.Volume, op cmdutil.Operand) error {
 			var err error
 			if parents {
 				err = v.MkdirAll(op.Path, v.Now())

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"ftools/cmd/internal/cmdutil"
+	"ftools/pkg/exfat"
 	"ftools/pkg/fat"
 	fio "ftools/pkg/io"
 )
@@ -19,6 +21,7 @@ func main() { cmdutil.Main(run) }
 func flags() []cli.Flag {
 	sizeUnits := " (" + fio.SizeHelp + ")"
 	fl := []cli.Flag{
+		cmdutil.Values(&cli.StringFlag{Name: "type", Aliases: []string{"t"}, Value: "fat", Usage: "file system `TYPE`: fat (FAT12, FAT16 or FAT32, see --fat) or exfat"}, "fat", "exfat"),
 		&cli.StringFlag{Name: "size", Usage: "create the image file (sparse), or extend it, to exactly `SIZE`" + sizeUnits + "; a larger file is refused"},
 		&cli.BoolFlag{Name: "create", Aliases: []string{"C"}, Usage: "create TARGET, which must not exist yet, as a sparse file of BLOCK-COUNT 1 KiB blocks (as mkfs.fat -C)"},
 		cmdutil.Values(&cli.IntFlag{Name: "fat", Aliases: []string{"F"}, Usage: "FAT `TYPE`: 12, 16 or 32 (default: chosen from the size as mkfs.fat chooses)"}, "12", "16", "32"),
@@ -28,8 +31,8 @@ func flags() []cli.Flag {
 		&cli.IntFlag{Name: "reserved", Aliases: []string{"R"}, Usage: "reserved `SECTORS` before the first FAT (default: 1, or 32 on FAT32, then aligned)"},
 		&cli.IntFlag{Name: "fats", Aliases: []string{"f"}, Usage: "number of FAT copies, `N` = 1 or 2 (default: 2)"},
 		&cli.IntFlag{Name: "root-entries", Aliases: []string{"r"}, Usage: "FAT12/16 root directory `ENTRIES` (default: 512, floppies 112 or 224)"},
-		&cli.StringFlag{Name: "label", Aliases: []string{"n"}, Usage: "volume `LABEL`, up to 11 ASCII characters"},
-		&cli.StringFlag{Name: "volume-id", Aliases: []string{"i"}, Usage: "volume id as 8 `HEX` digits (default: from SOURCE_DATE_EPOCH, else random)"},
+		&cli.StringFlag{Name: "label", Aliases: []string{"n"}, Usage: "volume `LABEL`, up to 11 ASCII characters (exFAT: 11 UTF-16 characters, case kept)"},
+		&cli.StringFlag{Name: "volume-id", Aliases: []string{"i"}, Usage: "volume id (exFAT: serial number) as 8 `HEX` digits (default: from SOURCE_DATE_EPOCH, else random)"},
 		&cli.BoolFlag{Name: "invariant", Usage: "use constants for what is otherwise random or the time, as mkfs.fat --invariant: volume id 1234ABCD, times 2015-03-14 09:26:53 UTC, table ids derived from them"},
 		&cli.StringFlag{Name: "hidden", Aliases: []string{"h"}, Usage: "hidden `SECTORS` recorded in the boot sector, as mkfs.fat -h (default: the partition's start on the disk)"},
 		&cli.StringFlag{Name: "media", Aliases: []string{"M"}, Usage: "media descriptor `BYTE` (default: 0xF8, floppies their own)"},
@@ -47,7 +50,7 @@ func flags() []cli.Flag {
 		&cli.StringFlag{Name: "part-size", Usage: "with --table: make the partition `SIZE` bytes" + sizeUnits + " and leave the rest of the disk unallocated"},
 		&cli.BoolFlag{Name: "esp", Usage: "with --table gpt: make the partition an EFI System Partition (type and name)"},
 		&cli.StringFlag{Name: "disk-id", Usage: "MBR disk identifier as 8 `HEX` digits, or a GPT disk GUID (default: from SOURCE_DATE_EPOCH or --volume-id, else random)"},
-		&cli.BoolFlag{Name: "sd", Usage: "lay the card out as the SD Association's specification does: MBR, FAT type, cluster size and erase-block (BU) alignment by capacity"},
+		&cli.BoolFlag{Name: "sd", Usage: "lay the card out as the SD Association's specification does: MBR, file system (FAT12/16/32, exFAT over 32 GiB), cluster size and erase-block (BU) alignment by capacity"},
 		&cli.BoolFlag{Name: cmdutil.FlagForce, Aliases: []string{"I"}, Usage: "replace the table of a whole disk without asking, format a whole disk that holds one (-I, as mkfs.fat), write at an offset where no partition starts, or make a FAT32 of fewer than 65,525 clusters"},
 		cmdutil.VerboseFlag("print the layout as mkfs.fat -v does: geometry, sectors, FATs, clusters, reserved sectors, root directory, volume id and label"),
 		cmdutil.Refuse("c", "fmkfs does not test for bad blocks (mkfs.fat -c): SD cards and USB sticks remap bad blocks themselves; run badblocks(8) on an old disk first"),
@@ -66,7 +69,7 @@ blocks (and creates a missing image file of that size). -h is --hidden, as
 in mkfs.fat: help is --help.`
 
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("fmkfs", "make a FAT12/16/32 file system", usageText, stdout, stderr)
+	app := cmdutil.NewApp("fmkfs", "make a FAT12/16/32 or exFAT file system", usageText, stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
 		if err := cmdutil.NeedArgs(c, 1, 2); err != nil {
@@ -144,6 +147,8 @@ type request struct {
 	table  tableOptions
 	p      fat.FormatParams
 	o      fio.Options
+	exfat  bool                // --type exfat
+	x      *exfat.FormatParams // exFAT's parameters (--type exfat, or --sd for an SDXC card)
 }
 
 func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
@@ -181,22 +186,12 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if r.isExFAT() {
+		return mkfsExFAT(c, r, dev, &res, total, stdout, stderr)
+	}
 	bs, l, wiped, err := format(c, r, dev)
-	if cerr := dev.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := closeFormatted(r, dev, wiped, err, &res, &total, stderr); err != nil {
 		return err
-	}
-	for _, w := range wiped {
-		w.Offset += dev.Start()
-		res.Wiped = append(res.Wiped, w)
-	}
-	total = total.Add(dev.Stats())
-	if r.table.kind != "" && dev.IsBlockDevice() {
-		if err := fio.RereadPartitions(r.path); err != nil {
-			cmdutil.Warn(stderr, "fmkfs", "%v", err)
-		}
 	}
 	res.VolumeStart, res.VolumeSize = dev.Start(), l.TotalSize
 	res.FATType = l.Type.String()
@@ -251,25 +246,49 @@ func format(c *cli.Context, r *request, dev *fio.Device) (*fat.BootSector, *fat.
 	if _, _, err := fat.Plan(pp); err != nil {
 		return nil, nil, nil, err
 	}
-	if pp.Size < dev.Size() {
-		if err := dev.Limit(pp.Size); err != nil {
-			return nil, nil, nil, err
-		}
-	}
-	wiped, err := fio.WipeSignatures(dev)
+	wiped, err := clearRange(dev, pp.Size)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	now := cmdutil.Now()
-	if c.Bool("invariant") {
-		now = invariantTime
-	}
-	bs, l, err := fat.Format(dev, p, now)
+	bs, l, err := fat.Format(dev, p, formatClock(c))
 	return bs, l, wiped, err
+}
+
+// clearRange keeps dev to the size bytes the new volume takes and clears
+// the old signatures there, and nothing outside it. What it cleared is
+// made durable (a barrier) before the format zeroes anything: while an old
+// boot sector survives, zeros landing on the old volume's data would leave
+// it reading as valid with its files' bytes gone.
+func clearRange(dev *fio.Device, size int64) ([]fio.Signature, error) {
+	if size < dev.Size() {
+		if err := dev.Limit(size); err != nil {
+			return nil, err
+		}
+	}
+	wiped, err := fio.WipeSignatures(dev)
+	if err == nil && len(wiped) > 0 {
+		err = dev.Barrier()
+	}
+	return wiped, err
+}
+
+// formatClock is the time a format stamps: --invariant's, else the clock
+// (SOURCE_DATE_EPOCH when set).
+func formatClock(c *cli.Context) time.Time {
+	if c.Bool("invariant") {
+		return invariantTime
+	}
+	return cmdutil.Now()
 }
 
 func printResult(w io.Writer, res *result, l *fat.Layout) {
 	fmt.Fprintf(w, "%s: %s, %d clusters of %d bytes, volume id %s", res.Target, res.FATType, l.Clusters, l.ClusterSize, res.VolumeID)
+	printResultTail(w, res)
+}
+
+// printResultTail ends the result line (label, table, SD layout) and
+// names the signatures cleared.
+func printResultTail(w io.Writer, res *result) {
 	if res.Label != "" {
 		fmt.Fprintf(w, ", label %q", res.Label)
 	}
@@ -285,4 +304,28 @@ func printResult(w io.Writer, res *result, l *fat.Layout) {
 			fmt.Fprintf(w, "cleared the old %s at byte %d\n", s.Name, s.Offset)
 		}
 	}
+}
+
+// closeFormatted closes the device a format wrote (the format's error,
+// else the close's, is returned), notes the signatures it cleared (as
+// offsets from the disk's start) and its statistics, and has the kernel
+// re-read a table written on a block device.
+func closeFormatted(r *request, dev *fio.Device, wiped []fio.Signature, err error, res *result, total *fio.Stats, stderr io.Writer) error {
+	if cerr := dev.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	for _, w := range wiped {
+		w.Offset += dev.Start()
+		res.Wiped = append(res.Wiped, w)
+	}
+	*total = total.Add(dev.Stats())
+	if r.table.kind != "" && dev.IsBlockDevice() {
+		if err := fio.RereadPartitions(r.path); err != nil {
+			cmdutil.Warn(stderr, "fmkfs", "%v", err)
+		}
+	}
+	return nil
 }

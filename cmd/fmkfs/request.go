@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"ftools/cmd/internal/cmdutil"
+	"ftools/pkg/exfat"
 	"ftools/pkg/fat"
 	fio "ftools/pkg/io"
 )
@@ -31,6 +32,22 @@ func parseRequest(c *cli.Context, target string) (*request, error) {
 		return nil, err
 	}
 	r := &request{p: p}
+	ftype, err := fsType(c)
+	if err != nil {
+		return nil, err
+	}
+	r.exfat = ftype == "exfat"
+	if r.exfat || c.Bool("sd") {
+		// --sd makes exFAT on an SDXC card: its parameters are ready in
+		// case the card is one.
+		common := fmtCommon{serial: p.VolumeID, sectorSize: p.SectorSize, clusterSize: p.ClusterSize}
+		if !r.exfat {
+			common = fmtCommon{serial: p.VolumeID}
+		}
+		if r.x, err = exfatRequest(c, common, r.exfat); err != nil {
+			return nil, err
+		}
+	}
 	table := c.String("table")
 	if table != "none" && table != "mbr" && table != "gpt" {
 		return nil, fmt.Errorf("--table %q: use none, mbr or gpt", table)
@@ -43,6 +60,9 @@ func parseRequest(c *cli.Context, target string) (*request, error) {
 		}
 		if c.IsSet("fat") && p.Type != fat.FAT32 {
 			return nil, errors.New("--sd decides the FAT type from the capacity; only --fat 32 (FAT32 on a card over 32 GiB) can be added")
+		}
+		if c.IsSet("type") && !r.exfat && !c.IsSet("fat") {
+			return nil, errors.New("--sd decides the file system from the capacity: FAT up to 32 GiB, exFAT above; give --fat 32 for FAT32 on a larger card")
 		}
 		r.table = tableOptions{kind: "mbr", sd: &sdOptions{fat32: p.Type == fat.FAT32}}
 	} else if table != "none" {
@@ -60,6 +80,7 @@ func parseRequest(c *cli.Context, target string) (*request, error) {
 		}
 	}
 	r.table.esp = c.Bool("esp")
+	r.table.x, r.table.exfat = r.x, r.exfat
 	if r.path, r.off, err = fio.ParseImageSpec(target); err != nil {
 		return nil, err
 	}
@@ -176,7 +197,17 @@ func prepareTarget(c *cli.Context, r *request) error {
 			sd := *t.sd
 			t.sd = &sd
 		}
+		if t.x != nil {
+			x := *t.x
+			t.x = &x
+		}
 		if _, err := planTable(size, 512, &t, &pp); err != nil {
+			return err
+		}
+	} else if r.exfat {
+		x := *r.x
+		x.Size, x.PartitionOffset = pp.Size, r.off
+		if _, _, err := exfat.Plan(x); err != nil {
 			return err
 		}
 	} else {

@@ -5,6 +5,7 @@ import (
 
 	"ftools/cmd/internal/cmdutil"
 
+	"ftools/pkg/exfat"
 	"ftools/pkg/fat"
 	fio "ftools/pkg/io"
 )
@@ -20,12 +21,15 @@ type tableOptions struct {
 	partSize int64      // --part-size: the partition's size; 0 = to the end of the disk
 	esp      bool       // --esp: an EFI System Partition
 	ids      identifiers
+	x        *exfat.FormatParams // exFAT's parameters, nil for FAT only
+	exfat    bool                // --type exfat
 }
 
 // sdOptions are --sd's inputs and, once the table is written, its layout.
 type sdOptions struct {
-	fat32  bool // --fat 32 given: allowed over 32 GiB
-	layout *fat.SDLayout
+	fat32   bool // --fat 32 given: allowed over 32 GiB
+	layout  *fat.SDLayout
+	xlayout *exfat.SDLayout // an SDXC card's exFAT layout, instead of layout
 }
 
 // tableResult is what writeTable wrote.
@@ -42,6 +46,9 @@ func planTable(diskSize, lss int64, t *tableOptions, p *fat.FormatParams) (fio.T
 	if t.sd != nil {
 		if lss != 512 {
 			return fio.TableSpec{}, fmt.Errorf("--sd: SD cards have 512-byte sectors; this device has %d-byte sectors", lss)
+		}
+		if t.exfat || (diskSize > 32<<30 && !t.sd.fat32) {
+			return planSDExFAT(diskSize, t)
 		}
 		l, err := fat.PlanSD(diskSize/512, t.sd.fat32)
 		if err != nil {
@@ -68,6 +75,9 @@ func planTable(diskSize, lss int64, t *tableOptions, p *fat.FormatParams) (fio.T
 			return fio.TableSpec{}, fmt.Errorf("--part-size %d: the disk holds at most %d bytes from 1 MiB on; give a smaller size", t.partSize, size)
 		}
 		size = t.partSize
+	}
+	if t.exfat {
+		return planExFATPartition(size, lss, t)
 	}
 	pp := *p
 	pp.Size = size

@@ -13,7 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"ftools/cmd/internal/cmdutil"
-	"ftools/pkg/fat"
+	"ftools/pkg/vol"
 )
 
 func main() { cmdutil.Main(run) }
@@ -27,7 +27,7 @@ func flags() []cli.Flag {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("fmv", "rename and move files and directories within a FAT volume",
+	app := cmdutil.NewApp("fmv", "rename and move files and directories within a FAT or exFAT volume",
 		"fmv [flags] ::/SOURCE... ::/DEST\n\n"+cmdutil.AddressingHelp+" All paths must be on the same volume.\n"+cmdutil.WildcardHelp+" (in SOURCE)", stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
@@ -121,7 +121,7 @@ func move(c *cli.Context, stdout, stderr io.Writer) error {
 // moveOne renames s to dst, or into dst (described by dfi, nil if it does
 // not exist) under its own name when dst is a directory (always, for many
 // sources).
-func moveOne(v *fat.Volume, s, dst cmdutil.Operand, dfi fs.FileInfo, many bool) (string, error) {
+func moveOne(v vol.Volume, s, dst cmdutil.Operand, dfi fs.FileInfo, many bool) (string, error) {
 	fail := func(to string, err error) error {
 		return fmt.Errorf("cannot move %s to %s: %s", cmdutil.Quote(s.Show(s.Path)), cmdutil.Quote(dst.Show(to)), cmdutil.ErrText(err))
 	}

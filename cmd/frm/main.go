@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"ftools/cmd/internal/cmdutil"
-	"ftools/pkg/fat"
+	"ftools/pkg/vol"
 )
 
 func main() { cmdutil.Main(run) }
@@ -24,7 +24,7 @@ func flags() []cli.Flag {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("frm", "remove files and directory trees from FAT images",
+	app := cmdutil.NewApp("frm", "remove files and directory trees from FAT and exFAT images",
 		"frm [flags] ::/PATH...\n\n"+cmdutil.AddressingHelp+"\n"+cmdutil.WildcardHelp, stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
@@ -33,7 +33,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		recursive := c.Bool("recursive")
 		each := cmdutil.Each{Name: "frm", Verb: "removed", Glob: true, Write: true}
-		return cmdutil.EachOperand(c, stdout, stderr, each, func(v *fat.Volume, op cmdutil.Operand) error {
+		return cmdutil.EachOperand(c, stdout, stderr, each, func(v vol.Volume, op cmdutil.Operand) error {
 			fail := func(err error) error {
 				return fmt.Errorf("cannot remove %s: %s", cmdutil.Quote(op.Show(op.VolPath())), cmdutil.ErrText(err))
 			}

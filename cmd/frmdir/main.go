@@ -11,6 +11,7 @@ import (
 
 	"ftools/cmd/internal/cmdutil"
 	"ftools/pkg/fat"
+	"ftools/pkg/vol"
 )
 
 func main() { cmdutil.Main(run) }
@@ -24,7 +25,7 @@ func flags() []cli.Flag {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("frmdir", "remove empty directories from FAT images",
+	app := cmdutil.NewApp("frmdir", "remove empty directories from FAT and exFAT images",
 		"frmdir [flags] ::/DIR...\n\n"+cmdutil.AddressingHelp+" Use frm -r for directories that are not empty.\n"+cmdutil.WildcardHelp, stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
@@ -32,7 +33,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		each := cmdutil.Each{Name: "frmdir", Verb: "removed directory", Glob: true, Write: true}
-		return cmdutil.EachOperand(c, stdout, stderr, each, func(v *fat.Volume, op cmdutil.Operand) error {
+		return cmdutil.EachOperand(c, stdout, stderr, each, func(v vol.Volume, op cmdutil.Operand) error {
 			fail := func(err error) error {
 				return fmt.Errorf("failed to remove %s: %s", cmdutil.Quote(op.Show(op.Path)), cmdutil.ErrText(err))
 			}

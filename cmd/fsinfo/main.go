@@ -13,6 +13,7 @@ import (
 
 	"ftools/cmd/internal/cmdutil"
 	"ftools/pkg/fat"
+	"ftools/pkg/vol"
 )
 
 func main() { cmdutil.Main(run) }
@@ -28,7 +29,7 @@ func flags() []cli.Flag {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("fsinfo", "show a FAT volume; set FSINFO's next free cluster and free count",
+	app := cmdutil.NewApp("fsinfo", "show a FAT or exFAT volume; set FSINFO's next free cluster and free count",
 		"fsinfo [flags] IMAGE[@@OFFSET]\n\nWith --next-cluster, --free-count or --recount, fsinfo prints what it changed\n(old and new values); without them, the whole volume.", stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
@@ -78,6 +79,14 @@ func show(c *cli.Context, spec string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer dev.Close()
+	if ex, err := vol.IsExFAT(dev); err != nil {
+		return fmt.Errorf("%s: %w", spec, err)
+	} else if ex {
+		if write {
+			return fmt.Errorf("%s: --next-cluster, --free-count and --recount set FSINFO, which FAT32 has and exFAT has not (exFAT counts free clusters in its allocation bitmap)", spec)
+		}
+		return showExFAT(c, spec, dev, stdout, stderr)
+	}
 	v, err := fat.Open(dev)
 	if err != nil {
 		return fmt.Errorf("%s: %w", spec, err)

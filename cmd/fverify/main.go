@@ -14,6 +14,7 @@ import (
 	"ftools/cmd/internal/cmdutil"
 	"ftools/pkg/fat"
 	fio "ftools/pkg/io"
+	"ftools/pkg/vol"
 )
 
 // Exit statuses, as fsck's.
@@ -58,7 +59,7 @@ func flags() []cli.Flag {
 
 func run(args []string, stdout, stderr io.Writer) error {
 	cmdutil.VersionLongOnly() // -v is --verbose, as fsck.fat's
-	app := cmdutil.NewApp("fverify", "check a FAT volume as fsck.fat does, repair it, compare files with their sources",
+	app := cmdutil.NewApp("fverify", "check a FAT or exFAT volume as fsck.fat and fsck.exfat do, repair it, compare files with their sources",
 		"fverify [flags] IMAGE[@@OFFSET]", stdout, stderr)
 	app.Flags = flags()
 	app.UseShortOptionHandling = true
@@ -145,6 +146,11 @@ func verify(c *cli.Context, spec string, m mode, compares []comparison, stdout, 
 		return fail(err)
 	}
 	defer dev.Close()
+	if ex, err := vol.IsExFAT(dev); err != nil {
+		return fail(fmt.Errorf("%s: %w", spec, err))
+	} else if ex {
+		return verifyExFAT(c, spec, m, compares, dev, stdout, stderr)
+	}
 	v, bootErr, err := fat.OpenForCheck(dev)
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", spec, err))
@@ -152,18 +158,7 @@ func verify(c *cli.Context, spec string, m mode, compares []comparison, stdout, 
 	v.Clock = cmdutil.Now // files a repair makes get SOURCE_DATE_EPOCH when it is set
 	opts := fat.CheckOptions{BootError: bootErr, Salvage: m.salvage}
 	var checked []string
-	if m.list {
-		opts.Visit = func(p string) {
-			if jsonOut {
-				checked = append(checked, p)
-			} else {
-				fmt.Fprintf(stdout, "checking %s\n", cmdutil.Sanitize(p))
-			}
-		}
-	}
-	if m.verbose {
-		opts.Progress = func(s string) { cmdutil.Warn(stderr, "fverify", "%s", s) }
-	}
+	opts.Visit, opts.Progress = visitors(m, jsonOut, stdout, stderr, &checked)
 	rep, err := fat.Check(v, opts)
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", spec, err))

@@ -3,9 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"maps"
-	"slices"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -96,51 +93,12 @@ func printReport(c *cli.Context, w io.Writer, spec string, m mode, res result, d
 		cmdutil.PrintJSON(w, out)
 		return
 	}
-	for _, msg := range rep.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", cmdutil.Sanitize(msg))
-	}
-	for _, p := range rep.Problems {
-		fmt.Fprintln(w, cmdutil.Sanitize(p.String()))
-	}
-	if rep.Omitted > 0 {
-		fmt.Fprintf(w, "... and %d more problems\n", rep.Omitted)
-	}
-	prefix := ""
-	switch {
-	case res.repaired:
-		prefix = "fixed: "
-	case m.dryRun:
-		prefix = "would fix: "
-	case m.verbose:
-		prefix = "plan: "
-	}
-	if prefix != "" {
-		for _, f := range res.plan {
-			fmt.Fprintln(w, prefix+cmdutil.Sanitize(f))
-		}
-	}
-	if res.planned {
-		for _, p := range rep.Left {
-			fmt.Fprintln(w, "left: "+cmdutil.Sanitize(p.String()))
-		}
-	}
-	fmt.Fprintln(w, cmdutil.Sanitize(summaryLine(spec, rep.Type, s)))
+	textReport{warnings: rep.Warnings, problems: lines(rep.Problems), omitted: rep.Omitted, plan: res.plan,
+		left: lines(rep.Left), repaired: res.repaired, planned: res.planned, summary: summaryLine(spec, rep.Type, s)}.print(w, m)
 }
 
 func summaryLine(spec string, t fat.Type, s *summary) string {
 	used := s.Clusters - min(s.FreeClusters, s.Clusters)
-	line := fmt.Sprintf("%s: %s, %d files, %d directories, %d/%d clusters used, %d bad, %d lost in %d chains: ",
-		spec, t, s.Files, s.Directories, used, s.Clusters, s.BadClusters, s.LostClusters, s.LostChains)
-	if s.Clean {
-		return line + "clean"
-	}
-	kinds := make([]string, 0, len(s.Kinds))
-	for _, k := range slices.Sorted(maps.Keys(s.Kinds)) {
-		kinds = append(kinds, fmt.Sprintf("%s %d", k, s.Kinds[k]))
-	}
-	line += fmt.Sprintf("%d problems (%s)", s.Problems, strings.Join(kinds, ", "))
-	if s.Fixed > 0 || s.Remaining < s.Problems {
-		line += fmt.Sprintf(", %d fixed, %d remaining", s.Fixed, s.Remaining)
-	}
-	return line
+	return fmt.Sprintf("%s: %s, %d files, %d directories, %d/%d clusters used, %d bad, %d lost in %d chains: %s",
+		spec, t, s.Files, s.Directories, used, s.Clusters, s.BadClusters, s.LostClusters, s.LostChains, verdict(s))
 }

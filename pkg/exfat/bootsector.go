@@ -143,9 +143,9 @@ func (bs *BootSector) Validate() error {
 	if bs.VolumeLength < (1<<20)/ss {
 		return bad("volume length", offVolumeLength, bs.VolumeLength, "is below the 1 MiB minimum")
 	}
-	if bs.VolumeLength > (1<<63-1)/ss {
-		return bad("volume length", offVolumeLength, bs.VolumeLength, "is too large")
-	}
+	// A volume length past what a device can hold is no reason to refuse
+	// the volume (fsck.exfat checks only the heap against it): Layout
+	// clamps it, and Open reads the volume as far as the device goes.
 	if bs.FATOffset < 24 {
 		return bad("FAT offset", offFATOffset, bs.FATOffset, "lies inside the boot regions (below sector 24)")
 	}
@@ -241,7 +241,7 @@ func (bs *BootSector) Layout() (*Layout, error) {
 	l := &Layout{
 		SectorSize:       ss,
 		ClusterSize:      bs.ClusterSize(),
-		TotalSize:        int64(bs.VolumeLength) * ss,
+		TotalSize:        int64(min(bs.VolumeLength, uint64(1<<63-1)/uint64(ss))) * ss,
 		FATOffset:        int64(bs.FATOffset) * ss,
 		FATSize:          int64(bs.FATLength) * ss,
 		NumFATs:          int(bs.NumberOfFATs),

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+
+	"ftools/pkg/internal/fsutil"
 )
 
 // Kinds of Problem, besides those found parsing directories (set-checksum,
@@ -40,23 +42,7 @@ type Problem struct {
 // String formats the problem as one line: kind, path, message, and the
 // cluster and byte offset where they are known.
 func (p Problem) String() string {
-	s := p.Kind + ": "
-	if p.Path != "" {
-		s += p.Path + ": "
-	}
-	s += p.Message
-	switch {
-	case p.Cluster != 0 && p.Offset >= 0:
-		s += fmt.Sprintf(" (cluster %d, byte %d)", p.Cluster, p.Offset)
-	case p.Cluster != 0:
-		s += fmt.Sprintf(" (cluster %d)", p.Cluster)
-	case p.Offset >= 0:
-		s += fmt.Sprintf(" (byte %d)", p.Offset)
-	}
-	if p.Fixed {
-		s += " [fixed]"
-	}
-	return s
+	return fsutil.ProblemLine(p.Kind, p.Path, p.Message, uint32(p.Cluster), p.Offset, p.Fixed)
 }
 
 // CheckOptions tune Check. The zero value is the usual check.
@@ -67,6 +53,11 @@ type CheckOptions struct {
 	// MaxProblems stops listing problems after this many (the counts in
 	// the report stay exact); 0 means DefaultMaxProblems.
 	MaxProblems int
+	// Visit, if set, is called with the path of each file and directory
+	// as it is checked (fverify -l).
+	Visit func(path string)
+	// Progress, if set, is told of each stage of the check (fverify -v).
+	Progress func(stage string)
 }
 
 // Defaults for CheckOptions.
@@ -154,6 +145,12 @@ func Check(v *Volume, opts CheckOptions) (*Report, error) {
 	l := v.layout
 	rep := &Report{Clusters: l.Clusters, maxProblems: opts.MaxProblems}
 	rep.Warnings = append(rep.Warnings, v.warnings...)
+	progress := func(s string) {
+		if opts.Progress != nil {
+			opts.Progress(s)
+		}
+	}
+	progress("checking the boot regions and their checksums")
 	if err := checkBoot(v, rep); err != nil {
 		return nil, err
 	}
@@ -161,6 +158,7 @@ func Check(v *Volume, opts CheckOptions) (*Report, error) {
 		rep.dirty = true
 		rep.addf(KindDirty, "", 0, offVolumeFlags, "the VolumeDirty flag is set: the volume was not unmounted cleanly")
 	}
+	progress("checking the allocation bitmap, the up-case table and every directory and file")
 	t := newTreeCheck(v, rep, opts)
 	if err := t.run(); err != nil {
 		return nil, err
@@ -203,20 +201,9 @@ func checkBoot(v *Volume, rep *Report) error {
 		b[offVolumeFlags], b[offVolumeFlags+1], b[offPercentInUse] = 0, 0, 0
 	}
 	if !bytes.Equal(main, backup) {
-		i := firstDiffAt(main, backup)
+		i := fsutil.FirstDiff(main, backup)
 		rep.backupStale = true
 		rep.addf(KindBackupBoot, "", 0, l.BackupBootOffset+int64(i), "the backup boot region differs from the main one, first at byte %d of the region", i)
 	}
 	return nil
-}
-
-// firstDiffAt is the index of the first byte where a and b differ (they
-// are known to differ).
-func firstDiffAt(a, b []byte) int {
-	for i := range min(len(a), len(b)) {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return min(len(a), len(b))
 }

@@ -38,12 +38,18 @@ func (t *treeCheck) reportShared() {
 		g := groups[k]
 		owners := strings.Split(k, "\x00")
 		msg := fmt.Sprintf("%d clusters are used by %s", g.n, strings.Join(owners, " and "))
-		if allSame(owners) {
+		switch {
+		case allSame(owners):
 			msg = fmt.Sprintf("its cluster chain loops back on itself (%d clusters met twice)", g.n)
+		case len(owners) == 2 && holds(owners[0], owners[1]):
+			msg = fmt.Sprintf("%s leads back to %s, a directory that holds it: a loop (%d clusters)", owners[1], owners[0], g.n)
 		}
 		t.rep.add(Problem{Kind: KindCrossLink, Path: owners[0], Paths: owners, Cluster: g.first, Offset: -1, Message: msg})
 	}
 }
+
+// holds reports whether directory a holds path b, at any depth.
+func holds(a, b string) bool { return a == "/" || strings.HasPrefix(b, a+"/") }
 
 func allSame(s []string) bool {
 	for _, x := range s {
@@ -75,7 +81,9 @@ func (t *treeCheck) reportRenames() map[string]bool {
 	explained := map[string]bool{}
 	for _, k := range order {
 		g := groups[k]
-		if len(g) < 2 || g[0].path == g[1].path {
+		if len(g) < 2 || g[0].path == g[1].path || holds(g[0].path, g[1].path) || holds(g[1].path, g[0].path) {
+			// A directory that names one holding it is a loop, not a
+			// move: reportShared reports it.
 			continue
 		}
 		var paths []string

@@ -218,7 +218,7 @@ func TestCheckDamage(t *testing.T) {
 				t.Errorf("fsck.exfat -n failed=%v, want %v:\n%s", sees, tc.fsckSees, out)
 			}
 			v := openVol(t, img, true)
-			fixes, err := Repair(v, rep)
+			fixes, err := Repair(v, rep, RepairOptions{})
 			closeVol(t, v)
 			if err != nil {
 				t.Fatal(err)

@@ -126,6 +126,9 @@ func (t *treeCheck) walkDir(dirPath string, exts []Extent, pd parsedDir, depth i
 	}
 	for _, r := range pd.recs {
 		p := path.Join(dirPath, r.Name)
+		if t.opts.Visit != nil && !t.pass2 {
+			t.opts.Visit(p)
+		}
 		fexts, longer := t.checkFile(p, r, at(r.Slot))
 		hit := t.claim(p, fexts)
 		if longer {

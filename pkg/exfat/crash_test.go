@@ -120,7 +120,7 @@ func TestCrashStates(t *testing.T) {
 					// name) or extension (Repair ends the chain where the
 					// size does): then fsck.exfat is satisfied.
 					rv := openVol(t, s, true)
-					if _, err := Repair(rv, rep); err != nil {
+					if _, err := Repair(rv, rep, RepairOptions{}); err != nil {
 						t.Fatal(err)
 					}
 					closeVol(t, rv)

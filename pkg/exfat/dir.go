@@ -186,8 +186,16 @@ func (v *Volume) fileExtents(s *StreamEntry) ([]Extent, error) {
 
 // loadDir returns the directory record r names, reading it on first use.
 func (v *Volume) loadDir(parent *dir, r *Record) (*dir, error) {
-	if d, ok := v.dirs[r.Set.Stream.FirstCluster]; ok && d.rec == r {
-		return d, nil
+	if d, ok := v.dirs[r.Set.Stream.FirstCluster]; ok {
+		switch {
+		case d.rec == r:
+			return d, nil
+		case d.rec == nil || d.walk == v.walks:
+			// The root's clusters, or those of a directory on the path
+			// being walked: a loop in a damaged image. Loading it again
+			// would replace the directory the walk stands in.
+			return nil, errDirLoop
+		}
 	}
 	l := v.layout
 	s := &r.Set.Stream
@@ -276,15 +284,29 @@ func (d *dir) place(r *Record) error {
 // index.
 func (d *dir) put(b []byte) (int, error) {
 	n := len(b) / EntrySize
-	pos := findFreeSlots(d.raw, n, d.hint)
+	perSector := int(d.v.layout.SectorSize / EntrySize)
+	pos := findFreeSlots(d.raw, n, d.hint, perSector)
 	for pos < 0 {
 		if err := d.grow(); err != nil {
 			return 0, err
 		}
-		pos = findFreeSlots(d.raw, n, d.hint)
+		pos = findFreeSlots(d.raw, n, d.hint, perSector)
 	}
 	copy(d.raw[pos*EntrySize:], b)
 	d.markDirty(pos, n)
+	if pos > d.end {
+		// The set starts past the end marker (at a sector boundary, see
+		// findFreeSlots): the entries before it would end the directory
+		// there, or hold garbage. They become unused entries (a deleted
+		// file entry's type, the rest zeroed). A cut that writes the set
+		// but not them leaves the set unseen: its clusters lost, no harm.
+		for i := d.end; i < pos; i++ {
+			e := d.raw[i*EntrySize : (i+1)*EntrySize]
+			clear(e)
+			e[0] = TypeFile &^ typeInUse
+		}
+		d.markDirty(d.end, pos-d.end)
+	}
 	if pos+n > d.end {
 		// Entries past the old end marker may hold garbage: keep an
 		// explicit end marker right after the new entries.

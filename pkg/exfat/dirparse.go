@@ -103,7 +103,11 @@ func parseDir(raw []byte, up *Upcase, root bool) parsedDir {
 				report(i, KindName, err)
 			}
 			if seen[r.key] {
-				report(i, KindDuplicate, fmt.Errorf("%w: %q is a second member with the same name", ErrCorrupt, r.Name))
+				// Not returned, but the clusters it names are not free
+				// for the taking.
+				st := s.Stream
+				pd.probs = append(pd.probs, dirProblem{Slot: i, Kind: KindDuplicate, Stream: &st,
+					Err: fmt.Errorf("%w: %q is a second member with the same name", ErrCorrupt, r.Name)})
 			} else {
 				seen[r.key] = true
 				pd.recs = append(pd.recs, r)
@@ -125,10 +129,16 @@ func parseDir(raw []byte, up *Upcase, root bool) parsedDir {
 }
 
 // findFreeSlots returns the first run of n unused entries (InUse clear,
-// the end marker included) at or after slot from, or -1.
-func findFreeSlots(raw []byte, n, from int) int {
+// the end marker included) at or after slot from, or -1. A run that fits
+// in a sector of perSector entries never straddles two: a power cut may
+// tear a write at any sector boundary, and half an entry set is a damaged
+// directory, where a set within one sector is there whole or not at all.
+func findFreeSlots(raw []byte, n, from, perSector int) int {
 	run := 0
 	for i := max(from, 0); i < len(raw)/EntrySize; i++ {
+		if n <= perSector && i%perSector == 0 {
+			run = 0
+		}
 		if raw[i*EntrySize]&typeInUse == 0 {
 			run++
 			if run == n {

@@ -18,8 +18,10 @@
 // out SDXC cards as the SD specification does. Volume opens one (from the
 // backup boot region when the main one is damaged) and offers an io/fs
 // view (FS passes testing/fstest) and a writer side (Create, Mkdir,
-// Remove, RemoveAll, Rename, SetAttr, SetLabel, Fallocate). Check and
-// Repair are fverify's, checking what fsck.exfat checks. Errors name the
+// Remove, RemoveAll, Rename, SetAttr, SetLabel, Fallocate) and a
+// ReadAhead for copying files out. Check, Repair (with a dry run) and
+// Compare are fverify's, checking what fsck.exfat checks. pkg/vol puts
+// this package and pkg/fat behind one interface for the commands. Errors name the
 // structure, field and byte offset (*FormatError) and wrap ErrNotExFAT,
 // ErrCorrupt, ErrNoSpace or fs.ErrNotExist so errors.Is works. The
 // package never prints.
@@ -54,7 +56,10 @@
 //     through the device's write-combining stream.
 //  3. The allocation bitmap's changed sectors and the FAT chains of
 //     fragmented files and directories, one batch.
-//  4. Entry sets, new, updated and deleted, one batch.
+//  4. Entry sets, new, updated and deleted, one batch. A new set never
+//     straddles a sector boundary (the entries skipped to avoid it become
+//     unused entries), so a write torn at a sector boundary leaves every
+//     set whole or absent, never half written.
 //  5. The old entry sets of moved files are deleted, and the clusters of
 //     removed or replaced files are marked free in the bitmap, one batch.
 //  6. On Close, VolumeDirty is cleared and PercentInUse recorded.

@@ -3,8 +3,9 @@ package exfat
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"syscall"
+
+	"ftools/pkg/internal/fsutil"
 )
 
 // Sentinel errors. Every error this package returns for bad on-disk data or
@@ -50,24 +51,7 @@ type FormatError struct {
 // Error formats the error as
 // "exfat: boot sector: bytes per sector shift 13 at 0x6c: out of range 9..12".
 func (e *FormatError) Error() string {
-	var b strings.Builder
-	b.WriteString("exfat: ")
-	b.WriteString(e.Structure)
-	if e.Field != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Field)
-	}
-	if e.Value != nil {
-		fmt.Fprintf(&b, " %v", e.Value)
-	}
-	if e.Offset >= 0 {
-		fmt.Fprintf(&b, " at 0x%02x", e.Offset)
-	}
-	if e.Msg != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Msg)
-	}
-	return b.String()
+	return fsutil.FormatErrorText("exfat", e.Structure, e.Field, e.Value, e.Offset, e.Msg)
 }
 
 // Unwrap returns the sentinel the error wraps.

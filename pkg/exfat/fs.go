@@ -26,6 +26,9 @@ func (v *Volume) Open(name string) (fs.File, error) {
 // gave, for errors).
 func (v *Volume) open(name, clean string) (fs.File, error) {
 	parent, r, walk, err := v.lookupPath("open", clean)
+	if err == nil {
+		err = dirOnly("open", name, r)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +53,15 @@ func (v *Volume) open(name, clean string) (fs.File, error) {
 
 // Stat describes a file or directory.
 func (v *Volume) Stat(name string) (fs.FileInfo, error) {
-	return v.stat(cleanPath(name), "/")
+	fi, err := v.stat(cleanPath(name), "/")
+	if err == nil {
+		r, _ := fi.Sys().(*Record)
+		err = dirOnly("stat", name, r)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return fi, nil
 }
 
 // stat describes the file at the clean path clean; rootName is the root's

@@ -140,7 +140,7 @@ func FuzzEntrySet(f *testing.F) {
 				t.Fatalf("round trip: %+v %v", again, err)
 			}
 		}
-		_ = findFreeSlots(b, 3, 0)
+		_ = findFreeSlots(b, 3, 0, 16)
 	})
 }
 
@@ -172,38 +172,54 @@ func FuzzVolume(f *testing.F) {
 		if len(edits) > 4096 {
 			return
 		}
-		img := append([]byte(nil), base...)
-		for i := 0; i+4 <= len(edits); i += 4 {
-			off := int(uint32(edits[i]) | uint32(edits[i+1])<<8 | uint32(edits[i+2]&0x0F)<<16)
-			img[off%len(img)] = edits[i+3]
-		}
-		dev := memDevice(t, img)
-		v, err := Open(dev)
-		if err != nil {
-			return
-		}
-		fs.WalkDir(v, ".", func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return nil
-			}
-			if fl, err := v.Open(p); err == nil {
-				io.Copy(io.Discard, io.LimitReader(fl, 1<<20))
-				fl.Close()
-			}
-			return nil
-		})
-		if rep, err := Check(v, CheckOptions{MaxProblems: 50}); err == nil {
-			_ = rep.Clean()
-		}
-		if w, err := v.Create("dir/new", 100, testTime); err == nil {
-			w.Write([]byte("data"))
-			w.Close()
-		}
-		v.Mkdir("newdir", testTime)
-		v.RemoveAll("dir")
-		v.Rename("frag1", "moved")
-		v.Close()
+		exerciseVolume(t, applyEdits(base, edits))
 	})
+}
+
+// applyEdits returns a copy of img with the edits made: 4 bytes each, a
+// 20-bit byte offset (little-endian, the top 4 bits ignored, wrapped to
+// the image) and the byte to store there.
+func applyEdits(img, edits []byte) []byte {
+	img = append([]byte(nil), img...)
+	for i := 0; i+4 <= len(edits); i += 4 {
+		off := int(uint32(edits[i]) | uint32(edits[i+1])<<8 | uint32(edits[i+2]&0x0F)<<16)
+		img[off%len(img)] = edits[i+3]
+	}
+	return img
+}
+
+// exerciseVolume opens img and does what the commands do with a volume:
+// read every file, check, write, remove, rename. Any of it may fail;
+// none of it may panic, hang or allocate without bound.
+func exerciseVolume(t *testing.T, img []byte) {
+	dev := memDevice(t, img)
+	v, err := Open(dev)
+	if err != nil {
+		return
+	}
+	fs.WalkDir(v, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if fl, err := v.Open(p); err == nil {
+			io.Copy(io.Discard, io.LimitReader(fl, 1<<20))
+			fl.Close()
+		}
+		return nil
+	})
+	if rep, err := Check(v, CheckOptions{MaxProblems: 50}); err == nil {
+		_ = rep.Clean()
+	}
+	if w, err := v.Create("dir/new", 100, testTime); err == nil {
+		w.Write([]byte("data"))
+		w.Close()
+	}
+	v.Mkdir("newdir", testTime)
+	v.RemoveAll("dir")
+	v.RemoveAll("SUB")
+	v.Rename("frag1", "moved")
+	v.Rename("HELLO.TXT", "newdir/hello")
+	v.Close()
 }
 
 // memDevice returns a writable in-memory device holding img.

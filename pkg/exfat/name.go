@@ -65,3 +65,18 @@ func foldKey(up *Upcase, u []uint16) string {
 	}
 	return string(b)
 }
+
+// FoldName returns the form names are compared in on this volume: each
+// UTF-16 code unit up-cased through the volume's up-case table, as exFAT
+// compares names (so "ß" stays "ß", and the Kelvin sign is its own name
+// unless the table maps it). Invalid UTF-8 is compared as written.
+func (v *Volume) FoldName(s string) string {
+	if !utf8.ValidString(s) {
+		return s
+	}
+	u := utf16.Encode([]rune(s))
+	for i, c := range u {
+		u[i] = v.up.ToUpper(c)
+	}
+	return decodeName(u)
+}

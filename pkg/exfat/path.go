@@ -5,19 +5,15 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"ftools/pkg/internal/fsutil"
 )
 
-// cleanPath turns a volume path ("/a/b", "a/b/", "::/a") into the form the
-// walkers use: no leading or trailing slash, "." for the root.
-func cleanPath(name string) string {
-	name = strings.TrimPrefix(name, "::")
-	name = strings.ReplaceAll(name, "\\", "/")
-	name = path.Clean("/" + name)
-	if name == "/" {
-		return "."
-	}
-	return name[1:]
-}
+// cleanPath and namesDir read volume paths as pkg/fat reads them.
+var (
+	cleanPath = fsutil.CleanPath
+	namesDir  = fsutil.NamesDir
+)
 
 // dirOf loads the directory a record names (the root for nil).
 func (v *Volume) dirOf(parent *dir, r *Record) (*dir, error) {
@@ -34,7 +30,18 @@ func (v *Volume) dirOf(parent *dir, r *Record) (*dir, error) {
 // nil record and a nil parent. op names the operation for errors.
 func (v *Volume) lookup(op, name string) (*dir, *Record, error) {
 	d, r, _, err := v.lookupPath(op, cleanPath(name))
+	if err == nil {
+		err = dirOnly(op, name, r)
+	}
 	return d, r, err
+}
+
+// dirOnly is the error for a file named with a trailing slash.
+func dirOnly(op, name string, r *Record) error {
+	if r != nil && !r.IsDir() && namesDir(name) {
+		return &fs.PathError{Op: op, Path: "/" + cleanPath(name), Err: ErrNotDir}
+	}
+	return nil
 }
 
 // lookupPath is lookup that also marks the directories the path went

@@ -33,12 +33,18 @@ import (
 //
 // Cross-links, broken chains, wrong sizes, bad set checksums and unknown
 // entries are left alone: fixing them means choosing which data to give up.
-func Repair(v *Volume, rep *Report) ([]string, error) {
-	if !v.dev.Writable() {
+//
+// With opts.DryRun nothing is written (v may be read-only): the sentences
+// say what would be fixed, and the problems that would be are marked
+// Fixed, so that Remaining says what a repair would leave.
+func Repair(v *Volume, rep *Report, opts RepairOptions) ([]string, error) {
+	dry := opts.DryRun
+	if !dry && !v.dev.Writable() {
 		return nil, ErrReadOnly
 	}
 	l := v.layout
 	ss := int(l.SectorSize)
+	used := int64(l.Clusters) - int64(v.FreeClusters()) // as the repair leaves the bitmap
 	var fixes []string
 	mark := func(kinds ...string) {
 		for i := range rep.Problems {
@@ -50,6 +56,9 @@ func Repair(v *Volume, rep *Report) ([]string, error) {
 		}
 	}
 	copyRegion := func(from, to int64) error {
+		if dry {
+			return nil
+		}
 		region := make([]byte, bootRegionSectors*ss)
 		if _, err := v.dev.ReadAt(region, from); err != nil {
 			return fmt.Errorf("exfat: reading the boot region at byte %d: %w", from, err)
@@ -69,7 +78,7 @@ func Repair(v *Volume, rep *Report) ([]string, error) {
 		v.fromBackup, v.bootErr, rep.fromBackup = false, nil, false
 		fixes = append(fixes, fmt.Sprintf("restored the main boot region from the backup at byte %d", l.BackupBootOffset))
 		mark(KindBootSector, KindBootChecksum)
-		if err := v.barrier(); err != nil {
+		if err := v.barrierUnless(dry); err != nil {
 			return fixes, err
 		}
 	}
@@ -85,13 +94,19 @@ func Repair(v *Volume, rep *Report) ([]string, error) {
 	if len(rep.unmarked) > 0 && v.bitmap != nil {
 		n := extentsClusters(rep.unmarked)
 		for _, e := range rep.unmarked {
-			v.bitmap.mark(e, true)
+			if !dry {
+				v.bitmap.mark(e, true)
+			}
 		}
+		used += int64(n)
 		rep.unmarked = nil
 		fixes = append(fixes, fmt.Sprintf("marked %d clusters that files use as in use in the allocation bitmap", n))
 		mark(KindFree)
 	}
 	for _, f := range rep.hashFixes {
+		if dry {
+			break
+		}
 		for i := 0; i < len(f.set); i += EntrySize {
 			off, err := fileOffset(l, f.exts, int64(f.slot*EntrySize+i))
 			if err != nil {
@@ -108,6 +123,9 @@ func Repair(v *Volume, rep *Report) ([]string, error) {
 		mark(KindNameHash)
 	}
 	for _, f := range rep.renameFixes {
+		if dry {
+			break
+		}
 		for i := 0; i < len(f.set)/EntrySize; i++ {
 			off, err := fileOffset(l, f.exts, int64((f.slot+i)*EntrySize))
 			if err != nil {
@@ -128,7 +146,7 @@ func Repair(v *Volume, rep *Report) ([]string, error) {
 		fixes = append(fixes, fmt.Sprintf("deleted the second entry of %d files left under two names by an interrupted move", n))
 		mark(KindRename)
 	}
-	if n := len(rep.chainCuts); n > 0 {
+	if n := len(rep.chainCuts); n > 0 && !dry {
 		for _, c := range rep.chainCuts {
 			if err := v.fat.Set(c, fatEOC); err != nil {
 				return fixes, err
@@ -137,6 +155,8 @@ func Repair(v *Volume, rep *Report) ([]string, error) {
 		if err := v.fat.flush(b); err != nil {
 			return fixes, err
 		}
+	}
+	if n := len(rep.chainCuts); n > 0 {
 		rep.chainCuts = nil
 		fixes = append(fixes, fmt.Sprintf("ended %d cluster chains where their files' sizes end", n))
 		for i := range rep.Problems {
@@ -148,38 +168,49 @@ func Repair(v *Volume, rep *Report) ([]string, error) {
 	}
 	if len(rep.lost) > 0 && v.bitmap != nil && rep.treeSound() {
 		for _, e := range rep.lost {
-			v.bitmap.mark(e, false)
+			if !dry {
+				v.bitmap.mark(e, false)
+			}
 		}
+		used -= int64(rep.LostClusters)
 		fixes = append(fixes, fmt.Sprintf("marked %d lost clusters free", rep.LostClusters))
 		rep.lost = nil
 		mark(KindLost)
 	}
-	if v.bitmap != nil {
-		if err := v.bitmap.flush(b, l); err != nil {
+	if !dry {
+		if v.bitmap != nil {
+			if err := v.bitmap.flush(b, l); err != nil {
+				return fixes, err
+			}
+		}
+		if err := b.Flush(); err != nil {
+			return fixes, fmt.Errorf("exfat: writing repairs: %w", err)
+		}
+		if err := v.barrier(); err != nil {
 			return fixes, err
 		}
 	}
-	if err := b.Flush(); err != nil {
-		return fixes, fmt.Errorf("exfat: writing repairs: %w", err)
-	}
-	if err := v.barrier(); err != nil {
-		return fixes, err
-	}
 	flags := false
 	if rep.percentBad && v.bitmap != nil {
-		v.boot.PercentInUse = v.percentInUse()
+		pct := uint8(max(used, 0) * 100 / int64(l.Clusters))
+		if !dry {
+			v.boot.PercentInUse = pct
+		}
 		rep.percentBad = false
-		fixes = append(fixes, fmt.Sprintf("set percent in use to %d", v.boot.PercentInUse))
+		fixes = append(fixes, fmt.Sprintf("set percent in use to %d", pct))
 		flags = true
 	}
 	if rep.dirty && rep.Remaining() == 1 {
-		v.boot.SetDirty(false)
-		v.wasDirty, rep.dirty = false, false
+		if !dry {
+			v.boot.SetDirty(false)
+			v.wasDirty = false
+		}
+		rep.dirty = false
 		fixes = append(fixes, "cleared the VolumeDirty flag")
 		mark(KindDirty)
 		flags = true
 	}
-	if flags {
+	if flags && !dry {
 		if err := v.writeBootFlags(); err != nil {
 			return fixes, err
 		}
@@ -198,9 +229,23 @@ func (r *Report) treeSound() bool {
 			continue
 		}
 		switch p.Kind {
-		case KindChain, KindSize, KindCrossLink, KindEntrySet, KindSetChecksum, KindDepth, KindBitmap, KindDirEntry, KindRename:
+		case KindChain, KindSize, KindCrossLink, KindEntrySet, KindSetChecksum, KindDepth, KindBitmap, KindDirEntry, KindRename, KindDuplicate:
 			return false
 		}
 	}
 	return r.Omitted == 0
+}
+
+// RepairOptions tune Repair; they are pkg/fat's that apply to exFAT.
+type RepairOptions struct {
+	// DryRun works the repair out without writing anything.
+	DryRun bool
+}
+
+// barrierUnless is a barrier, except in a dry run.
+func (v *Volume) barrierUnless(dry bool) error {
+	if dry {
+		return nil
+	}
+	return v.barrier()
 }

@@ -429,3 +429,7 @@ func OpenForCheck(dev *fio.Device) (v *Volume, bootErr, err error) {
 	}
 	return v, v.bootErr, nil
 }
+
+// SystemEntries returns the root directory's allocation bitmap and up-case
+// table entries, as read (a zero entry when the root holds none).
+func (v *Volume) SystemEntries() (bitmap, upcase AllocEntry) { return v.bitmapEnt, v.upcaseEnt }

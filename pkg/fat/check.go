@@ -2,6 +2,8 @@ package fat
 
 import (
 	"fmt"
+
+	"ftools/pkg/internal/fsutil"
 )
 
 // Kinds of Problem. They are stable short strings: fverify prints them and
@@ -63,23 +65,7 @@ type Problem struct {
 // String formats the problem as one line: kind, path, message, and the
 // cluster and byte offset where they are known.
 func (p Problem) String() string {
-	s := p.Kind + ": "
-	if p.Path != "" {
-		s += p.Path + ": "
-	}
-	s += p.Message
-	switch {
-	case p.Cluster != 0 && p.Offset >= 0:
-		s += fmt.Sprintf(" (cluster %d, byte %d)", p.Cluster, p.Offset)
-	case p.Cluster != 0:
-		s += fmt.Sprintf(" (cluster %d)", p.Cluster)
-	case p.Offset >= 0:
-		s += fmt.Sprintf(" (byte %d)", p.Offset)
-	}
-	if p.Fixed {
-		s += " [fixed]"
-	}
-	return s
+	return fsutil.ProblemLine(p.Kind, p.Path, p.Message, uint32(p.Cluster), p.Offset, p.Fixed)
 }
 
 // CheckOptions tune Check. The zero value is the usual check.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"ftools/pkg/internal/fsutil"
 )
 
 // volFix reports a volume-wide problem with its fix.
@@ -148,18 +150,7 @@ func byteDiffs(a, b []byte, limit int) []string {
 }
 
 // firstDiff is the index of the first byte where a and b differ, or -1.
-func firstDiff(a, b []byte) int {
-	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	if len(a) != len(b) {
-		return n
-	}
-	return -1
-}
+var firstDiff = fsutil.FirstDiff
 
 // fatCopies holds every FAT copy: FAT 1 is the volume's table, a copy
 // equal to it is the same table, a differing one its own.

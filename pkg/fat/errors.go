@@ -3,7 +3,8 @@ package fat
 import (
 	"errors"
 	"fmt"
-	"strings"
+
+	"ftools/pkg/internal/fsutil"
 )
 
 // Sentinel errors. Every error this package returns for bad on-disk data or
@@ -32,24 +33,7 @@ type FormatError struct {
 // Error formats the error as
 // "fat: boot sector: bytes per sector 300 at 0x0b: not a power of two".
 func (e *FormatError) Error() string {
-	var b strings.Builder
-	b.WriteString("fat: ")
-	b.WriteString(e.Structure)
-	if e.Field != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Field)
-	}
-	if e.Value != nil {
-		fmt.Fprintf(&b, " %v", e.Value)
-	}
-	if e.Offset >= 0 {
-		fmt.Fprintf(&b, " at 0x%02x", e.Offset)
-	}
-	if e.Msg != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Msg)
-	}
-	return b.String()
+	return fsutil.FormatErrorText("fat", e.Structure, e.Field, e.Value, e.Offset, e.Msg)
 }
 
 // Unwrap returns the sentinel the error wraps.

@@ -5,27 +5,15 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"ftools/pkg/internal/fsutil"
 )
 
-// cleanPath turns a volume path ("/a/b", "a/b/", "::/a") into the form the
-// walkers use: no leading or trailing slash, "." for the root.
-func cleanPath(name string) string {
-	name = strings.TrimPrefix(name, "::")
-	name = strings.ReplaceAll(name, "\\", "/")
-	name = path.Clean("/" + name)
-	if name == "/" {
-		return "."
-	}
-	return name[1:]
-}
-
-// namesDir reports whether name ends in a slash (or "/."), which says the
-// last element must be a directory: as for open(2), "file/" is not the
-// file but an error.
-func namesDir(name string) bool {
-	name = strings.ReplaceAll(name, "\\", "/")
-	return strings.HasSuffix(name, "/") || strings.HasSuffix(name, "/.") || name == "."
-}
+// cleanPath and namesDir read volume paths as pkg/exfat reads them.
+var (
+	cleanPath = fsutil.CleanPath
+	namesDir  = fsutil.NamesDir
+)
 
 // rootDir loads the root directory.
 func (v *Volume) rootDir() (*dir, error) {

@@ -23,6 +23,7 @@ type TableSpec struct {
 	DiskGUID string // GPT disk GUID; "" for a random one
 	PartGUID string // GPT partition GUID; "" for a random one
 	ESP      bool   // GPT: an EFI System Partition (type and name), else Microsoft basic data
+	Name     string // GPT: the partition's name; "" for "FAT" (or the ESP's)
 }
 
 // GPT partition names fmkfs gives.
@@ -101,6 +102,9 @@ func WritePartitionTable(d *Device, s TableSpec) error {
 		binary.LittleEndian.PutUint32(rec.writes[0][mbrDiskIDOff:], s.DiskID)
 	case "gpt":
 		typ, name := gpt.MicrosoftBasicData, dataName
+		if s.Name != "" {
+			name = s.Name
+		}
 		if s.ESP {
 			typ, name = gpt.EFISystemPartition, espName
 		}

@@ -12,6 +12,7 @@ import (
 
 	"ftools/pkg/fat"
 	fio "ftools/pkg/io"
+	"ftools/pkg/vol"
 )
 
 // FlagComplete, as a command's first argument, asks it for the completions
@@ -175,7 +176,7 @@ func completePath(w io.Writer, fl []cli.Flag, prev []string, cur string) {
 		return
 	}
 	defer dev.Close()
-	v, err := fat.Open(dev)
+	v, err := vol.Open(dev)
 	if err != nil {
 		return
 	}

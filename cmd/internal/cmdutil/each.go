@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"ftools/pkg/fat"
+	"ftools/pkg/vol"
 )
 
 // ChangeReport is the --json object of a command that changes volumes
@@ -33,7 +33,7 @@ type Each struct {
 // its wildcards, applies fn to each path, reports failures as it goes
 // (going on with the next, as rm does), names each path done under -v,
 // then commits and closes the images and finishes (Finish).
-func EachOperand(c *cli.Context, stdout, stderr io.Writer, e Each, fn func(*fat.Volume, Operand) error) error {
+func EachOperand(c *cli.Context, stdout, stderr io.Writer, e Each, fn func(vol.Volume, Operand) error) error {
 	imgs := Images{}
 	defer imgs.Close()
 	rep := &ChangeReport{}

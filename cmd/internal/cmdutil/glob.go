@@ -7,7 +7,7 @@ import (
 	"path"
 	"strings"
 
-	"ftools/pkg/fat"
+	"ftools/pkg/vol"
 )
 
 // Match is one path a volume operand names once its wildcards are
@@ -83,12 +83,12 @@ func unescape(s string) string {
 
 // Glob turns an image operand into the paths it names, as mtools does. Its
 // last element may hold wildcards (*, ?, [...]), matched
-// case-insensitively as FAT names are; an entry whose name is the element
+// case-insensitively as the volume compares names; an entry whose name is the element
 // itself, brackets and all, wins over the wildcard reading, and "\["
 // escapes a bracket. A path without wildcards is returned as it is,
 // whether it exists or not. Entries whose names cannot be named in a path
 // are returned as problems; no match at all is an error.
-func Glob(v *fat.Volume, op Operand) ([]Match, []Problem, error) {
+func Glob(v vol.Volume, op Operand) ([]Match, []Problem, error) {
 	p := volumePath(op)
 	dir, base := path.Split(p)
 	dir = unescape(strings.TrimSuffix(dir, "/"))
@@ -106,7 +106,7 @@ func Glob(v *fat.Volume, op Operand) ([]Match, []Problem, error) {
 	if _, err := v.Stat(literal); err == nil {
 		return one, nil, nil
 	}
-	pat := fat.FoldName(base)
+	pat := v.FoldName(base)
 	if _, err := path.Match(pat, ""); err != nil {
 		return nil, nil, fmt.Errorf("bad pattern %s: %w", Quote(op.Raw), err)
 	}
@@ -120,7 +120,7 @@ func Glob(v *fat.Volume, op Operand) ([]Match, []Problem, error) {
 	var out []Match
 	var skipped []Problem
 	for _, e := range ents {
-		if ok, _ := path.Match(pat, fat.FoldName(e.Name())); !ok {
+		if ok, _ := path.Match(pat, v.FoldName(e.Name())); !ok {
 			continue
 		}
 		if why := Unaddressable(e.Name()); why != "" {
@@ -138,7 +138,7 @@ func Glob(v *fat.Volume, op Operand) ([]Match, []Problem, error) {
 
 // Expand is Glob for the verbs: the operands that op names, each with its
 // path replaced by a match (and the trailing slash it was given with).
-func Expand(v *fat.Volume, op Operand) ([]Operand, []Problem, error) {
+func Expand(v vol.Volume, op Operand) ([]Operand, []Problem, error) {
 	ms, skipped, err := Glob(v, op)
 	var ops []Operand
 	for _, m := range ms {
@@ -159,8 +159,7 @@ func Quote(p string) string { return "'" + Sanitize(p) + "'" }
 // and without package prefixes ("fat: ", "io: "). Common errors read as
 // the shell's tools say them ("no such file or directory").
 func ErrText(err error) string {
-	var ns *fat.NoSpaceError
-	if errors.As(err, &ns) {
+	if ns := vol.NoSpace(err); ns != nil {
 		return ns.Error()
 	}
 	err = UnwrapPath(err)
@@ -174,7 +173,7 @@ func ErrText(err error) string {
 		return "permission denied"
 	}
 	msg := err.Error()
-	for _, prefix := range []string{"fat: ", "io: "} {
+	for _, prefix := range []string{"fat: ", "exfat: ", "io: "} {
 		msg = strings.TrimPrefix(msg, prefix)
 	}
 	return msg

@@ -8,8 +8,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"ftools/pkg/exfat"
 	"ftools/pkg/fat"
 	fio "ftools/pkg/io"
+	"ftools/pkg/vol"
 )
 
 // FlagImage is -i IMAGE, the image that "::/path" operands refer to.
@@ -108,12 +110,16 @@ func ImageOperand(c *cli.Context, arg string) (Operand, error) {
 	return op, nil
 }
 
-// Image is one open image: its device and volume.
+// Image is one open image: its device and volume, FAT or exFAT as its
+// boot sector says. FAT and ExFAT are the same volume typed, for what
+// only one format has (FSINFO, the FAT's checks); the other is nil.
 type Image struct {
-	Spec string
-	Dev  *fio.Device
-	Vol  *fat.Volume
-	id   imageID
+	Spec  string
+	Dev   *fio.Device
+	Vol   vol.Volume
+	FAT   *fat.Volume
+	ExFAT *exfat.Volume
+	id    imageID
 }
 
 // imageID says which volume a spec names, however it is spelled: "a.img",
@@ -183,13 +189,13 @@ func (ims Images) Open(c *cli.Context, spec string, write bool) (*Image, error) 
 	if err != nil {
 		return nil, err
 	}
-	vol, err := fat.Open(dev)
+	v, err := vol.Open(dev)
 	if err != nil {
 		dev.Close()
 		return nil, fmt.Errorf("%s: %w", spec, err)
 	}
-	vol.Clock = Now
-	im = &Image{Spec: spec, Dev: dev, Vol: vol, id: id}
+	v.SetClock(Now)
+	im = &Image{Spec: spec, Dev: dev, Vol: v, FAT: vol.AsFAT(v), ExFAT: vol.AsExFAT(v), id: id}
 	ims[spec] = im
 	return im, nil
 }

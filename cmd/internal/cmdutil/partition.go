@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"ftools/pkg/exfat"
 	"ftools/pkg/fat"
 	fio "ftools/pkg/io"
 )
@@ -105,8 +106,8 @@ func describePartition(p fio.Partition, kind string) string {
 	return fmt.Sprintf("%d (%s, %s)", p.Index, kind, HumanSize(p.Size))
 }
 
-// probeFAT names the FAT type whose boot sector starts partition n, or ""
-// when it holds none.
+// probeFAT names the FAT type (or exFAT) whose boot sector starts
+// partition n, or "" when it holds none.
 func probeFAT(path string, n int) string {
 	d, err := fio.Open(path, fio.Options{NoLock: true, Buffered: true, Partition: n})
 	if err != nil {
@@ -119,6 +120,12 @@ func probeFAT(path string, n int) string {
 	}
 	if _, err := d.ReadAt(b, 0); err != nil {
 		return ""
+	}
+	if exfat.IsExFAT(b) {
+		if _, err := exfat.DecodeBootSector(b); err != nil {
+			return ""
+		}
+		return "exFAT"
 	}
 	bs, err := fat.DecodeBootSector(b)
 	if err != nil {

@@ -23,37 +23,59 @@ type nameFix struct {
 // forbidden are the printable characters FAT long names cannot hold.
 const forbidden = "\"*/:<>?\\|"
 
-// volumeName applies FAT's and Windows' rules to a name going into a
-// volume: trailing dots and spaces are dropped (as Windows and mcopy do),
-// and characters FAT cannot hold, over-long names and DOS device names
-// are refused.
-func volumeName(name string) nameFix {
+// nameRules are one file system's rules for names going into a volume.
+type nameRules struct {
+	fsys     string          // "FAT" or "exFAT", for messages
+	bad      func(rune) bool // characters the names cannot hold
+	trailing string          // why trailing dots and spaces are dropped
+}
+
+// fatNames are FAT's long-name rules. exfatNames are exFAT's: the same
+// characters are forbidden (exFAT specification 7.7.3) but DEL, and the
+// same length; exFAT itself could keep trailing dots and spaces, but
+// Windows cannot open such names and Linux's exfat driver drops trailing
+// dots, so they are dropped as on FAT. Device names (CON, AUX...) are
+// Windows' and refused on both. exFAT has no short names, so no
+// short-name clashes.
+var (
+	fatNames   = nameRules{"FAT", badFATRune, "FAT names cannot end in a dot or a space (Windows and mcopy drop them too)"}
+	exfatNames = nameRules{"exFAT", badExFATRune, "names that end in a dot or a space cannot be opened on Windows, and Linux drops the dots"}
+)
+
+// volumeName applies FAT's and Windows' rules to a name going into a FAT
+// volume (see nameRules.fix).
+func volumeName(name string) nameFix { return fatNames.fix(name) }
+
+// fix applies the rules to a name going into a volume: trailing dots and
+// spaces are dropped (as Windows and mcopy do), and characters the file
+// system cannot hold, over-long names and DOS device names are refused.
+func (nr nameRules) fix(name string) nameFix {
 	f := nameFix{name: name}
 	if !utf8.ValidString(name) {
 		f.refusal = "is not valid UTF-8"
-		f.fixed = volumeName(strings.ToValidUTF8(name, "_")).name
+		f.fixed = nr.fix(strings.ToValidUTF8(name, "_")).name
 		return f
 	}
 	if clean := strings.TrimRight(name, " ."); clean != name {
 		if clean == "" {
-			f.refusal = "is nothing but dots and spaces, which FAT cannot store"
+			f.refusal = "is nothing but dots and spaces, which " + nr.fsys + " cannot store"
 			return f
 		}
 		f.name = clean
-		f.note = "FAT names cannot end in a dot or a space (Windows and mcopy drop them too)"
+		f.note = nr.trailing
 	}
-	if i := strings.IndexFunc(f.name, badFATRune); i >= 0 {
+	if i := strings.IndexFunc(f.name, nr.bad); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(f.name[i:])
-		f.refusal = fmt.Sprintf("holds %q, which FAT names cannot hold", r)
+		f.refusal = fmt.Sprintf("holds %q, which %s names cannot hold", r, nr.fsys)
 		f.fixed = strings.Map(func(r rune) rune {
-			if badFATRune(r) {
+			if nr.bad(r) {
 				return '_'
 			}
 			return r
 		}, f.name)
 	}
 	if n := len(utf16.Encode([]rune(f.name))); n > fat.MaxLongNameUnits {
-		f.refusal = fmt.Sprintf("is %d UTF-16 units long, more than FAT's %d", n, fat.MaxLongNameUnits)
+		f.refusal = fmt.Sprintf("is %d UTF-16 units long, more than %s's %d", n, nr.fsys, fat.MaxLongNameUnits)
 		f.fixed = ""
 	}
 	if f.refusal == "" && isDeviceName(f.name) {
@@ -64,6 +86,8 @@ func volumeName(name string) nameFix {
 }
 
 func badFATRune(r rune) bool { return r < 0x20 || r == 0x7f || strings.ContainsRune(forbidden, r) }
+
+func badExFATRune(r rune) bool { return r < 0x20 || strings.ContainsRune(forbidden, r) }
 
 // hostName checks a name from a volume going onto the host: it must not
 // be read as a separator, a parent or a terminal control.

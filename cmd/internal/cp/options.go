@@ -4,7 +4,7 @@ import (
 	"io"
 
 	"ftools/cmd/internal/cmdutil"
-	"ftools/pkg/fat"
+	"ftools/pkg/vol"
 )
 
 // Options configure a copy.
@@ -18,7 +18,7 @@ type Options struct {
 
 	// IOSize is the size of the chunks data moves in (default 4 MiB).
 	IOSize    int
-	ReadAhead fat.ReadAheadOptions
+	ReadAhead vol.ReadAheadOptions
 
 	// Warn prints one line (already escaped) on standard error.
 	Warn func(line string)

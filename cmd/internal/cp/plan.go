@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"ftools/cmd/internal/cmdutil"
-	"ftools/pkg/fat"
+	"ftools/pkg/vol"
 )
 
 // itemKind is one step of a plan.
@@ -76,7 +76,7 @@ var ErrStopped = errors.New("stopped at the first file not copied (-Q)")
 // error means nothing can be copied at all (dst is not a directory, a
 // missing parent without -r, "-" misused); a source that cannot be copied
 // is a problem in the plan's result instead.
-func NewPlan(srcs []cmdutil.Operand, dst cmdutil.Operand, vols map[string]*fat.Volume, o Options) (*Plan, error) {
+func NewPlan(srcs []cmdutil.Operand, dst cmdutil.Operand, vols map[string]vol.Volume, o Options) (*Plan, error) {
 	if o.IOSize <= 0 {
 		o.IOSize = 4 << 20
 	}
@@ -101,14 +101,14 @@ func (p *Plan) SetProgress(fn func(n int64)) { p.o.Progress = fn }
 
 func isStd(op cmdutil.Operand) bool { return !op.InImage() && op.Raw == "-" }
 
-func (p *Plan) sideOf(op cmdutil.Operand, vols map[string]*fat.Volume) side {
+func (p *Plan) sideOf(op cmdutil.Operand, vols map[string]vol.Volume) side {
 	if op.InImage() {
 		return volSide{vol: vols[op.Image], spec: op.Image, preserve: p.o.Preserve}
 	}
 	return hostSide{follow: p.o.Follow, preserve: p.o.Preserve}
 }
 
-func (p *Plan) plan(srcs []cmdutil.Operand, dstOp cmdutil.Operand, vols map[string]*fat.Volume) error {
+func (p *Plan) plan(srcs []cmdutil.Operand, dstOp cmdutil.Operand, vols map[string]vol.Volume) error {
 	anyImage := dstOp.InImage()
 	for _, s := range srcs {
 		anyImage = anyImage || s.InImage()
@@ -198,7 +198,7 @@ func parentOf(e end) end {
 }
 
 // expand lists what one source operand names; problems are recorded.
-func (p *Plan) expand(op cmdutil.Operand, vols map[string]*fat.Volume) []end {
+func (p *Plan) expand(op cmdutil.Operand, vols map[string]vol.Volume) []end {
 	s := p.sideOf(op, vols)
 	vs, ok := s.(volSide)
 	if !ok {
@@ -226,7 +226,7 @@ func (p *Plan) planStdin(dst end) {
 }
 
 // planStdout plans image files to standard output, one after another.
-func (p *Plan) planStdout(srcs []cmdutil.Operand, vols map[string]*fat.Volume) error {
+func (p *Plan) planStdout(srcs []cmdutil.Operand, vols map[string]vol.Volume) error {
 	for _, op := range srcs {
 		if !op.InImage() {
 			return fmt.Errorf("%s: only files inside an image can be copied to standard output", quote(op.Raw))
@@ -292,7 +292,7 @@ func (p *Plan) planSource(s end, contents bool, dst end, intoDir bool) {
 			return
 		}
 	}
-	if sameVolume(s, target) && fat.FoldName(s.path) == fat.FoldName(target.path) {
+	if sameVolume(s, target) && s.side.fold(s.path) == s.side.fold(target.path) {
 		p.problemLine(true, s.show, "is the destination itself", fmt.Sprintf("%s and %s are the same file", quote(s.show), quote(target.show)))
 		return
 	}
@@ -406,13 +406,13 @@ func sameVolume(a, b end) bool {
 }
 
 // inside reports whether b lies inside directory a on the same volume,
-// comparing names as the volume does (fat.FoldName, not strings.ToLower:
+// comparing names as the volume does (its FoldName, not strings.ToLower:
 // the Kelvin sign K lowers to "k" but is a name of its own on FAT).
 func inside(a, b end) bool {
 	if !sameVolume(a, b) {
 		return false
 	}
-	ap, bp := fat.FoldName(a.path), fat.FoldName(b.path)
+	ap, bp := a.side.fold(a.path), a.side.fold(b.path)
 	return ap == "." || strings.HasPrefix(bp, ap+"/")
 }
 
@@ -420,7 +420,7 @@ func inside(a, b end) bool {
 func (p *Plan) dirState(dir end, fresh bool) *dirNames {
 	key := dir.side.id() + "\x00" + dir.path
 	if _, ok := dir.side.(volSide); ok {
-		key = dir.side.id() + "\x00" + fat.FoldName(path.Clean(dir.path))
+		key = dir.side.id() + "\x00" + dir.side.fold(path.Clean(dir.path))
 	}
 	d := p.dirs[key]
 	if d == nil {

@@ -16,6 +16,7 @@ import (
 	"ftools/cmd/internal/cmdutil"
 	"ftools/pkg/fat"
 	fio "ftools/pkg/io"
+	"ftools/pkg/vol"
 )
 
 // fixture is an in-memory FAT16 volume named "img" and a host folder.
@@ -104,7 +105,7 @@ func (f *fixture) plan(o Options, args ...string) (*Plan, error) {
 	}
 	f.warns = nil
 	o.Warn = func(l string) { f.warns = append(f.warns, l) }
-	return NewPlan(ops[:len(ops)-1], ops[len(ops)-1], map[string]*fat.Volume{"img": f.vol}, o)
+	return NewPlan(ops[:len(ops)-1], ops[len(ops)-1], map[string]vol.Volume{"img": vol.FAT{Volume: f.vol}}, o)
 }
 
 // copy plans and runs fcp ARGS.
@@ -369,7 +370,7 @@ func TestExpandLiteralWins(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ends, _, err := expand(op, volSide{vol: f.vol, spec: "img"})
+		ends, _, err := expand(op, volSide{vol: vol.FAT{Volume: f.vol}, spec: "img"})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.arg, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"unicode/utf16"
 
 	"ftools/pkg/fat"
+	"ftools/pkg/vol"
 )
 
 // The plan checks, before anything is written, that the volume it copies
@@ -17,13 +18,16 @@ import (
 // volume will really take (deleted slots are counted free, a directory
 // grows by just what it needs), so nothing that would fit is refused; what
 // turns out not to fit while writing (a directory whose free slots are
-// scattered, a directory grown by more) is named then by Run.
+// scattered, a directory grown by more) is named then by Run. On exFAT
+// only clusters are counted: its directories grow by whole clusters to
+// 256 MiB, and what does not fit there is named by Run.
 
 // roomPlan is what the destination volume has left as the plan uses it up.
 type roomPlan struct {
 	vs    volSide
-	cs    int64 // cluster size
-	free  int64 // clusters
+	fv    *fat.Volume // nil on exFAT: clusters only
+	cs    int64       // cluster size
+	free  int64       // clusters
 	dirs  map[string]*dirRoom
 	names *fat.ShortNameSet // scratch, for MakeShortName
 }
@@ -128,8 +132,7 @@ func (p *Plan) dropItem(j int) {
 }
 
 func newRoomPlan(vs volSide) *roomPlan {
-	l := vs.vol.Layout()
-	return &roomPlan{vs: vs, cs: l.ClusterSize, free: int64(vs.vol.FreeClusters()), dirs: map[string]*dirRoom{}, names: fat.NewShortNameSet()}
+	return &roomPlan{vs: vs, fv: vol.AsFAT(vs.vol), cs: vs.vol.ClusterSize(), free: int64(vs.vol.FreeClusters()), dirs: map[string]*dirRoom{}, names: fat.NewShortNameSet()}
 }
 
 // take uses n clusters, or says why the volume cannot give them.
@@ -144,6 +147,9 @@ func (r *roomPlan) take(n int64) string {
 // add stores a new member at p, a file of clusters clusters or (isDir) a
 // directory of one, or says why it does not fit.
 func (r *roomPlan) add(p string, clusters int64, isDir bool) string {
+	if r.fv == nil {
+		return r.take(clusters)
+	}
 	d := r.dir(path.Dir(p))
 	n := r.slots(path.Base(p))
 	perCluster := r.cs / fat.DirEntrySize
@@ -201,7 +207,7 @@ func (r *roomPlan) dir(p string) *dirRoom {
 	}
 	d := &dirRoom{}
 	r.dirs[key] = d
-	v := r.vs.vol
+	v := r.fv
 	l := v.Layout()
 	perCluster := l.ClusterSize / fat.DirEntrySize
 	var first fat.Cluster

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"ftools/cmd/internal/cmdutil"
-	"ftools/pkg/fat"
+	"ftools/pkg/vol"
 )
 
 // ErrInterrupted ends a copy that was asked to stop (Options.Stop).
@@ -21,7 +21,7 @@ type runner struct {
 	res  *Result
 	buf  []byte                    // chunks of host sources
 	tbuf []byte                    // text conversion
-	ra   map[string]*fat.ReadAhead // by volume side
+	ra   map[string]*vol.ReadAhead // by volume side
 	// failed holds the directories not made, each with the one whose
 	// failure left it out (itself, or a directory that holds it): nothing
 	// goes in them, and everything planned there is named.
@@ -32,7 +32,7 @@ type runner struct {
 // the caller to commit: after a stop (ErrInterrupted), every file copied
 // before it is complete and the file being copied was dropped.
 func (p *Plan) Run() *Result {
-	x := &runner{p: p, o: p.o, res: &p.res, failed: map[int]string{}, ra: map[string]*fat.ReadAhead{}}
+	x := &runner{p: p, o: p.o, res: &p.res, failed: map[int]string{}, ra: map[string]*vol.ReadAhead{}}
 	x.startReadAhead()
 	err := x.run()
 	for _, ra := range x.ra {
@@ -51,7 +51,7 @@ func (p *Plan) Run() *Result {
 // plan copies from it, in plan order.
 func (x *runner) startReadAhead() {
 	names := map[string][]string{}
-	vols := map[string]*fat.Volume{}
+	vols := map[string]vol.Volume{}
 	for i := range x.p.items {
 		it := &x.p.items[i]
 		vs, ok := it.src.side.(volSide)
@@ -145,7 +145,7 @@ func problemOf(path string, err error) cmdutil.Problem {
 	return cmdutil.Problem{Path: path, Reason: errText(err)}
 }
 
-// chunker gives a file's data in chunks (fat.AheadFile is one).
+// chunker gives a file's data in chunks (vol.ReadAhead's files are).
 type chunker interface {
 	Chunk() ([]byte, error)
 }

@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"ftools/cmd/internal/cmdutil"
-	"ftools/pkg/fat"
+	"ftools/pkg/vol"
 )
 
-// volSide is one volume.
+// volSide is one volume, FAT or exFAT.
 type volSide struct {
-	vol      *fat.Volume
+	vol      vol.Volume
 	spec     string // the image, as a key
 	preserve bool
 }
@@ -30,10 +30,7 @@ func (v volSide) stat(p string, _ bool) (entry, error) {
 
 func (v volSide) entryOf(fi fs.FileInfo) entry {
 	e := entry{name: fi.Name(), size: fi.Size(), mtime: fi.ModTime(), kind: kindFile}
-	r, _ := fi.Sys().(*fat.Record)
-	if r != nil {
-		e.first = uint32(r.Entry.Cluster)
-	}
+	e.first = v.vol.Entry(fi).FirstCluster
 	if fi.IsDir() {
 		e.kind = kindDir
 		e.id = fileID{ino: uint64(e.first)}
@@ -82,9 +79,9 @@ func (v volSide) lookup(p string) (existing, error) {
 		return existing{}, err
 	}
 	ex := existing{exists: true, dir: fi.IsDir(), name: fi.Name()}
-	if r, ok := fi.Sys().(*fat.Record); ok && r != nil {
-		ex.first = uint32(r.Entry.Cluster)
-		ex.secondary = fat.FoldName(r.Name) != fat.FoldName(path.Base(p))
+	if en := v.vol.Entry(fi); !en.Root {
+		ex.first = en.FirstCluster
+		ex.secondary = v.fold(en.Name) != v.fold(path.Base(p))
 	}
 	return ex, nil
 }
@@ -113,5 +110,11 @@ func (v volSide) create(p string, size int64, mtime time.Time) (fileSink, error)
 	return v.vol.Create(p, size, v.stamp(mtime))
 }
 
-func (volSide) storeName(name string) nameFix { return volumeName(name) }
-func (volSide) fold(name string) string       { return fat.FoldName(name) }
+func (v volSide) storeName(name string) nameFix {
+	if vol.AsExFAT(v.vol) != nil {
+		return exfatNames.fix(name)
+	}
+	return volumeName(name)
+}
+
+func (v volSide) fold(name string) string { return v.vol.FoldName(name) }

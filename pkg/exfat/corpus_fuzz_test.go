@@ -1,0 +1,73 @@
+package exfat
+
+import (
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+)
+
+// damagedCorpus is the corpus of damaged and hostile exFAT images the
+// end-to-end tests run every command over (see its README.md).
+const damagedCorpus = "../../tests/testdata/damaged-exfat"
+
+var (
+	corpusOnce sync.Once
+	corpusImgs [][]byte
+)
+
+// corpusImages returns the gunzipped images of the damaged corpus, sorted
+// by name; none when the corpus is missing (a trimmed checkout). Callers
+// must not modify them.
+func corpusImages(tb testing.TB) [][]byte {
+	tb.Helper()
+	corpusOnce.Do(func() {
+		names, _ := filepath.Glob(filepath.Join(damagedCorpus, "*.img.gz"))
+		sort.Strings(names)
+		for _, name := range names {
+			f, err := os.Open(name)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			zr, err := gzip.NewReader(f)
+			if err != nil {
+				f.Close()
+				tb.Fatalf("%s: %v", name, err)
+			}
+			b, err := io.ReadAll(io.LimitReader(zr, 4<<20))
+			f.Close()
+			if err != nil {
+				tb.Fatalf("%s: %v", name, err)
+			}
+			corpusImgs = append(corpusImgs, b)
+		}
+	})
+	return corpusImgs
+}
+
+// FuzzCorpus starts from each image of the damaged corpus (chosen by the
+// first input) and edits it further (FuzzVolume's edits), then does with
+// the volume what the commands do: none of it may panic, hang or allocate
+// without bound.
+func FuzzCorpus(f *testing.F) {
+	imgs := corpusImages(f)
+	if len(imgs) == 0 {
+		f.Fatalf("no images in %s", damagedCorpus)
+	}
+	for i := range imgs {
+		f.Add(uint8(i), []byte{})
+	}
+	f.Fuzz(func(t *testing.T, which uint8, edits []byte) {
+		if len(edits) > 4096 {
+			return
+		}
+		img := imgs[int(which)%len(imgs)]
+		if len(img) < 512 {
+			return
+		}
+		exerciseVolume(t, applyEdits(img, edits))
+	})
+}

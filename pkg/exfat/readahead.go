@@ -1,0 +1,72 @@
+package exfat
+
+import (
+	"io/fs"
+
+	"ftools/pkg/internal/readahead"
+)
+
+// ReadAheadOptions size a ReadAhead; they are pkg/fat's.
+type ReadAheadOptions = readahead.Options
+
+// ReadAhead reads the data of a list of files, in the order given, with
+// several large aligned requests in flight ahead of its consumer, as
+// pkg/fat's does. Bytes past a file's valid data length come as zeros,
+// without a read. Files are taken with File(i) for increasing i; Close
+// must be called.
+type ReadAhead = readahead.ReadAhead
+
+// AheadFile reads one file's data from a ReadAhead.
+type AheadFile = readahead.File
+
+// ReadAhead starts reading the named files (volume paths). A name that
+// does not open (missing, a directory, a damaged chain) gives its error
+// from File. The consumer must not change those files until it has read
+// them.
+func (v *Volume) ReadAhead(names []string, o ReadAheadOptions) *ReadAhead {
+	flushErr := v.flushData()
+	srcs := make([]readahead.Source, len(names))
+	for i, name := range names {
+		srcs[i] = v.aheadSource(name)
+		if srcs[i].Err == nil && flushErr != nil {
+			srcs[i].Err = flushErr
+		}
+	}
+	return readahead.New(v.dev, srcs, o)
+}
+
+// aheadSource places a file's bytes on the volume: its valid data run by
+// run, then zeros up to its size.
+func (v *Volume) aheadSource(name string) readahead.Source {
+	f, err := v.Open(name)
+	if err != nil {
+		return readahead.Source{Err: err}
+	}
+	file := f.(*File)
+	if file.isDir() {
+		return readahead.Source{Err: &fs.PathError{Op: "read", Path: name, Err: ErrIsDir}}
+	}
+	size := file.rec.Size()
+	valid := min(int64(file.rec.Set.Stream.ValidDataLength), size)
+	src := readahead.Source{Zeros: size - valid}
+	cs := v.layout.ClusterSize
+	for _, e := range file.exts {
+		if valid == 0 {
+			break
+		}
+		n := min(int64(e.Len)*cs, valid)
+		src.Pieces = append(src.Pieces, readahead.Piece{Off: v.layout.ClusterOffset(e.Start), Len: n})
+		valid -= n
+	}
+	return src
+}
+
+// RecordExtents returns the clusters of a file or directory a FileInfo of
+// this volume describes (its Sys), as runs: one for a NoFatChain file, the
+// FAT chain's runs otherwise; nil for an empty file or the root.
+func (v *Volume) RecordExtents(r *Record) ([]Extent, error) {
+	if r == nil {
+		return nil, nil
+	}
+	return v.fileExtents(&r.Set.Stream)
+}

@@ -1,0 +1,372 @@
+// Package readahead reads the data of a list of files from a device, in
+// the order given, with several large aligned requests in flight ahead of
+// its consumer. It knows nothing of file systems: pkg/fat and pkg/exfat
+// tell it where each file's bytes lie (Source), and it turns those byte
+// ranges into requests. Contiguous data is read in requests of the
+// device's I/O size; consecutive small files that lie next to each other
+// (as ftools and mtools write them) share requests.
+package readahead
+
+import (
+	"errors"
+	"io"
+	"sync"
+
+	fio "ftools/pkg/io"
+)
+
+// Options size a ReadAhead.
+type Options struct {
+	// Workers is how many reads are in flight at once (default 3).
+	Workers int
+	// Buffers is how many request buffers of the device's I/O size exist
+	// (default 2*Workers+2): reads finished ahead of the consumer wait in
+	// them, so memory stays at Buffers*IOSize whatever the files' size.
+	Buffers int
+	// MaxGap is the most bytes between two pieces of data that one request
+	// reads through rather than splitting (default 64 KiB): the slack of a
+	// small file's last cluster costs less to read than a second request.
+	MaxGap int64
+}
+
+// Piece is a run of a file's bytes on the device: Len bytes at byte Off
+// of the volume.
+type Piece struct{ Off, Len int64 }
+
+// Source is one file to read: its pieces in file order, then Zeros bytes
+// that read as zeros without touching the device (exFAT's space past a
+// file's valid data length). A Source with Err gives that error from
+// File.
+type Source struct {
+	Pieces []Piece
+	Zeros  int64
+	Err    error
+}
+
+// ReadAhead reads the data of a list of files. Files are taken with
+// File(i) for increasing i; files skipped over are dropped unread. Close
+// stops the reads; it must be called.
+type ReadAhead struct {
+	dev   *fio.Device
+	files []file
+	reqs  []*req
+
+	cur int   // request being consumed
+	pos int64 // logical position consumed (see file.start)
+	at  int   // index of the file last returned by File
+
+	free   chan []byte
+	work   chan *req
+	stop   chan struct{}
+	wg     sync.WaitGroup
+	closed bool
+}
+
+// file is one file: its device bytes are [start, start+size) of the
+// logical stream that concatenates every file's data; zeros follow them.
+type file struct {
+	start, size, zeros int64
+	err                error
+}
+
+// req is one device read; it covers a contiguous piece of the logical
+// stream, made of pieces that lie at bufOff in its buffer.
+type req struct {
+	off    int64 // volume offset of the read (aligned)
+	n      int   // bytes to read
+	lstart int64 // logical offset of the first piece
+	lend   int64
+	pieces []piece
+	done   chan struct{}
+	buf    []byte
+	err    error
+}
+
+type piece struct {
+	bufOff int
+	n      int
+}
+
+// New starts reading the files' data from dev.
+func New(dev *fio.Device, files []Source, o Options) *ReadAhead {
+	if o.Workers <= 0 {
+		o.Workers = 3
+	}
+	if o.Buffers <= 0 {
+		o.Buffers = 2*o.Workers + 2
+	}
+	if o.MaxGap <= 0 {
+		o.MaxGap = 64 << 10
+	}
+	ra := &ReadAhead{dev: dev, at: -1, stop: make(chan struct{}), work: make(chan *req), free: make(chan []byte, o.Buffers)}
+	b := builder{ra: ra, ioSize: int64(dev.IOSize()), align: int64(dev.Align()), start: dev.Start(), size: dev.Size(), maxGap: o.MaxGap}
+	var logical int64
+	for _, s := range files {
+		f := file{start: logical, err: s.Err}
+		if s.Err == nil {
+			for _, p := range s.Pieces {
+				b.piece(p.Off, p.Len, logical)
+				logical += p.Len
+				f.size += p.Len
+			}
+			f.zeros = s.Zeros
+		}
+		ra.files = append(ra.files, f)
+	}
+	b.finish()
+	for range o.Buffers {
+		ra.free <- dev.AlignedBuffer(dev.IOSize())
+	}
+	ra.wg.Add(1 + o.Workers)
+	go ra.dispatch()
+	for range o.Workers {
+		go ra.worker()
+	}
+	return ra
+}
+
+// builder turns files' pieces into requests.
+type builder struct {
+	ra                  *ReadAhead
+	ioSize, align       int64
+	start, size, maxGap int64
+	cur                 *req
+}
+
+// piece appends n bytes of data at volume offset off (logical offset
+// logical), extending the current request where they follow it closely
+// enough and fit, else starting new ones of at most ioSize bytes each.
+func (b *builder) piece(off, n, logical int64) {
+	for n > 0 {
+		if r := b.cur; r != nil {
+			end := r.off + int64(r.n)
+			last := r.pieces[len(r.pieces)-1]
+			dataEnd := r.off + int64(last.bufOff+last.n)
+			if off >= dataEnd && off-dataEnd <= b.maxGap && b.alignUp(off+1)-r.off <= b.ioSize {
+				take := min(n, r.off+b.ioSize-off)
+				newEnd := min(b.alignUp(off+take), b.size)
+				if newEnd > end {
+					r.n = int(newEnd - r.off)
+				}
+				r.pieces = append(r.pieces, piece{bufOff: int(off - r.off), n: int(take)})
+				r.lend += take
+				off, n, logical = off+take, n-take, logical+take
+				continue
+			}
+			b.finish()
+		}
+		rs := b.alignDown(off)
+		take := min(n, rs+b.ioSize-off)
+		re := min(b.alignUp(off+take), b.size)
+		b.cur = &req{off: rs, n: int(re - rs), lstart: logical, lend: logical + take, done: make(chan struct{}),
+			pieces: []piece{{bufOff: int(off - rs), n: int(take)}}}
+		off, n, logical = off+take, n-take, logical+take
+	}
+}
+
+func (b *builder) finish() {
+	if b.cur != nil {
+		b.ra.reqs = append(b.ra.reqs, b.cur)
+		b.cur = nil
+	}
+}
+
+// alignDown and alignUp round volume offsets to the device's alignment,
+// which counts from the start of the file or device.
+func (b *builder) alignDown(off int64) int64 {
+	abs := b.start + off
+	return abs - abs%b.align - b.start
+}
+
+func (b *builder) alignUp(off int64) int64 {
+	abs := b.start + off
+	if r := abs % b.align; r != 0 {
+		abs += b.align - r
+	}
+	return abs - b.start
+}
+
+// dispatch hands requests to the workers in order, each with a buffer,
+// as buffers come free.
+func (ra *ReadAhead) dispatch() {
+	defer ra.wg.Done()
+	defer close(ra.work)
+	for _, r := range ra.reqs {
+		select {
+		case r.buf = <-ra.free:
+		case <-ra.stop:
+			return
+		}
+		select {
+		case ra.work <- r:
+		case <-ra.stop:
+			ra.free <- r.buf
+			r.buf = nil
+			return
+		}
+	}
+}
+
+func (ra *ReadAhead) worker() {
+	defer ra.wg.Done()
+	for r := range ra.work {
+		_, r.err = ra.dev.ReadAtConcurrent(r.buf[:r.n], r.off)
+		close(r.done)
+	}
+}
+
+// ErrClosed is returned by reads after Close.
+var ErrClosed = errors.New("read-ahead closed")
+
+// File returns a reader of the i-th file's data. Files before it that were
+// not read to the end are dropped; i must be greater than the last i.
+func (ra *ReadAhead) File(i int) (*File, error) {
+	if ra.closed {
+		return nil, ErrClosed
+	}
+	if i <= ra.at || i >= len(ra.files) {
+		return nil, errors.New("read-ahead: files taken out of order")
+	}
+	ra.at = i
+	f := ra.files[i]
+	if f.err != nil {
+		return nil, f.err
+	}
+	if err := ra.skipTo(f.start); err != nil {
+		return nil, err
+	}
+	return &File{ra: ra, end: f.start + f.size, zeros: f.zeros}, nil
+}
+
+// skipTo consumes the logical stream up to pos, giving back the buffers of
+// the requests it passes.
+func (ra *ReadAhead) skipTo(pos int64) error {
+	for ra.cur < len(ra.reqs) && ra.reqs[ra.cur].lend <= pos {
+		if err := ra.release(ra.reqs[ra.cur]); err != nil {
+			return err
+		}
+		ra.cur++
+	}
+	ra.pos = pos
+	return nil
+}
+
+// release waits for a request's read (its buffer is being filled) and
+// returns the buffer to the pool.
+func (ra *ReadAhead) release(r *req) error {
+	select {
+	case <-r.done:
+	case <-ra.stop:
+		return ErrClosed
+	}
+	if r.buf != nil {
+		ra.free <- r.buf
+		r.buf = nil
+	}
+	return nil
+}
+
+// chunk returns the next bytes of the logical stream up to end: a slice of
+// a request's buffer, valid until the next call.
+func (ra *ReadAhead) chunk(end int64) ([]byte, error) {
+	for ra.pos < end {
+		if ra.cur >= len(ra.reqs) {
+			return nil, io.ErrUnexpectedEOF
+		}
+		r := ra.reqs[ra.cur]
+		if ra.pos >= r.lend {
+			if err := ra.release(r); err != nil {
+				return nil, err
+			}
+			ra.cur++
+			continue
+		}
+		select {
+		case <-r.done:
+		case <-ra.stop:
+			return nil, ErrClosed
+		}
+		if r.err != nil {
+			return nil, r.err
+		}
+		l := r.lstart
+		for _, p := range r.pieces {
+			if ra.pos < l+int64(p.n) {
+				from := p.bufOff + int(ra.pos-l)
+				n := min(int64(p.bufOff+p.n-from), end-ra.pos)
+				ra.pos += n
+				return r.buf[from : from+int(n)], nil
+			}
+			l += int64(p.n)
+		}
+	}
+	return nil, io.EOF
+}
+
+// Close stops the reads and waits for those in flight.
+func (ra *ReadAhead) Close() {
+	if ra.closed {
+		return
+	}
+	ra.closed = true
+	close(ra.stop)
+	ra.wg.Wait()
+}
+
+// zeroChunk is what a file's zeros are handed out in.
+var zeroChunk = make([]byte, 1<<20)
+
+// File reads one file's data from a ReadAhead.
+type File struct {
+	ra       *ReadAhead
+	end      int64
+	zeros    int64 // zeros left to give after the data
+	lastZero bool  // the last chunk was zeros, not device data
+}
+
+// Chunk returns the file's next bytes, as large as the requests allow,
+// without copying them: the slice is valid until the next call on the
+// ReadAhead, and must not be written to. It returns io.EOF at the end of
+// the file.
+func (f *File) Chunk() ([]byte, error) {
+	if f.ra.closed {
+		return nil, ErrClosed
+	}
+	f.lastZero = false
+	if f.ra.pos < f.end {
+		return f.ra.chunk(f.end)
+	}
+	if f.zeros > 0 {
+		n := min(f.zeros, int64(len(zeroChunk)))
+		f.zeros -= n
+		f.lastZero = true
+		return zeroChunk[:n], nil
+	}
+	return nil, io.EOF
+}
+
+// Read copies the file's next bytes into p.
+func (f *File) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		b, err := f.Chunk()
+		if err != nil {
+			if n > 0 && err == io.EOF {
+				return n, nil
+			}
+			return n, err
+		}
+		k := copy(p[n:], b)
+		n += k
+		if rest := int64(len(b) - k); rest > 0 {
+			// Give back what did not fit.
+			if f.lastZero {
+				f.zeros += rest
+			} else {
+				f.ra.pos -= rest
+			}
+			return n, nil
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,224 @@
+// Package vol is what ftools' commands need of a volume, whatever its file
+// system: one interface, Volume, served by pkg/fat's and pkg/exfat's
+// volumes through two thin adapters (FAT and ExFAT), and Open, which picks
+// the file system from the boot sector.
+//
+// It sits above both packages rather than inside cmd/internal/cmdutil
+// because it is a library's view of a volume (paths, data, changes,
+// statistics), not command-line plumbing: the end-to-end tests and any
+// other program that drives either format use it too. It never prints.
+//
+// The two packages share method names and meanings; the adapters only
+// bridge the types that differ (attributes, writers, fallocate's options
+// and result, label and serial number fields) and add what each format
+// spells its own way (Type, Entry, FoldName). FAT-only features (FSINFO,
+// allocation policies other than contiguous, the short names' code page)
+// stay on *fat.Volume: callers reach it with AsFAT.
+package vol
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"time"
+
+	"ftools/pkg/exfat"
+	"ftools/pkg/fat"
+	"ftools/pkg/internal/readahead"
+	fio "ftools/pkg/io"
+)
+
+// Attr holds the attribute bits FAT and exFAT share, with the values both
+// store them with.
+type Attr uint16
+
+const (
+	AttrReadOnly  Attr = 0x01
+	AttrHidden    Attr = 0x02
+	AttrSystem    Attr = 0x04
+	AttrDirectory Attr = 0x10
+	AttrArchive   Attr = 0x20
+)
+
+// String lists the set bits as letters in the order R H S D A, as pkg/fat
+// and pkg/exfat write them; "" when none is set.
+func (a Attr) String() string {
+	var s string
+	for _, l := range []struct {
+		bit Attr
+		ch  string
+	}{{AttrReadOnly, "R"}, {AttrHidden, "H"}, {AttrSystem, "S"}, {AttrDirectory, "D"}, {AttrArchive, "A"}} {
+		if a&l.bit != 0 {
+			s += l.ch
+		}
+	}
+	return s
+}
+
+// Entry is a file or directory as the commands show it.
+type Entry struct {
+	Name         string
+	ShortName    string // FAT's 8.3 name as listings show it; "" on exFAT, which has none
+	Attr         Attr
+	FirstCluster uint32 // 0: no clusters (an empty file, or FAT's root)
+	Root         bool   // the root directory, which has no entry
+}
+
+// Writer is a file being written (pkg/fat's and pkg/exfat's Writer).
+type Writer interface {
+	io.Writer
+	// Close records the file's entry; the volume's next commit writes it.
+	Close() error
+	// Abort drops the file; a file it was to replace stays as it was.
+	Abort()
+}
+
+// FallocateOptions tune Fallocate (as pkg/fat's and pkg/exfat's).
+type FallocateOptions struct {
+	KeepSize bool // allocate past the end without changing the size (FAT only)
+	NoZero   bool // leave the new clusters' old contents in place
+}
+
+// Run is a run of consecutive clusters.
+type Run struct {
+	Start uint32
+	Len   uint32
+}
+
+// FallocateResult is what Fallocate did.
+type FallocateResult struct {
+	Runs    []Run // clusters newly given to the file, in order
+	Size    int64 // the file's size afterwards
+	Created bool  // the file did not exist before
+}
+
+// ReadAheadOptions size a ReadAhead.
+type ReadAheadOptions = readahead.Options
+
+// ReadAhead reads a list of files' data ahead of its consumer (see
+// pkg/fat's ReadAhead); both formats share its engine.
+type ReadAhead = readahead.ReadAhead
+
+// Volume is an open FAT12/16/32 or exFAT volume. Paths are volume paths,
+// rooted or not, "." for the root; names match as the volume compares
+// them (without case).
+type Volume interface {
+	// Type is "FAT12", "FAT16", "FAT32" or "exFAT".
+	Type() string
+
+	// Reading.
+	Open(name string) (fs.File, error)
+	Stat(name string) (fs.FileInfo, error)
+	ReadDir(name string) ([]fs.DirEntry, error)
+	// Entry describes a FileInfo this volume returned.
+	Entry(fi fs.FileInfo) Entry
+	// Runs counts the contiguous runs of clusters of the file or
+	// directory a FileInfo of this volume describes (0 for none).
+	Runs(fi fs.FileInfo) (int, error)
+	// FoldName is the key under which names clash on the volume.
+	FoldName(name string) string
+	ReadAhead(names []string, o ReadAheadOptions) *ReadAhead
+
+	// Changing: nothing reaches the device before Commit or Close, then
+	// in the crash-safe order of the format's package doc.
+	Create(name string, sizeHint int64, mtime time.Time) (Writer, error)
+	Mkdir(name string, mtime time.Time) error
+	MkdirAll(name string, mtime time.Time) error
+	Remove(name string) error
+	RemoveAll(name string) error
+	Rename(oldName, newName string) error
+	SetAttr(name string, set, clear Attr) error
+	Fallocate(name string, length int64, o FallocateOptions) (*FallocateResult, error)
+	SetLabel(label string) error
+	SetSerial(serial uint32) error
+	Commit() error
+	Close() error
+
+	// Facts.
+	Label() (string, error)
+	RootLabel() (string, bool, error)
+	Serial() uint32
+	ClusterSize() int64
+	// ClusterOffset is the byte offset of cluster c from the volume's start.
+	ClusterOffset(c uint32) int64
+	Clusters() uint32
+	FreeClusters() uint32
+	// MaxFileSize is the largest file the format can hold (FAT: 4 GiB - 1;
+	// exFAT: far more than any volume, which limits it first).
+	MaxFileSize() int64
+	Device() *fio.Device
+	Warnings() []string
+	WasDirty() bool
+	Now() time.Time
+	SetClock(now func() time.Time)
+}
+
+// Open opens the FAT or exFAT volume on dev, as its boot sector says.
+func Open(dev *fio.Device) (Volume, error) {
+	ex, err := IsExFAT(dev)
+	if err != nil {
+		return nil, err
+	}
+	if ex {
+		v, err := exfat.Open(dev)
+		if err != nil {
+			return nil, err
+		}
+		return ExFAT{v}, nil
+	}
+	v, err := fat.Open(dev)
+	if err != nil {
+		return nil, err
+	}
+	return FAT{v}, nil
+}
+
+// IsExFAT reports whether dev starts with an exFAT boot sector.
+func IsExFAT(dev *fio.Device) (bool, error) {
+	if dev.Size() < 512 {
+		return false, nil // too small for either; fat.Open says so
+	}
+	b := make([]byte, 512)
+	if _, err := dev.ReadAt(b, 0); err != nil {
+		return false, fmt.Errorf("reading the boot sector: %w", err)
+	}
+	return exfat.IsExFAT(b), nil
+}
+
+// AsFAT returns the *fat.Volume behind v, or nil when v is not FAT.
+func AsFAT(v Volume) *fat.Volume {
+	if f, ok := v.(FAT); ok {
+		return f.Volume
+	}
+	return nil
+}
+
+// AsExFAT returns the *exfat.Volume behind v, or nil when v is not exFAT.
+func AsExFAT(v Volume) *exfat.Volume {
+	if x, ok := v.(ExFAT); ok {
+		return x.Volume
+	}
+	return nil
+}
+
+// NoSpace returns the *NoSpaceError of either package that err wraps
+// (how much was needed and how much was free), or nil.
+func NoSpace(err error) error {
+	var fe *fat.NoSpaceError
+	if errors.As(err, &fe) {
+		return fe
+	}
+	var xe *exfat.NoSpaceError
+	if errors.As(err, &xe) {
+		return xe
+	}
+	return nil
+}
+
+// IsFull reports whether err means the volume or a directory is full: a
+// copy that meets it stops, since every later file would fail the same way.
+func IsFull(err error) bool {
+	return errors.Is(err, fat.ErrNoSpace) || errors.Is(err, fat.ErrDirFull) ||
+		errors.Is(err, exfat.ErrNoSpace) || errors.Is(err, exfat.ErrDirFull)
+}

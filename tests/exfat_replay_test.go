@@ -1,0 +1,263 @@
+package tests
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"ftools/pkg/exfat"
+)
+
+// The power-cut tests of the exFAT writers: as tests/replay_test.go does
+// for FAT, each case records one command's writes and flushes on an exFAT
+// volume that holds files, rebuilds the images a power cut could leave,
+// and holds each to what pkg/exfat's package doc promises: at worst the
+// VolumeDirty flag, lost clusters (marked in use, named by no entry), a
+// moved file under both names, or a FAT chain longer than its file; every
+// file holding its bytes from before the run or from after it. fsck.exfat
+// -n (exfatprogs 1.2) says "clean" for the first two; for two entries
+// sharing clusters it says which one it would truncate, and the test then
+// makes sure those are the old and new names of a move.
+
+// exfatShared are fsck.exfat's lines for two entries that share clusters.
+var exfatShared = []*regexp.Regexp{
+	regexp.MustCompile(`^ERROR: /.*: cluster is already allocated for the other file\. truncated to 0 bytes at 0x[0-9a-f]+\. Truncate \(y/N\)\? n$`),
+	regexp.MustCompile(`: corrupted\. directories \d+, files \d+$`),
+	regexp.MustCompile(`: files corrupted \d+, files fixed 0$`),
+}
+
+// exfatLonger are fsck.exfat's lines for a chain longer than its file.
+var exfatLonger = []*regexp.Regexp{
+	regexp.MustCompile(`^ERROR: /.*: more clusters are allocated\. truncate to \d+ bytes at 0x[0-9a-f]+\. Truncate \(y/N\)\? n$`),
+	regexp.MustCompile(`: corrupted\. directories \d+, files \d+$`),
+	regexp.MustCompile(`: files corrupted \d+, files fixed 0$`),
+}
+
+// exfatAlways are the lines fsck.exfat -n prints on every volume it
+// finds clean (VolumeDirty and lost clusters included).
+var exfatAlways = regexp.MustCompile(`^(exfatprogs version : .*|.*: clean\. directories \d+, files \d+|)$`)
+
+// exfatCrashKinds are fverify's kinds for the leftovers every cut may
+// leave.
+var exfatCrashKinds = []string{exfat.KindDirty, exfat.KindLost}
+
+// exfatOldTree fills the volume before the run: files, folders, a file
+// with a FAT chain (written into a nearly full volume's holes).
+func exfatOldTree(t *testing.T, img, dir string) {
+	t.Helper()
+	src := hostFiles(t, dir, "old", 100, 0, 1, 700, 3000, 9000, 40000)
+	ok(t, "fcp", "-r", "-i", img, src, "::/old")
+	ok(t, "fmkdir", "-i", img, "::/A", "::/B", "::/A/sub", "::/A/sub/deeper", "::/empty1", "::/empty2")
+	for i, name := range []string{"HELLO.TXT", "a fairly long name 1.txt", "another long file name 2.dat", "x.bin"} {
+		p := filepath.Join(dir, fmt.Sprintf("m%d", i))
+		writeFile(t, p, 1000+i*1500, byte(i+1))
+		ok(t, "fcp", "-i", img, p, "::/A/"+name)
+	}
+	writeFile(t, filepath.Join(dir, "deep"), 5000, 77)
+	ok(t, "fcp", "-i", img, filepath.Join(dir, "deep"), "::/A/sub/deeper/deep file.bin")
+}
+
+// recordExFAT is recordRun on an exFAT volume.
+func recordExFAT(t *testing.T, rc *replayCase) *replayRun {
+	t.Helper()
+	need(t, "fsck.exfat")
+	dir := t.TempDir()
+	img := filepath.Join(dir, "disk.img")
+	ok(t, "fmkfs", "--type", "exfat", "--size", "40M", "--label", "Old label", img)
+	if rc.prepare != nil {
+		rc.prepare(t, img, dir)
+	}
+	fsckExFAT(t, img, 0)
+	base := filepath.Join(dir, "base.img")
+	ok(t, "cp", "--sparse=always", img, base)
+	before, err := readVolume(img)
+	if err != nil {
+		t.Fatalf("reading the prepared image: %v", err)
+	}
+	ops := runLogged(t, rc, img, dir)
+	fsckExFAT(t, img, 0)
+	ok(t, "fverify", img)
+	after, err := readVolume(img)
+	if err != nil {
+		t.Fatalf("reading the image after the run: %v", err)
+	}
+	return &replayRun{rc: rc, before: before, after: after, ops: ops, state: base}
+}
+
+// fsckExFATState runs fsck.exfat -n on the state and returns an error
+// naming a line it may not print, and whether it found the volume clean.
+func (rr *replayRun) fsckExFATState() (bool, error) {
+	out, _ := exec.Command("fsck.exfat", "-n", rr.state).CombinedOutput()
+	clean := true
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if exfatAlways.MatchString(line) {
+			continue
+		}
+		clean = false
+		allowed := false
+		for _, re := range rr.rc.allowFsck {
+			allowed = allowed || re.MatchString(line)
+		}
+		if !allowed {
+			return false, fmt.Errorf("fsck.exfat -n says %q:\n%s", line, out)
+		}
+	}
+	return clean, nil
+}
+
+// checkExFATState holds one crash state of a writer to the promises.
+func (rr *replayRun) checkExFATState() error {
+	clean, err := rr.fsckExFATState()
+	if err != nil {
+		return err
+	}
+	fv, err := rr.fverify()
+	if err != nil {
+		return err
+	}
+	if fv.Error != "" {
+		return fmt.Errorf("fverify cannot check the volume: %s", fv.Error)
+	}
+	kinds := map[string]bool{}
+	for _, p := range fv.Problems {
+		kinds[p.Kind] = true
+		if !slices.Contains(exfatCrashKinds, p.Kind) && !slices.Contains(rr.rc.allowKinds, p.Kind) {
+			return fmt.Errorf("fverify reports %s: %s %s", p.Kind, p.Path, p.Msg)
+		}
+	}
+	// What fsck.exfat calls damage, fverify reports as one of the case's
+	// allowed kinds, and the other way round.
+	caseKind := false
+	for _, k := range rr.rc.allowKinds {
+		caseKind = caseKind || kinds[k]
+	}
+	if clean == caseKind {
+		return fmt.Errorf("fsck.exfat clean %v, but fverify reports %+v", clean, fv.Problems)
+	}
+	st, err := readVolume(rr.state)
+	if err != nil {
+		return fmt.Errorf("reading the volume: %w", err)
+	}
+	if err := rr.checkContents(st); err != nil {
+		return err
+	}
+	if kinds[exfat.KindRename] && !rr.interruptedRename(st) {
+		return fmt.Errorf("clusters shared by two names that are not the old and new name of a move: %+v", fv.Problems)
+	}
+	return nil
+}
+
+// checkExFATFormat holds a crash state of fmkfs over an old volume: refused
+// or reported, or a volume holding exactly the old tree or the new, empty
+// one; fverify never calls clean what fsck.exfat finds damaged.
+func (rr *replayRun) checkExFATFormat() error {
+	out, _ := exec.Command("fsck.exfat", "-n", rr.state).CombinedOutput()
+	fsckClean := true
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fsckClean = fsckClean && exfatAlways.MatchString(line)
+	}
+	fv, err := rr.fverify()
+	if err != nil {
+		return err
+	}
+	fvClean := fv.Error == "" && fv.Summary != nil && fv.Summary.Clean
+	if fvClean && !fsckClean {
+		return fmt.Errorf("fverify calls clean a volume fsck.exfat does not:\n%s", out)
+	}
+	if !fsckClean && !fvClean {
+		return nil // refused or reported by both
+	}
+	st, err := readVolume(rr.state)
+	if err != nil {
+		if fvClean {
+			return fmt.Errorf("fverify calls the volume clean, but it cannot be read: %w", err)
+		}
+		return nil
+	}
+	if !sameTree(st, rr.after) && !sameTree(st, rr.before) {
+		return fmt.Errorf("a volume fsck.exfat calls clean holds neither the old file system nor the new one: %d files, %d directories, label %q (fverify: %+v)",
+			len(st.files), len(st.dirs), st.label, fv.Problems)
+	}
+	return nil
+}
+
+// exfatReplayCases are the exFAT writers, each on a volume that holds
+// files already.
+func exfatReplayCases() []*replayCase {
+	prepSrc := func(sizes ...int) func(t *testing.T, img, dir string) {
+		return func(t *testing.T, img, dir string) {
+			exfatOldTree(t, img, dir)
+			hostFiles(t, dir, "src", 1, sizes...)
+		}
+	}
+	moved := func(name, from, to string, args ...string) *replayCase {
+		return &replayCase{name: name, prepare: exfatOldTree, args: append([]string{"fmv", "-i", "IMG"}, args...),
+			moved: [][2]string{{from, to}}, allowFsck: exfatShared, allowKinds: []string{exfat.KindRename}, minFlushes: 3}
+	}
+	return []*replayCase{
+		{name: "exfat-fcp-new-files", prepare: prepSrc(0, 1, 511, 512, 513, 5000, 70000),
+			args: []string{"fcp", "-r", "-i", "IMG", "DIR/src/.", "::/old"}, minFlushes: 3},
+		{name: "exfat-fcp-tree", prepare: prepSrc(100, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 10000, 11000, 12000, 13000, 14000),
+			args: []string{"fcp", "-r", "-i", "IMG", "DIR/src", "::/new tree"}, minFlushes: 3},
+		{name: "exfat-fcp-replace", prepare: func(t *testing.T, img, dir string) {
+			exfatOldTree(t, img, dir)
+			writeFile(t, filepath.Join(dir, "r1"), 12000, 201)
+		}, args: []string{"fcp", "-i", "IMG", "DIR/r1", "::/old/file with a long name 03.bin"}, minFlushes: 3},
+		{name: "exfat-fcp-sync-file", prepare: prepSrc(100, 2000, 3000, 4000, 5000),
+			args: []string{"fcp", "-r", "--sync", "file", "-i", "IMG", "DIR/src", "::/new"}, minFlushes: 6},
+		{name: "exfat-fcp-sync-none", prepare: prepSrc(100, 2000, 3000, 4000),
+			args: []string{"fcp", "-r", "--sync", "none", "-i", "IMG", "DIR/src", "::/new"}, prefixOnly: true},
+		{name: "exfat-frm", prepare: exfatOldTree,
+			args: []string{"frm", "-i", "IMG", "::/old/file with a long name 03.bin", "::/A/a fairly long name 1.txt"}, minFlushes: 3},
+		{name: "exfat-frm-r", prepare: exfatOldTree,
+			args: []string{"frm", "-r", "-i", "IMG", "::/A/sub"}, minFlushes: 3},
+		moved("exfat-fmv-within-dir", "A/x.bin", "A/a much longer name for x.bin", "::/A/x.bin", "::/A/a much longer name for x.bin"),
+		moved("exfat-fmv-across-dirs", "A/HELLO.TXT", "B/HELLO.TXT", "::/A/HELLO.TXT", "::/B/"),
+		moved("exfat-fmv-dir-across-dirs", "A/sub", "B/moved sub", "::/A/sub", "::/B/moved sub"),
+		moved("exfat-fmv-replace", "A/another long file name 2.dat", "old/file with a long name 04.bin", "::/A/another long file name 2.dat", "::/old/file with a long name 04.bin"),
+		{name: "exfat-fmkdir", prepare: exfatOldTree,
+			args: []string{"fmkdir", "-p", "-i", "IMG", "::/B/new folder/inside", "::/another new folder", "::/old/n"}, minFlushes: 3},
+		{name: "exfat-frmdir", prepare: exfatOldTree,
+			args: []string{"frmdir", "-i", "IMG", "::/empty1", "::/empty2", "::/A"}, exit: 1, minFlushes: 3},
+		{name: "exfat-fattrib", prepare: exfatOldTree,
+			args: []string{"fattrib", "+r", "+h", "-i", "IMG", "::/old/file with a long name 04.bin", "::/A/HELLO.TXT"}, minFlushes: 3},
+		{name: "exfat-flabel", prepare: exfatOldTree,
+			args: []string{"flabel", "-i", "IMG", "New label"}, minFlushes: 2},
+		{name: "exfat-ffallocate-new", prepare: exfatOldTree,
+			args: []string{"ffallocate", "-l", "300K", "-i", "IMG", "::/B/preallocated file.bin"}, minFlushes: 3},
+		{name: "exfat-ffallocate-extend", prepare: exfatOldTree,
+			args:      []string{"ffallocate", "-l", "100K", "-i", "IMG", "::/old/file with a long name 03.bin"},
+			allowFsck: exfatLonger, allowKinds: []string{exfat.KindSize}, minFlushes: 3},
+	}
+}
+
+func TestExFATReplayWriters(t *testing.T) {
+	for i, rc := range exfatReplayCases() {
+		t.Run(rc.name, func(t *testing.T) {
+			t.Parallel()
+			rc.exfat = true
+			rr := recordExFAT(t, rc)
+			n, err := rr.replay(t, uint64(i+1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d crash states checked", n)
+		})
+	}
+}
+
+// fmkfs --type exfat over an exFAT volume that holds files.
+func TestExFATReplayFmkfs(t *testing.T) {
+	rc := &replayCase{name: "exfat-fmkfs", prepare: exfatOldTree, format: true, exfat: true,
+		args: []string{"fmkfs", "--type", "exfat", "--label", "New", "IMG"}, minFlushes: 1}
+	rr := recordExFAT(t, rc)
+	n, err := rr.replay(t, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d crash states checked", n)
+}

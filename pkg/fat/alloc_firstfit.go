@@ -21,9 +21,10 @@ const (
 // SetAllocPolicy sets where new data goes from now on.
 func (v *Volume) SetAllocPolicy(p AllocPolicy) { v.allocPolicy = p }
 
-// takeInOrder collects the first n free clusters at or after the cursor,
-// wrapping around to cluster 2, as runs in the order taken. The caller has
-// checked that n clusters are free.
+// takeInOrder collects the first n usable clusters at or after the cursor,
+// wrapping around to cluster 2, as runs in the order taken; nil if there
+// are fewer. Windows without a usable cluster are skipped by their
+// summary.
 func (v *Volume) takeInOrder(n uint32) []Extent {
 	max := v.layout.MaxCluster()
 	if v.cursor < 2 || v.cursor > max {
@@ -32,16 +33,21 @@ func (v *Volume) takeInOrder(n uint32) []Extent {
 	t := v.table
 	var out []Extent
 	take := func(from, to Cluster) {
-		for c := from; c <= to && n > 0; c++ {
-			if !t.IsFree(t.Get(c)) {
+		for c := from; c <= to && n > 0; {
+			w := t.winOf(c)
+			if c == t.winFirst(w) && t.winLast(w) <= to && t.sums(w).best == 0 {
+				c = t.winLast(w) + 1
 				continue
 			}
-			if k := len(out); k > 0 && out[k-1].End() == c {
-				out[k-1].Len++
-			} else {
-				out = append(out, Extent{c, 1})
+			if t.usable(c) {
+				if k := len(out); k > 0 && out[k-1].End() == c {
+					out[k-1].Len++
+				} else {
+					out = append(out, Extent{c, 1})
+				}
+				n--
 			}
-			n--
+			c++
 		}
 	}
 	take(v.cursor, max)

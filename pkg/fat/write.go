@@ -198,9 +198,7 @@ func (w *Writer) Close() error {
 		old.Entry.Attr |= AttrArchive
 		old.Entry.SetTimes(old.Entry.CreateTimeValue(), w.mtime, now)
 		w.parent.update(old)
-		if len(oldChain) > 0 {
-			v.pendingFree = append(v.pendingFree, oldChain)
-		}
+		v.pendingFree = append(v.pendingFree, oldChain...)
 	} else {
 		e := DirEntry{Attr: AttrArchive, Cluster: first, Size: uint32(w.written)}
 		e.SetTimes(now, w.mtime, now)
@@ -236,8 +234,7 @@ func (w *Writer) release() {
 // trimExtents keeps the first keep clusters of exts (ending the chain
 // there) and frees the rest.
 func (v *Volume) trimExtents(exts *[]Extent, keep int64) {
-	var freed []Cluster
-	var kept []Extent
+	var freed, kept []Extent
 	left := keep
 	for _, e := range *exts {
 		switch {
@@ -246,14 +243,10 @@ func (v *Volume) trimExtents(exts *[]Extent, keep int64) {
 			left -= int64(e.Len)
 		case left > 0:
 			kept = append(kept, Extent{e.Start, uint32(left)})
-			for c := e.Start + Cluster(left); c < e.End(); c++ {
-				freed = append(freed, c)
-			}
+			freed = append(freed, Extent{e.Start + Cluster(left), e.Len - uint32(left)})
 			left = 0
 		default:
-			for c := e.Start; c < e.End(); c++ {
-				freed = append(freed, c)
-			}
+			freed = append(freed, e)
 		}
 	}
 	if len(kept) > 0 {
@@ -263,13 +256,13 @@ func (v *Volume) trimExtents(exts *[]Extent, keep int64) {
 	*exts = kept
 }
 
-// chainOrNil walks the chain a writer is about to free or extend; a broken
-// one is a DamageError.
-func chainOrNil(v *Volume, c Cluster) ([]Cluster, error) {
+// chainOrNil walks the chain a writer is about to free or extend, as
+// runs; a broken one is a DamageError.
+func chainOrNil(v *Volume, c Cluster) ([]Extent, error) {
 	if c == 0 {
 		return nil, nil
 	}
-	chain, err := Chain(v.table, c)
+	chain, err := ChainExtents(v.table, c)
 	return chain, damaged(err)
 }
 
@@ -315,7 +308,7 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 	e := DirEntry{Attr: AttrDirectory, Cluster: c}
 	e.SetTimes(now, mtime, now)
 	if _, err := parent.add(base, e); err != nil {
-		v.freeClusters([]Cluster{c})
+		v.freeClusters([]Extent{{c, 1}})
 		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: err}
 	}
 	d := &dir{v: v, first: c, chain: []Cluster{c}, raw: raw, dirty: map[int]struct{}{}, byName: map[string]*Record{}, shorts: NewShortNameSet(), end: 2, hint: 2}
@@ -376,8 +369,6 @@ func (v *Volume) Remove(name string) error {
 		return &fs.PathError{Op: "remove", Path: "/" + cleanPath(name), Err: err}
 	}
 	parent.remove(r)
-	if len(chain) > 0 {
-		v.pendingFree = append(v.pendingFree, chain)
-	}
+	v.pendingFree = append(v.pendingFree, chain...)
 	return nil
 }

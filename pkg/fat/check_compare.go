@@ -31,7 +31,7 @@ func Compare(v *Volume, hostPath, volPath string) ([]Problem, error) {
 	if vp == "/." {
 		vp = "/"
 	}
-	vi, err := v.Stat(volPath)
+	vi, err := v.statPath(volPath)
 	if err != nil {
 		c.addf(vp, "missing in the volume (host %s)", hostPath)
 		return c.probs, nil
@@ -70,7 +70,7 @@ func (c *comparer) compareDirs(host, vp string) error {
 	if err != nil {
 		return err
 	}
-	vents, err := c.v.ReadDir(vp)
+	vents, err := c.v.readDirPath(vp)
 	if err != nil {
 		c.addf(vp, "cannot be listed in the volume: %v", err)
 		return nil
@@ -126,7 +126,7 @@ func (c *comparer) compareFiles(host string, hi fs.FileInfo, vp string, vi fs.Fi
 		return err
 	}
 	defer hf.Close()
-	vf, err := c.v.Open(vp)
+	vf, err := c.v.openPath(vp)
 	if err != nil {
 		c.addf(vp, "cannot be read in the volume: %v", err)
 		return nil

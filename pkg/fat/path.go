@@ -19,6 +19,21 @@ func cleanPath(name string) string {
 	return name[1:]
 }
 
+// checkFSName refuses a name that io/fs does not allow (fs.ValidPath),
+// or that holds a backslash (FAT's other separator) or starts with "::"
+// (the toolkit's mark of a volume path), allowing only a
+// trailing slash (the name must be a directory).
+func checkFSName(op, name string) error {
+	n := name
+	if len(n) > 1 {
+		n = strings.TrimSuffix(n, "/")
+	}
+	if !fs.ValidPath(n) || strings.Contains(n, `\`) || strings.HasPrefix(n, "::") {
+		return &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	return nil
+}
+
 // namesDir reports whether name ends in a slash (or "/."), which says the
 // last element must be a directory: as for open(2), "file/" is not the
 // file but an error.

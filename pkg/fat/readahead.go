@@ -123,15 +123,14 @@ func (v *Volume) ReadAhead(names []string, o ReadAheadOptions) *ReadAhead {
 
 // dataExtents resolves a file's data: its clusters as runs, and its size.
 func (v *Volume) dataExtents(name string) ([]Extent, int64, error) {
-	f, err := v.Open(name)
+	file, err := v.openPath(name)
 	if err != nil {
 		return nil, 0, err
 	}
-	file := f.(*File)
 	if file.isDir() {
 		return nil, 0, &fs.PathError{Op: "read", Path: name, Err: ErrIsDir}
 	}
-	return extentsOf(file.chain), int64(file.rec.Entry.Size), nil
+	return file.exts, int64(file.rec.Entry.Size), nil
 }
 
 // raBuilder turns files' extents into requests.

@@ -7,6 +7,10 @@ import (
 	"sort"
 )
 
+// maxRecordSlots is the most slots a record takes: 20 long-name slots and
+// its short entry.
+const maxRecordSlots = lfnMaxSlots + 1
+
 // MaxDirEntries is the most 32-byte slots one directory may hold: FAT
 // limits a directory to 2 MiB (65,536 entries).
 const MaxDirEntries = 65536
@@ -24,7 +28,13 @@ type dir struct {
 	shorts *ShortNameSet
 	dirty  map[int]struct{} // sectors of raw to write back
 	end    int              // index of the end-marker slot (len(raw)/32 if none)
-	hint   int              // no free run starts before this slot
+	hint   int              // no free slot lies before this slot
+	// fit[n]: no run of n free slots that a record may take (one within a
+	// sector, unless n is longer than one) starts before this slot. Each
+	// record length has its own, so that holes too short for the names
+	// being added (the slots a record skips to stay within a sector) are
+	// passed over once, not on every insert.
+	fit [maxRecordSlots + 1]int
 	walk   uint64           // the last path lookup that went through it (lookupPath)
 }
 

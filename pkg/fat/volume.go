@@ -45,6 +45,7 @@ type Volume struct {
 	held        map[Cluster]heldLink // FAT entries whose new value waits for a later phase (order.go)
 	spillPhase  phase                // the phase FAT windows written early belong to (fatCache.spill)
 	deferred    []deferredChange     // directory changes that wait for a later phase
+	skips       []skipped            // slots new records skipped: marked deleted in phaseData (writeSkips)
 	labelDirty  bool                 // the boot sectors' label changed: written after the entries
 	countWarned bool                 // the free count was compared with FSINFO's
 
@@ -399,6 +400,9 @@ func (v *Volume) Commit() error {
 		return err
 	}
 	if err := v.flushData(); err != nil {
+		return err
+	}
+	if err := v.writeSkips(); err != nil {
 		return err
 	}
 	if err := v.writeFAT(phaseData); err != nil {

@@ -34,8 +34,8 @@ type dir struct {
 	// record length has its own, so that holes too short for the names
 	// being added (the slots a record skips to stay within a sector) are
 	// passed over once, not on every insert.
-	fit [maxRecordSlots + 1]int
-	walk   uint64           // the last path lookup that went through it (lookupPath)
+	fit  [maxRecordSlots + 1]int
+	walk uint64 // the last path lookup that went through it (lookupPath)
 }
 
 // isRoot reports whether d is the volume's root directory.

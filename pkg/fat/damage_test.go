@@ -99,7 +99,7 @@ func TestAddDropsOrphanLFN(t *testing.T) {
 	}
 	raw[len(slots)*DirEntrySize] = SlotDeleted // their short entry, deleted
 	v := openVerb(t, verbImage(t, "16"))
-	d := &dir{v: v, first: 0, raw: raw, byName: map[string]*Record{}, shorts: NewShortNameSet(), dirty: map[int]struct{}{}, end: len(slots) + 1}
+	d := &dir{v: v, first: 0, raw: raw, shorts: NewShortNameSet(), dirty: map[int]struct{}{}, end: len(slots) + 1}
 	r, err := d.add("NEW.TXT", DirEntry{Attr: AttrArchive})
 	if err != nil {
 		t.Fatal(err)

@@ -42,6 +42,9 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 	if !v.writable {
 		return nil, ErrReadOnly
 	}
+	if err := v.settleWrite(); err != nil {
+		return nil, err
+	}
 	parent, base, err := v.parentOf("fallocate", name)
 	if err != nil {
 		return nil, err

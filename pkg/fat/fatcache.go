@@ -1,6 +1,7 @@
 package fat
 
 import (
+	"container/list"
 	"fmt"
 	"slices"
 
@@ -14,10 +15,11 @@ import (
 // until they are written. So memory stays bounded whatever the volume's
 // size: a 2 TiB FAT32 has a 256 MiB FAT, of which at most 8 MiB is held.
 // FAT12 and FAT16 tables (at most 128 KiB) are one window.
-const (
-	fatWinShift    = 14 // FAT32: 16,384 entries (64 KiB) per window
-	fatMaxResident = 128
-)
+const fatWinShift = 14 // FAT32: 16,384 entries (64 KiB) per window
+
+// fatMaxResident is how many windows stay in memory (a variable so that
+// tests can make it small).
+var fatMaxResident = 128
 
 // fatCache is FAT 1 of an open volume, read and written in windows. It
 // implements Table with cluster numbers of the whole volume, keeps the
@@ -35,8 +37,7 @@ type fatCache struct {
 	winBytes int64 // bytes of a full window
 	nwin     int
 	wins     []*fatWin // resident windows by index
-	lruHead  *fatWin   // most recently used
-	lruTail  *fatWin
+	lru      list.List // resident windows, most recently used first
 	resident int
 	maxRes   int // windows kept in memory (the changed ones may exceed it only while a spill fails)
 	dirty    []*fatWin
@@ -64,12 +65,12 @@ type fatCache struct {
 // fatWin is one window: entries [idx<<shift, ...) as an in-memory Table
 // indexed from the window's first entry.
 type fatWin struct {
-	idx        int
-	t          Table
-	raw        []byte
-	buf        []byte // the pooled buffer raw lies in (nil in whole mode)
-	isDirty    bool
-	prev, next *fatWin
+	idx     int
+	t       Table
+	raw     []byte
+	buf     []byte // the pooled buffer raw lies in (nil in whole mode)
+	isDirty bool
+	elem    *list.Element
 }
 
 // newFATCache makes the windowed first FAT of the volume laid out as l on
@@ -159,8 +160,7 @@ func (t *fatCache) win(i int) *fatWin {
 	if w == nil {
 		w = t.load(i)
 	} else {
-		t.unlink(w)
-		t.pushFront(w)
+		t.lru.MoveToFront(w.elem)
 	}
 	t.last = w
 	return w
@@ -197,7 +197,7 @@ func (t *fatCache) install(i int, raw, buf []byte) *fatWin {
 	w := &fatWin{idx: i, raw: raw, buf: buf, t: t.windowTable(i, raw)}
 	t.wins[i] = w
 	t.resident++
-	t.pushFront(w)
+	w.elem = t.lru.PushFront(w)
 	return w
 }
 
@@ -217,11 +217,8 @@ func (t *fatCache) windowTable(i int, raw []byte) Table {
 // evict drops the least recently used window that holds no changes,
 // writing the changed ones out first (spill) when none is clean.
 func (t *fatCache) evict() {
-	for w := t.lruTail; w != nil; w = w.prev {
-		if !w.isDirty {
-			t.drop(w)
-			return
-		}
+	if t.dropClean() {
+		return
 	}
 	if t.spill == nil || t.spilling {
 		return // over the limit until the next write
@@ -233,17 +230,24 @@ func (t *fatCache) evict() {
 		t.fail(err)
 		return
 	}
-	for w := t.lruTail; w != nil; w = w.prev {
-		if !w.isDirty {
+	t.dropClean()
+}
+
+// dropClean drops the least recently used window without changes; false
+// if every window has some.
+func (t *fatCache) dropClean() bool {
+	for e := t.lru.Back(); e != nil; e = e.Prev() {
+		if w := e.Value.(*fatWin); !w.isDirty {
 			t.drop(w)
-			return
+			return true
 		}
 	}
+	return false
 }
 
 // drop forgets a clean window and keeps its buffer for the next one.
 func (t *fatCache) drop(w *fatWin) {
-	t.unlink(w)
+	t.lru.Remove(w.elem)
 	t.wins[w.idx] = nil
 	t.resident--
 	if t.last == w {
@@ -252,31 +256,6 @@ func (t *fatCache) drop(w *fatWin) {
 	if w.buf != nil && len(t.pool) < 8 {
 		t.pool = append(t.pool, w.buf)
 	}
-}
-
-func (t *fatCache) pushFront(w *fatWin) {
-	w.prev, w.next = nil, t.lruHead
-	if t.lruHead != nil {
-		t.lruHead.prev = w
-	}
-	t.lruHead = w
-	if t.lruTail == nil {
-		t.lruTail = w
-	}
-}
-
-func (t *fatCache) unlink(w *fatWin) {
-	if w.prev != nil {
-		w.prev.next = w.next
-	} else {
-		t.lruHead = w.next
-	}
-	if w.next != nil {
-		w.next.prev = w.prev
-	} else {
-		t.lruTail = w.prev
-	}
-	w.prev, w.next = nil, nil
 }
 
 // Bytes reads the whole table into memory (once) and returns it: from
@@ -379,5 +358,6 @@ func (t *fatCache) release() {
 		t.releaseWhole()
 		t.releaseWhole = nil
 	}
-	t.whole, t.wins, t.pool, t.dirty, t.last, t.lruHead, t.lruTail = nil, nil, nil, nil, nil, nil, nil
+	t.whole, t.wins, t.pool, t.dirty, t.last = nil, nil, nil, nil, nil
+	t.lru.Init()
 }

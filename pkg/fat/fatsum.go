@@ -17,10 +17,9 @@ import (
 // countChunk is how many FAT32 windows the counting pass reads at once
 // (1 MiB), and maxDeferred how many links to clusters outside the part
 // read so far it keeps before looking them up (4 MiB).
-const (
-	countChunk  = 16
-	maxDeferred = 1 << 19
-)
+const countChunk = 16
+
+var maxDeferred = 1 << 19 // a variable so that tests can make it small
 
 type summary struct {
 	counted   bool

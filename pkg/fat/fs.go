@@ -39,6 +39,7 @@ func (v *Volume) Open(name string) (fs.File, error) {
 	if err := checkFSName("open", name); err != nil {
 		return nil, err
 	}
+	v.settle()
 	return v.openPath(name)
 }
 
@@ -88,6 +89,7 @@ func (v *Volume) Stat(name string) (fs.FileInfo, error) {
 	if err := checkFSName("stat", name); err != nil {
 		return nil, err
 	}
+	v.settle()
 	return v.statPath(name)
 }
 
@@ -105,6 +107,7 @@ func (v *Volume) ReadDir(name string) ([]fs.DirEntry, error) {
 	if err := checkFSName("readdir", name); err != nil {
 		return nil, err
 	}
+	v.settle()
 	return v.readDirPath(name)
 }
 

@@ -101,6 +101,7 @@ type deferredChange struct {
 // later queues a change to d for phase p.
 func (v *Volume) later(d *dir, p phase, apply func()) {
 	v.deferred = append(v.deferred, deferredChange{d: d, apply: apply, phase: p})
+	d.pins++
 }
 
 // deleteRecord marks the slots of r (already detached from d) deleted. A
@@ -162,6 +163,7 @@ func (v *Volume) applyDeferred(p phase) {
 		}
 		// A directory removed since (its clusters freed with it) is not
 		// written back.
+		s.d.pins--
 		if v.dirs[s.d.first] == s.d {
 			s.apply()
 		}
@@ -211,6 +213,7 @@ func (d *dir) freeRun(n int) (int, error) {
 					d.raw[i*DirEntrySize] = SlotDeleted
 				}
 				d.v.skips = append(d.v.skips, skipped{d: d, slot: d.end, n: pos - d.end})
+				d.pins++
 			}
 			return pos, nil
 		}
@@ -270,6 +273,7 @@ func (v *Volume) writeSkips() error {
 	marks := map[*dir][]int{}
 	var order []*dir
 	for _, s := range v.skips {
+		s.d.pins--
 		if v.dirs[s.d.first] != s.d {
 			continue // removed since: its clusters are free
 		}

@@ -95,6 +95,7 @@ func (v *Volume) ReadAhead(names []string, o ReadAheadOptions) *ReadAhead {
 	b := raBuilder{ra: ra, ioSize: int64(v.dev.IOSize()), align: int64(v.dev.Align()), start: v.dev.Start(), size: v.dev.Size(), maxGap: o.MaxGap}
 	var logical int64
 	for _, name := range names {
+		v.settle()
 		f := raFile{name: name, start: logical}
 		exts, size, err := v.dataExtents(name)
 		if err == nil {

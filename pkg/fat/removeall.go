@@ -23,6 +23,9 @@ func (v *Volume) RemoveAll(name string) error {
 	if err := v.begin(); err != nil {
 		return err
 	}
+	if err := v.settleWrite(); err != nil {
+		return err
+	}
 	parent, r, err := v.lookup("remove", name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -79,7 +82,7 @@ func (t *treeRemover) remove(parent *dir, r *Record, depth int) {
 		}
 		// The directory's own clusters are freed: its slots need not be
 		// written back.
-		delete(v.dirs, c)
+		v.forgetDir(c)
 		delete(v.dirtyDirs, c)
 	}
 	if c != 0 {
@@ -91,6 +94,11 @@ func (t *treeRemover) remove(parent *dir, r *Record, depth int) {
 			chain = nil
 		}
 		t.free = append(t.free, chain...)
+	}
+	if depth > 0 {
+		// parent goes too: its slots need not be marked.
+		parent.detach(r)
+		return
 	}
 	parent.remove(r)
 }

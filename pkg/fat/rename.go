@@ -23,6 +23,9 @@ func (v *Volume) Rename(oldName, newName string) error {
 	if err := v.begin(); err != nil {
 		return err
 	}
+	if err := v.settleWrite(); err != nil {
+		return err
+	}
 	oldPath, newPath := "/"+cleanPath(oldName), "/"+cleanPath(newName)
 	od, r, err := v.lookup("rename", oldName)
 	if err != nil {
@@ -94,7 +97,7 @@ func (v *Volume) Rename(oldName, newName string) error {
 		return pathErr(err)
 	}
 	if target != nil && target.Entry.IsDir() {
-		delete(v.dirs, oldChain[0].Start)
+		v.forgetDir(oldChain[0].Start)
 		delete(v.dirtyDirs, oldChain[0].Start)
 	}
 	if movedDir {

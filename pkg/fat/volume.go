@@ -2,6 +2,7 @@ package fat
 
 import (
 	"bytes"
+	"container/list"
 	"errors"
 	"fmt"
 	"time"
@@ -37,7 +38,10 @@ type Volume struct {
 
 	cursor      Cluster              // where the next allocation search starts
 	allocPolicy AllocPolicy          // where new data goes (SetAllocPolicy)
-	dirs        map[Cluster]*dir     // loaded directories by first cluster (0: fixed root)
+	dirs        map[Cluster]*dir     // loaded directories by first cluster (0: fixed root), a bounded cache (dircache.go)
+	dirLRU      list.List            // the cached directories, most recently used first
+	dirCost     int64                // what the cached directories are charged
+	settleAt    int64                // the charge at which settle tries again
 	dirtyDirs   map[Cluster]*dir     // directories with slots to write back
 	data        *fio.Stream          // file data and new directory clusters, written first
 	walks       uint64               // path lookups so far (see lookupPath)
@@ -48,6 +52,7 @@ type Volume struct {
 	skips       []skipped            // slots new records skipped: marked deleted in phaseData (writeSkips)
 	labelDirty  bool                 // the boot sectors' label changed: written after the entries
 	countWarned bool                 // the free count was compared with FSINFO's
+	commits     int                  // commits so far (tests)
 
 	// Clock stamps the times ftools writes (creation, access, and
 	// modification where none is given); nil means time.Now. Tests and
@@ -396,6 +401,7 @@ func (v *Volume) flushFSInfo() error {
 // entry that points at unwritten data, or clusters that two files share
 // otherwise.
 func (v *Volume) Commit() error {
+	v.commits++
 	if err := v.plantMisorder(); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"strings"
 	"time"
 
 	fio "ftools/pkg/io"
@@ -46,6 +47,9 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 	if err := v.begin(); err != nil {
 		return nil, err
 	}
+	if err := v.settleWrite(); err != nil {
+		return nil, err
+	}
 	parent, base, err := v.parentOf("create", name)
 	if err != nil {
 		return nil, err
@@ -75,6 +79,9 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 			return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: err}
 		}
 	}
+	// The parent stays in memory until the entry is added (Close).
+	parent.pins++
+	w.name = strings.Clone(base)
 	return w, nil
 }
 
@@ -168,6 +175,7 @@ func (w *Writer) Close() error {
 		return nil
 	}
 	w.done = true
+	defer func() { w.parent.pins-- }()
 	v := w.v
 	if v.closed {
 		return ErrClosed
@@ -223,6 +231,7 @@ func (w *Writer) Abort() {
 		return
 	}
 	w.done = true
+	w.parent.pins--
 	w.release()
 }
 
@@ -271,6 +280,9 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 	if err := v.begin(); err != nil {
 		return err
 	}
+	if err := v.settleWrite(); err != nil {
+		return err
+	}
 	parent, base, err := v.parentOf("mkdir", name)
 	if err != nil {
 		return err
@@ -311,11 +323,11 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 		v.freeClusters([]Extent{{c, 1}})
 		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: err}
 	}
-	d := &dir{v: v, first: c, chain: []Cluster{c}, raw: raw, dirty: map[int]struct{}{}, byName: map[string]*Record{}, shorts: NewShortNameSet(), end: 2, hint: 2}
+	d := &dir{v: v, first: c, chain: []Cluster{c}, raw: raw, dirty: map[int]struct{}{}, shorts: NewShortNameSet(), end: 2, hint: 2}
 	d.shorts.Add(DotName)
 	d.shorts.Add(DotDotName)
 	d.recs = []*Record{{Name: ".", Short: DotName, Entry: dot, Slot: 0, Slots: 1}, {Name: "..", Short: DotDotName, Entry: dotdot, Slot: 1, Slots: 1}}
-	v.dirs[c] = d
+	v.cacheDir(d)
 	return nil
 }
 
@@ -346,6 +358,9 @@ func (v *Volume) Remove(name string) error {
 	if err := v.begin(); err != nil {
 		return err
 	}
+	if err := v.settleWrite(); err != nil {
+		return err
+	}
 	parent, r, err := v.lookup("remove", name)
 	if err != nil {
 		return err
@@ -361,7 +376,7 @@ func (v *Volume) Remove(name string) error {
 		if len(d.list()) > 0 {
 			return &fs.PathError{Op: "remove", Path: "/" + cleanPath(name), Err: ErrNotEmpty}
 		}
-		delete(v.dirs, r.Entry.Cluster)
+		v.forgetDir(r.Entry.Cluster)
 		delete(v.dirtyDirs, r.Entry.Cluster)
 	}
 	chain, err := chainOrNil(v, r.Entry.Cluster)

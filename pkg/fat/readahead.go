@@ -28,20 +28,33 @@ type ReadAheadOptions struct {
 // in requests of the device's I/O size; consecutive small files that lie
 // next to each other (as ftools and mtools write them) share requests.
 //
-// Where each file's data lies is worked out when the ReadAhead is made,
-// from the FAT as it is then; the consumer must not change those files on
+// Where each file's data lies is worked out a little ahead of the
+// consumer (when it takes a file, for the files a few requests further
+// on), from the FAT as it is then; so memory stays bounded however many
+// files the list holds. The consumer must not change the listed files on
 // the volume until it has read them. Files are taken with File(i) for
 // increasing i; files skipped over are dropped unread. Close stops the
 // reads; it must be called.
 type ReadAhead struct {
 	v     *Volume
-	files []raFile
-	reqs  []*raReq
+	n     int              // files in the list
+	name  func(int) string // the i-th file's volume path
+	ahead int              // requests built ahead of the consumer
+	b     raBuilder
+	files []raFile // files resolved and not yet taken: files[k] is file first+k
+	first int
+	next  int      // the next file to resolve
+	logic int64    // logical offset of the next file resolved
+	cons  []*raReq // requests built and not yet consumed, in order
+	flush error    // flushing queued data before the first read
 
-	cur int   // request being consumed
 	pos int64 // logical position consumed (see raFile.start)
 	at  int   // index of the file last returned by File
 
+	mu     sync.Mutex
+	queue  []*raReq      // requests built and not yet dispatched
+	built  bool          // every file is resolved and its requests queued
+	wake   chan struct{} // something was queued
 	free   chan []byte
 	work   chan *raReq
 	stop   chan struct{}
@@ -52,7 +65,6 @@ type ReadAhead struct {
 // raFile is one file: its bytes are [start, start+size) of the logical
 // stream that concatenates every file's data.
 type raFile struct {
-	name        string
 	start, size int64
 	err         error
 }
@@ -79,6 +91,13 @@ type raPiece struct {
 // does not open (missing, a directory, a damaged chain) gives its error
 // from File.
 func (v *Volume) ReadAhead(names []string, o ReadAheadOptions) *ReadAhead {
+	return v.ReadAheadFunc(len(names), func(i int) string { return names[i] }, o)
+}
+
+// ReadAheadFunc is ReadAhead for n files whose names name gives, asked
+// for (on the caller's goroutine, from File) as the read-ahead reaches
+// them, so that a list of a million files need not be held as strings.
+func (v *Volume) ReadAheadFunc(n int, name func(int) string, o ReadAheadOptions) *ReadAhead {
 	if o.Workers <= 0 {
 		o.Workers = 3
 	}
@@ -88,29 +107,13 @@ func (v *Volume) ReadAhead(names []string, o ReadAheadOptions) *ReadAhead {
 	if o.MaxGap <= 0 {
 		o.MaxGap = 64 << 10
 	}
-	ra := &ReadAhead{v: v, at: -1, stop: make(chan struct{}), work: make(chan *raReq), free: make(chan []byte, o.Buffers)}
+	ra := &ReadAhead{v: v, n: n, name: name, ahead: o.Buffers + o.Workers + 2, at: -1,
+		stop: make(chan struct{}), work: make(chan *raReq), free: make(chan []byte, o.Buffers), wake: make(chan struct{}, 1)}
 	// Queued data (written earlier in this session) must be on the device
 	// before it is read back.
-	flushErr := v.flushData()
-	b := raBuilder{ra: ra, ioSize: int64(v.dev.IOSize()), align: int64(v.dev.Align()), start: v.dev.Start(), size: v.dev.Size(), maxGap: o.MaxGap}
-	var logical int64
-	for _, name := range names {
-		v.settle()
-		f := raFile{name: name, start: logical}
-		exts, size, err := v.dataExtents(name)
-		if err == nil {
-			err = flushErr
-		}
-		if err != nil {
-			f.err = err
-		} else {
-			f.size = size
-			b.add(exts, size, logical)
-			logical += size
-		}
-		ra.files = append(ra.files, f)
-	}
-	b.finish()
+	ra.flush = v.flushData()
+	ra.b = raBuilder{ra: ra, ioSize: int64(v.dev.IOSize()), align: int64(v.dev.Align()), start: v.dev.Start(), size: v.dev.Size(), maxGap: o.MaxGap}
+	ra.resolve(-1)
 	for range o.Buffers {
 		ra.free <- v.dev.AlignedBuffer(v.dev.IOSize())
 	}
@@ -120,6 +123,53 @@ func (v *Volume) ReadAhead(names []string, o ReadAheadOptions) *ReadAhead {
 		go ra.worker()
 	}
 	return ra
+}
+
+// resolve works out where files lie, at least up to file i and then
+// until ahead requests wait for the consumer, and queues their requests.
+func (ra *ReadAhead) resolve(i int) {
+	v := ra.v
+	for ra.next < ra.n && (ra.next <= i || len(ra.cons) < ra.ahead) {
+		v.settle()
+		f := raFile{start: ra.logic}
+		exts, size, err := v.dataExtents(ra.name(ra.next))
+		if err == nil {
+			err = ra.flush
+		}
+		if err != nil {
+			f.err = err
+		} else {
+			f.size = size
+			ra.b.add(exts, size, ra.logic)
+			ra.logic += size
+		}
+		ra.files = append(ra.files, f)
+		ra.next++
+	}
+	if ra.next == ra.n {
+		ra.b.finish()
+		ra.mu.Lock()
+		ra.built = true
+		ra.mu.Unlock()
+		ra.signal()
+	}
+}
+
+// queued takes a finished request: the consumer waits for it, the
+// dispatcher reads it.
+func (ra *ReadAhead) queued(r *raReq) {
+	ra.cons = append(ra.cons, r)
+	ra.mu.Lock()
+	ra.queue = append(ra.queue, r)
+	ra.mu.Unlock()
+	ra.signal()
+}
+
+func (ra *ReadAhead) signal() {
+	select {
+	case ra.wake <- struct{}{}:
+	default:
+	}
 }
 
 // dataExtents resolves a file's data: its clusters as runs, and its size.
@@ -189,7 +239,7 @@ func (b *raBuilder) piece(off, n, logical int64) {
 
 func (b *raBuilder) finish() {
 	if b.cur != nil {
-		b.ra.reqs = append(b.ra.reqs, b.cur)
+		b.ra.queued(b.cur)
 		b.cur = nil
 	}
 }
@@ -214,7 +264,11 @@ func (b *raBuilder) alignUp(off int64) int64 {
 func (ra *ReadAhead) dispatch() {
 	defer ra.wg.Done()
 	defer close(ra.work)
-	for _, r := range ra.reqs {
+	for {
+		r, ok := ra.nextQueued()
+		if !ok {
+			return
+		}
 		select {
 		case r.buf = <-ra.free:
 		case <-ra.stop:
@@ -226,6 +280,31 @@ func (ra *ReadAhead) dispatch() {
 			ra.free <- r.buf
 			r.buf = nil
 			return
+		}
+	}
+}
+
+// nextQueued waits for the next request to read; false when there is
+// none left or the read-ahead stopped.
+func (ra *ReadAhead) nextQueued() (*raReq, bool) {
+	for {
+		ra.mu.Lock()
+		if len(ra.queue) > 0 {
+			r := ra.queue[0]
+			ra.queue[0] = nil
+			ra.queue = ra.queue[1:]
+			ra.mu.Unlock()
+			return r, true
+		}
+		built := ra.built
+		ra.mu.Unlock()
+		if built {
+			return nil, false
+		}
+		select {
+		case <-ra.wake:
+		case <-ra.stop:
+			return nil, false
 		}
 	}
 }
@@ -247,13 +326,21 @@ func (ra *ReadAhead) File(i int) (*AheadFile, error) {
 	if ra.closed {
 		return nil, ErrReadAheadClosed
 	}
-	if i <= ra.at || i >= len(ra.files) {
+	if i <= ra.at || i >= ra.n {
 		return nil, errors.New("fat: read-ahead files taken out of order")
 	}
 	ra.at = i
-	f := ra.files[i]
+	ra.resolve(i)
+	f := ra.files[i-ra.first]
+	// Files before i are done with.
+	ra.files = ra.files[i-ra.first:]
+	ra.first = i
 	if f.err != nil {
 		return nil, f.err
+	}
+	// The request being built may hold the file's data: send it now.
+	if c := ra.b.cur; c != nil && c.lstart < f.start+f.size {
+		ra.b.finish()
 	}
 	if err := ra.skipTo(f.start); err != nil {
 		return nil, err
@@ -264,14 +351,20 @@ func (ra *ReadAhead) File(i int) (*AheadFile, error) {
 // skipTo consumes the logical stream up to pos, giving back the buffers of
 // the requests it passes.
 func (ra *ReadAhead) skipTo(pos int64) error {
-	for ra.cur < len(ra.reqs) && ra.reqs[ra.cur].lend <= pos {
-		if err := ra.release(ra.reqs[ra.cur]); err != nil {
+	for len(ra.cons) > 0 && ra.cons[0].lend <= pos {
+		if err := ra.release(ra.cons[0]); err != nil {
 			return err
 		}
-		ra.cur++
+		ra.consumed()
 	}
 	ra.pos = pos
 	return nil
+}
+
+// consumed drops the first request from the consumer's list.
+func (ra *ReadAhead) consumed() {
+	ra.cons[0] = nil
+	ra.cons = ra.cons[1:]
 }
 
 // release waits for a request's read (its buffer is being filled) and
@@ -293,15 +386,20 @@ func (ra *ReadAhead) release(r *raReq) error {
 // a request's buffer, valid until the next call.
 func (ra *ReadAhead) chunk(end int64) ([]byte, error) {
 	for ra.pos < end {
-		if ra.cur >= len(ra.reqs) {
+		if len(ra.cons) == 0 {
 			return nil, io.ErrUnexpectedEOF
 		}
-		r := ra.reqs[ra.cur]
+		r := ra.cons[0]
 		if ra.pos >= r.lend {
 			if err := ra.release(r); err != nil {
 				return nil, err
 			}
-			ra.cur++
+			ra.consumed()
+			// Keep the requests ahead of the consumer coming.
+			ra.resolve(ra.at)
+			if c := ra.b.cur; c != nil && len(ra.cons) == 0 {
+				ra.b.finish()
+			}
 			continue
 		}
 		select {

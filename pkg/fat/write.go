@@ -1,7 +1,9 @@
 package fat
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"strings"
@@ -126,25 +128,91 @@ func (w *Writer) Write(p []byte) (int, error) {
 	return done, err
 }
 
-// put queues p at byte pos of the file, walking its extents.
-func (w *Writer) put(p []byte, pos int64) (int, error) {
+// ReadFrom copies r to the file's next bytes until r ends, reading
+// straight into the volume's data buffers (io.Copy uses it): the data is
+// copied once, by the read. Clusters beyond the size hint are allocated as
+// needed, a request's worth at a time; Close gives back what is not used.
+func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
 	v := w.v
+	if v.closed {
+		return 0, ErrClosed
+	}
 	cs := v.layout.ClusterSize
-	done := 0
-	for done < len(p) {
-		e := w.exts[w.ext]
-		extBytes := int64(e.Len) * cs
-		within := pos - w.extPos
-		if within >= extBytes {
-			w.extPos += extBytes
-			w.ext++
+	var total int64
+	for {
+		if w.written >= MaxFileSize {
+			// One byte more is too many.
+			var b [1]byte
+			if n, _ := io.ReadFull(r, b[:]); n > 0 {
+				return total, ErrFileTooLarge
+			}
+			return total, nil
+		}
+		if w.written == w.alloc*cs {
+			// The clusters allocated are full: only if r holds more (the
+			// size hint was short) are more taken, as many as the file
+			// has (up to a request's worth), or one if they are not free.
+			var b [1]byte
+			if n, err := io.ReadFull(r, b[:]); n == 0 {
+				if err == io.EOF {
+					err = nil
+				}
+				return total, err
+			}
+			more := min(max(w.alloc, 1), max(int64(v.dev.IOSize())/cs, 1), v.clustersFor(MaxFileSize)-w.alloc)
+			err := w.grow(more)
+			if errors.Is(err, ErrNoSpace) && more > 1 {
+				err = w.grow(1)
+			}
+			if err != nil {
+				return total, err
+			}
+			if _, err := w.put(b[:], w.written); err != nil {
+				return total, err
+			}
+			w.written++
+			total++
 			continue
 		}
-		n := extBytes - within
-		if rem := int64(len(p) - done); n > rem {
-			n = rem
+		off, n := w.span(w.written)
+		n = min(n, MaxFileSize-w.written)
+		if v.data == nil {
+			v.data = v.dev.NewStream()
 		}
-		if err := v.writeData(v.layout.ClusterOffset(e.Start)+within, p[done:done+int(n)]); err != nil {
+		k, err := v.data.ReadFrom(off, r, n)
+		w.written += k
+		total += k
+		if err != nil {
+			return total, err
+		}
+		if k < n {
+			return total, nil
+		}
+	}
+}
+
+// span is where byte pos of the file lies on the device, and how many
+// bytes of its extent follow from there.
+func (w *Writer) span(pos int64) (int64, int64) {
+	cs := w.v.layout.ClusterSize
+	for {
+		e := w.exts[w.ext]
+		extBytes := int64(e.Len) * cs
+		if within := pos - w.extPos; within < extBytes {
+			return w.v.layout.ClusterOffset(e.Start) + within, extBytes - within
+		}
+		w.extPos += extBytes
+		w.ext++
+	}
+}
+
+// put queues p at byte pos of the file, walking its extents.
+func (w *Writer) put(p []byte, pos int64) (int, error) {
+	done := 0
+	for done < len(p) {
+		off, n := w.span(pos)
+		n = min(n, int64(len(p)-done))
+		if err := w.v.writeData(off, p[done:done+int(n)]); err != nil {
 			return done, err
 		}
 		done += int(n)

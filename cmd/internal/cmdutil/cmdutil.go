@@ -41,6 +41,11 @@ func Exit(code int, err error) error { return &ExitError{Code: code, Err: err} }
 // directly with their own writers.
 type RunFunc func(args []string, stdout, stderr io.Writer) error
 
+// MemoryLimit is the soft limit Main gives the Go runtime (see
+// runtime/debug.SetMemoryLimit): near it the collector works harder
+// rather than let the heap grow to twice what is live.
+const MemoryLimit = 200 << 20
+
 // Main runs run with the process's arguments and streams, prints its error
 // prefixed with the command name, and exits with the right status.
 func Main(run RunFunc) {
@@ -53,7 +58,21 @@ func Main(run RunFunc) {
 			}
 		}
 	}
+	// A soft memory limit keeps the collector's slack from doubling the
+	// peak of a command whose live data is large (the plan of a copy of a
+	// million files); GOMEMLIMIT overrides it.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(MemoryLimit)
+	}
 	err := run(os.Args, os.Stdout, os.Stderr)
+	// FTOOLS_MEMPROFILE=FILE writes a heap profile of what is still live
+	// when the command ends (go tool pprof).
+	if path := os.Getenv("FTOOLS_MEMPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			pprof.Lookup("heap").WriteTo(f, 0)
+			f.Close()
+		}
+	}
 	code := Report(os.Stderr, progName(), err)
 	pprof.StopCPUProfile()
 	os.Exit(code)

@@ -51,23 +51,28 @@ func (p *Plan) Run() *Result {
 }
 
 // startReadAhead starts reading, for each source volume, the files the
-// plan copies from it, in plan order.
+// plan copies from it, in plan order. The read-ahead asks for their paths
+// as it reaches them.
 func (x *runner) startReadAhead() {
-	names := map[string][]string{}
+	items := map[string][]int32{}
 	vols := map[string]*fat.Volume{}
 	for i := range x.p.items {
 		it := &x.p.items[i]
-		vs, ok := it.src.side.(volSide)
-		if it.kind != itemFile || !ok {
+		if it.kind != itemFile {
+			continue
+		}
+		vs, ok := x.p.ends[it.src.at].side.(volSide)
+		if !ok {
 			continue
 		}
 		id := vs.id()
-		it.ahead = len(names[id])
-		names[id] = append(names[id], it.src.path)
+		it.ahead = len(items[id])
+		items[id] = append(items[id], int32(i))
 		vols[id] = vs.vol
 	}
-	for id, list := range names {
-		x.ra[id] = vols[id].ReadAhead(list, x.o.ReadAhead)
+	for id, list := range items {
+		name := func(k int) string { return x.p.end(x.p.items[list[k]].src).path }
+		x.ra[id] = vols[id].ReadAheadFunc(len(list), name, x.o.ReadAhead)
 	}
 }
 
@@ -94,17 +99,19 @@ func (x *runner) run() error {
 		var err error
 		switch it.kind {
 		case itemMkdirAll:
-			if err = it.dst.side.mkdirAll(it.dst.path); err != nil {
-				x.res.Failed = append(x.res.Failed, problemOf(it.dst.show, err))
-				return fmt.Errorf("cannot create directory %s: %s", quote(it.dst.show), errText(err))
+			dst := x.p.end(it.dst)
+			if err = dst.side.mkdirAll(dst.path); err != nil {
+				x.res.Failed = append(x.res.Failed, problemOf(dst.show, err))
+				return fmt.Errorf("cannot create directory %s: %s", quote(dst.show), errText(err))
 			}
 		case itemMkdir:
 			err = x.mkdir(i, it)
 		case itemFile:
 			err = x.copyFile(it)
 		case itemDirDone:
-			if ferr := it.dst.side.finishDir(it.dst.path, it.mtime); ferr != nil {
-				x.p.problem(true, it.dst.show, "cannot set its time: "+errText(ferr))
+			dst := x.p.end(it.dst)
+			if ferr := dst.side.finishDir(dst.path, it.mtime); ferr != nil {
+				x.p.problem(true, dst.show, "cannot set its time: "+errText(ferr))
 			}
 		}
 		if err != nil {
@@ -118,22 +125,23 @@ func (x *runner) run() error {
 }
 
 func (x *runner) mkdir(i int, it *item) error {
+	from, to := x.p.ends2(it)
 	if it.exists {
 		return nil
 	}
-	if err := it.dst.side.mkdir(it.dst.path, it.mtime); err != nil {
+	if err := to.side.mkdir(to.path, it.mtime); err != nil {
 		x.failed[i] = true
 		if fe := fatal(err); fe != nil {
-			x.res.Failed = append(x.res.Failed, problemOf(it.src.show, err))
+			x.res.Failed = append(x.res.Failed, problemOf(from.show, err))
 			return fe
 		}
-		x.p.problemLine(true, it.src.show, "cannot create "+quote(it.dst.show)+": "+errText(err),
-			fmt.Sprintf("cannot create directory %s: %s; nothing inside %s was copied", quote(it.dst.show), errText(err), quote(it.src.show)))
+		x.p.problemLine(true, from.show, "cannot create "+quote(to.show)+": "+errText(err),
+			fmt.Sprintf("cannot create directory %s: %s; nothing inside %s was copied", quote(to.show), errText(err), quote(from.show)))
 		return nil
 	}
 	x.res.Dirs++
 	if x.o.Verbose != nil {
-		x.o.Verbose(it.src.show, it.dst.show)
+		x.o.Verbose(from.show, to.show)
 	}
 	return nil
 }
@@ -162,24 +170,26 @@ type chunker interface {
 
 // copyFile copies one file; an error returned stops the whole copy.
 func (x *runner) copyFile(it *item) error {
+	from, to := x.p.ends2(it)
 	src, done, err := x.openSource(it)
 	if err != nil {
-		x.p.problemLine(true, it.src.show, "cannot be read: "+errText(err), fmt.Sprintf("cannot open %s for reading: %s", quote(it.src.show), errText(err)))
+		x.p.problemLine(true, from.show, "cannot be read: "+errText(err), fmt.Sprintf("cannot open %s for reading: %s", quote(from.show), errText(err)))
 		return nil
 	}
 	defer done()
 	if !x.settleLateClash(it) {
 		return nil
 	}
+	to = x.p.end(it.dst) // settleLateClash may have renamed it
 	var w fileSink = stdoutSink{x.o.Stdout}
 	if !it.stdout {
 		hint := max(it.size, 0)
-		if w, err = it.dst.side.create(it.dst.path, hint, it.mtime); err != nil {
-			return x.fileError(it, fmt.Sprintf("cannot create %s", quote(it.dst.show)), err)
+		if w, err = to.side.create(to.path, hint, it.mtime); err != nil {
+			return x.fileError(it, fmt.Sprintf("cannot create %s", quote(to.show)), err)
 		}
 	}
 	if x.o.Verbose != nil {
-		x.o.Verbose(it.src.show, it.dst.show)
+		x.o.Verbose(from.show, to.show)
 	}
 	n, err := x.pump(w, src, x.textMode(it))
 	if err == nil && !it.stdin && !x.o.Text && n != it.size {
@@ -190,10 +200,10 @@ func (x *runner) copyFile(it *item) error {
 		if errors.Is(err, ErrInterrupted) {
 			return err
 		}
-		return x.fileError(it, fmt.Sprintf("copying %s to %s", quote(it.src.show), quote(it.dst.show)), err)
+		return x.fileError(it, fmt.Sprintf("copying %s to %s", quote(from.show), quote(to.show)), err)
 	}
 	if err := w.Close(); err != nil {
-		return x.fileError(it, quote(it.dst.show), err)
+		return x.fileError(it, quote(to.show), err)
 	}
 	x.res.Files++
 	x.res.Bytes += n
@@ -202,11 +212,12 @@ func (x *runner) copyFile(it *item) error {
 
 // fileError records a file that failed; a full volume stops the copy.
 func (x *runner) fileError(it *item, what string, err error) error {
+	from := x.p.end(it.src)
 	if fe := fatal(err); fe != nil {
-		x.res.Failed = append(x.res.Failed, problemOf(it.src.show, err))
+		x.res.Failed = append(x.res.Failed, problemOf(from.show, err))
 		return fe
 	}
-	x.p.problemLine(true, it.src.show, errText(err), what+": "+errText(err))
+	x.p.problemLine(true, from.show, errText(err), what+": "+errText(err))
 	return nil
 }
 
@@ -216,18 +227,16 @@ func (x *runner) openSource(it *item) (chunker, func(), error) {
 	if it.stdin {
 		return newAsyncChunker(x.o.Stdin, x.o.IOSize, x.o.Stop), func() {}, nil
 	}
-	if vs, ok := it.src.side.(volSide); ok {
+	from := x.p.end(it.src)
+	if vs, ok := from.side.(volSide); ok {
 		f, err := x.ra[vs.id()].File(it.ahead)
 		return f, func() {}, err
 	}
-	f, err := os.Open(it.src.path)
+	f, err := os.Open(from.path)
 	if err != nil {
 		return nil, nil, err
 	}
-	if x.buf == nil {
-		x.buf = make([]byte, x.o.IOSize)
-	}
-	return &readChunker{r: f, buf: x.buf}, func() { f.Close() }, nil
+	return &readChunker{r: f, x: x}, func() { f.Close() }, nil
 }
 
 // settleLateClash handles a new volume file whose name turns out taken
@@ -235,30 +244,32 @@ func (x *runner) openSource(it *item) (chunker, func(), error) {
 // equal a later source's long name ("FILE~1.TXT"). The secondary policy
 // applies (autorename unless -D S or -D O); false: skip the file.
 func (x *runner) settleLateClash(it *item) bool {
-	vs, ok := it.dst.side.(volSide)
+	from, to := x.p.ends2(it)
+	vs, ok := to.side.(volSide)
 	if !ok || it.exists || it.stdout {
 		return true
 	}
-	ex, err := vs.lookup(it.dst.path)
+	ex, err := vs.lookup(to.path)
 	if err != nil || !ex.exists {
 		return true
 	}
-	why := fmt.Sprintf("%s is the short name of %s, copied in this run", quote(it.dst.show), quoteName(ex.name))
+	why := fmt.Sprintf("%s is the short name of %s, copied in this run", quote(to.show), quoteName(ex.name))
 	switch x.p.effective(false) {
 	case Skip:
-		x.p.problem(false, it.src.show, why)
+		x.p.problem(false, from.show, why)
 		return false
 	case Overwrite:
 		if ex.dir {
-			x.p.problemLine(true, it.src.show, why, mismatch(true, false, it.src, it.dst))
+			x.p.problemLine(true, from.show, why, mismatch(true, false, from, to))
 			return false
 		}
 		return true
 	}
-	dir := parentOf(it.dst)
-	name := x.p.freeName(dir, &dirNames{names: map[string]*planned{}}, vs.base(it.dst.path))
-	it.dst = dir.child(name)
-	x.p.renamed(it.src.show, it.dst.show, why)
+	dir := parentOf(to)
+	name := x.p.freeName(dir, &dirNames{names: map[string]*planned{}}, vs.base(to.path))
+	to = dir.child(name)
+	it.dst = x.p.whole(to)
+	x.p.renamed(from.show, to.show, why)
 	return true
 }
 
@@ -267,8 +278,9 @@ func (x *runner) textMode(it *item) func(b []byte, last bool) []byte {
 	if !x.o.Text {
 		return nil
 	}
-	_, fromVol := it.src.side.(volSide)
-	_, toVol := it.dst.side.(volSide)
+	from, to := x.p.ends2(it)
+	_, fromVol := from.side.(volSide)
+	_, toVol := to.side.(volSide)
 	switch {
 	case it.stdin || (!fromVol && toVol):
 		return func(b []byte, _ bool) []byte { x.tbuf = toDOS(x.tbuf[:0], b); return x.tbuf }
@@ -288,6 +300,18 @@ func (x *runner) textMode(it *item) func(b []byte, last bool) []byte {
 // pump moves a file's data from src to w, in chunks, checking between
 // chunks whether the copy must stop. It returns the source bytes moved.
 func (x *runner) pump(w io.Writer, src chunker, conv func([]byte, bool) []byte) (int64, error) {
+	if rf, ok := w.(io.ReaderFrom); ok && conv == nil {
+		if rc, ok := src.(*readChunker); ok {
+			// A host file into a volume: read straight into the volume's
+			// write buffers (dd's one copy, not two).
+			sr := &stopReader{x: x, r: rc.r}
+			n, err := rf.ReadFrom(sr)
+			if sr.err != nil {
+				return n, sr.err
+			}
+			return n, err
+		}
+	}
 	var n int64
 	for {
 		if x.stopped() {
@@ -321,9 +345,38 @@ func (x *runner) pump(w io.Writer, src chunker, conv func([]byte, bool) []byte) 
 	}
 }
 
-// readChunker reads a host file in chunks of its buffer's size.
+// stopReader reads a host source for io.ReaderFrom, checking between
+// reads whether the copy must stop and telling the progress callback.
+// err keeps what the source or a stop said, so that it is told apart from
+// the destination's errors.
+type stopReader struct {
+	x   *runner
+	r   io.Reader
+	err error
+}
+
+func (s *stopReader) Read(p []byte) (int, error) {
+	if s.x.stopped() {
+		s.err = ErrInterrupted
+		return 0, s.err
+	}
+	n, err := s.r.Read(p)
+	if n > 0 && s.x.o.Progress != nil {
+		s.x.o.Progress(int64(n))
+	}
+	if err != nil && err != io.EOF {
+		s.err = fmt.Errorf("reading: %w", err)
+		return n, s.err
+	}
+	return n, err
+}
+
+// readChunker reads a host file in chunks of the runner's buffer (made
+// when first needed: a copy into a volume reads straight into the
+// volume's buffers instead, see pump).
 type readChunker struct {
 	r   io.Reader
+	x   *runner
 	buf []byte
 	eof bool
 }
@@ -331,6 +384,12 @@ type readChunker struct {
 func (c *readChunker) Chunk() ([]byte, error) {
 	if c.eof {
 		return nil, io.EOF
+	}
+	if c.buf == nil {
+		if c.x.buf == nil {
+			c.x.buf = make([]byte, c.x.o.IOSize)
+		}
+		c.buf = c.x.buf
 	}
 	n, err := io.ReadFull(c.r, c.buf)
 	if err == io.EOF || err == io.ErrUnexpectedEOF {

@@ -44,7 +44,7 @@ type RunFunc func(args []string, stdout, stderr io.Writer) error
 // MemoryLimit is the soft limit Main gives the Go runtime (see
 // runtime/debug.SetMemoryLimit): near it the collector works harder
 // rather than let the heap grow to twice what is live.
-const MemoryLimit = 200 << 20
+const MemoryLimit = 224 << 20
 
 // Main runs run with the process's arguments and streams, prints its error
 // prefixed with the command name, and exits with the right status.

@@ -32,13 +32,22 @@ type item struct {
 	stdin  bool
 	stdout bool
 	over   uint32 // a replaced volume file's first cluster
+	parent int32  // the item that makes the directory this one goes in (-1: none)
+	ahead  int32  // the file's place in its volume's read-ahead (-1: none)
+	size   int64
+	mtime  stamp
 	src    ref
 	dst    ref
-	size   int64
-	mtime  time.Time
-	parent int // the item that makes the directory this one goes in (-1: none)
-	ahead  int // the file's place in its volume's read-ahead (-1: none)
 }
+
+// stamp is a modification time in 12 bytes (time.Time takes 24).
+type stamp struct {
+	sec  int64
+	nsec int32
+}
+
+func stampOf(t time.Time) stamp { return stamp{t.Unix(), int32(t.Nanosecond())} }
+func (s stamp) t() time.Time    { return time.Unix(s.sec, int64(s.nsec)) }
 
 // ref is an end the plan holds as name inside the registered end at (the
 // end itself when name is "").
@@ -82,20 +91,9 @@ type Plan struct {
 	dirs     map[string]*dirNames
 	sources  map[string]map[uint32]bool // volume source files' first clusters, by side
 	toVolume bool                       // the destination is inside an image
+	pending  *pendingName               // the name place settled last (registry.go)
+	loose    []planned                  // names taken by no item (registry.go)
 	asked    Policy                     // answers given "for all" (capital letters)
-}
-
-// dirNames is what one destination directory will hold.
-type dirNames struct {
-	fresh bool                // made by this copy: nothing to look up on the side
-	names map[string]*planned // by the side's fold of the stored name
-}
-
-type planned struct {
-	src  string // the source, as shown
-	name string // the name stored
-	dir  bool
-	item int // the file's item (-1 for a directory)
 }
 
 // ErrStopped ends a copy that -Q stopped at its first problem.
@@ -121,7 +119,8 @@ func NewPlan(srcs []cmdutil.Operand, dst cmdutil.Operand, vols map[string]*fat.V
 	p.checkOverlap()
 	// The names each destination directory takes are settled: only the
 	// plan's items are needed from here on.
-	p.dirs = nil
+	p.settleName()
+	p.dirs, p.loose = nil, nil
 	return p, nil
 }
 
@@ -257,7 +256,8 @@ func (p *Plan) planStdin(dst end) {
 	if !ok {
 		return
 	}
-	p.items = append(p.items, item{kind: itemFile, src: p.whole(src), dst: p.whole(t), size: 0, mtime: cmdutil.Now(), exists: ex.exists, over: ex.first, parent: -1, ahead: -1, stdin: true})
+	p.items = append(p.items, item{kind: itemFile, src: p.whole(src), dst: p.whole(t), size: 0, mtime: stampOf(cmdutil.Now()), exists: ex.exists, over: ex.first, parent: -1, ahead: -1, stdin: true})
+	p.claim()
 }
 
 // planStdout plans image files to standard output, one after another.
@@ -274,7 +274,7 @@ func (p *Plan) planStdout(srcs []cmdutil.Operand, vols map[string]*fat.Volume) e
 			case e.kind != kindFile:
 				p.problem(true, s.show, "is a directory; only files can be copied to standard output")
 			default:
-				p.items = append(p.items, item{kind: itemFile, src: p.whole(s), dst: p.whole(end{show: "-"}), size: e.size, mtime: e.mtime, parent: -1, ahead: -1, stdout: true})
+				p.items = append(p.items, item{kind: itemFile, src: p.whole(s), dst: p.whole(end{show: "-"}), size: e.size, mtime: stampOf(e.mtime), parent: -1, ahead: -1, stdout: true})
 				p.bytes += e.size
 				p.noteSource(s.side, e)
 			}
@@ -352,7 +352,8 @@ type ancestor struct {
 func (p *Plan) planDir(src, dst end, e entry, merge bool, parent int, up []ancestor) {
 	idx := len(p.items)
 	srcAt, dstAt := p.register(src), p.register(dst)
-	p.items = append(p.items, item{kind: itemMkdir, src: ref{at: srcAt}, dst: ref{at: dstAt}, mtime: e.mtime, exists: merge, parent: parent, ahead: -1})
+	p.items = append(p.items, item{kind: itemMkdir, src: ref{at: srcAt}, dst: ref{at: dstAt}, mtime: stampOf(e.mtime), exists: merge, parent: int32(parent), ahead: -1})
+	p.claim()
 	p.dirState(dst, !merge)
 	ents, err := src.side.list(src.path)
 	if err != nil {
@@ -391,7 +392,7 @@ func (p *Plan) planDir(src, dst end, e entry, merge bool, parent int, up []ances
 		}
 		p.addFile(ref{srcAt, c.name}, ref{dstAt, stored}, src.side, c, ex, idx)
 	}
-	p.items = append(p.items, item{kind: itemDirDone, dst: ref{at: dstAt}, mtime: e.mtime, parent: idx, ahead: -1})
+	p.items = append(p.items, item{kind: itemDirDone, dst: ref{at: dstAt}, mtime: stampOf(e.mtime), parent: int32(idx), ahead: -1})
 }
 
 func loopOf(up []ancestor, id fileID) (ancestor, bool) {
@@ -407,8 +408,9 @@ func loopOf(up []ancestor, id fileID) (ancestor, bool) {
 }
 
 func (p *Plan) addFile(src, dst ref, from side, e entry, ex existing, parent int) {
-	p.items = append(p.items, item{kind: itemFile, src: src, dst: dst, size: e.size, mtime: e.mtime,
-		exists: ex.exists, over: ex.first, parent: parent, ahead: -1})
+	p.items = append(p.items, item{kind: itemFile, src: src, dst: dst, size: e.size, mtime: stampOf(e.mtime),
+		exists: ex.exists, over: ex.first, parent: int32(parent), ahead: -1})
+	p.claim()
 	p.bytes += e.size
 	p.noteSource(from, e)
 }
@@ -469,7 +471,7 @@ func (p *Plan) dirState(dir end, fresh bool) *dirNames {
 	}
 	d := p.dirs[key]
 	if d == nil {
-		d = &dirNames{fresh: fresh, names: map[string]*planned{}}
+		d = &dirNames{fresh: fresh, fold: dir.side.fold}
 		p.dirs[key] = d
 	}
 	return d

@@ -66,7 +66,7 @@ func (x *runner) startReadAhead() {
 			continue
 		}
 		id := vs.id()
-		it.ahead = len(items[id])
+		it.ahead = int32(len(items[id]))
 		items[id] = append(items[id], int32(i))
 		vols[id] = vs.vol
 	}
@@ -91,7 +91,7 @@ func (x *runner) run() error {
 			return ErrInterrupted
 		}
 		it := &x.p.items[i]
-		if it.parent >= 0 && x.failed[it.parent] {
+		if it.parent >= 0 && x.failed[int(it.parent)] {
 			x.failed[i] = true
 			continue
 		}
@@ -110,7 +110,7 @@ func (x *runner) run() error {
 			err = x.copyFile(it)
 		case itemDirDone:
 			dst := x.p.end(it.dst)
-			if ferr := dst.side.finishDir(dst.path, it.mtime); ferr != nil {
+			if ferr := dst.side.finishDir(dst.path, it.mtime.t()); ferr != nil {
 				x.p.problem(true, dst.show, "cannot set its time: "+errText(ferr))
 			}
 		}
@@ -129,7 +129,7 @@ func (x *runner) mkdir(i int, it *item) error {
 	if it.exists {
 		return nil
 	}
-	if err := to.side.mkdir(to.path, it.mtime); err != nil {
+	if err := to.side.mkdir(to.path, it.mtime.t()); err != nil {
 		x.failed[i] = true
 		if fe := fatal(err); fe != nil {
 			x.res.Failed = append(x.res.Failed, problemOf(from.show, err))
@@ -184,7 +184,7 @@ func (x *runner) copyFile(it *item) error {
 	var w fileSink = stdoutSink{x.o.Stdout}
 	if !it.stdout {
 		hint := max(it.size, 0)
-		if w, err = to.side.create(to.path, hint, it.mtime); err != nil {
+		if w, err = to.side.create(to.path, hint, it.mtime.t()); err != nil {
 			return x.fileError(it, fmt.Sprintf("cannot create %s", quote(to.show)), err)
 		}
 	}
@@ -229,7 +229,7 @@ func (x *runner) openSource(it *item) (chunker, func(), error) {
 	}
 	from := x.p.end(it.src)
 	if vs, ok := from.side.(volSide); ok {
-		f, err := x.ra[vs.id()].File(it.ahead)
+		f, err := x.ra[vs.id()].File(int(it.ahead))
 		return f, func() {}, err
 	}
 	f, err := os.Open(from.path)
@@ -266,7 +266,7 @@ func (x *runner) settleLateClash(it *item) bool {
 		return true
 	}
 	dir := parentOf(to)
-	name := x.p.freeName(dir, &dirNames{names: map[string]*planned{}}, vs.base(to.path))
+	name := x.p.freeName(dir, &dirNames{fold: vs.fold}, vs.base(to.path))
 	to = dir.child(name)
 	it.dst = x.p.whole(to)
 	x.p.renamed(from.show, to.show, why)

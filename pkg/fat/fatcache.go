@@ -260,8 +260,8 @@ func (t *fatCache) drop(w *fatWin) {
 
 // Bytes reads the whole table into memory (once) and returns it: from
 // then on every window lies in it and none is dropped. It costs memory in
-// proportion to the FAT; only checkers that compare whole copies need it.
-// Stream the table with Volume.ScanFAT instead.
+// proportion to the FAT (256 MiB for a 2 TiB FAT32); stream the table with
+// Volume.ScanFAT and Volume.ReadFAT instead.
 func (t *fatCache) Bytes() []byte {
 	if t.whole != nil {
 		return t.whole
@@ -360,4 +360,45 @@ func (t *fatCache) release() {
 	}
 	t.whole, t.wins, t.pool, t.dirty, t.last = nil, nil, nil, nil, nil
 	t.lru.Init()
+}
+
+// ScanFAT streams FAT copy k (0 is FAT 1, as the volume holds it: with the
+// changes not yet written; 1.. are read from the disk as they are) in
+// order, a chunk of windows at a time: fn gets the number of the first
+// entry of a run of entries and their values (FAT32: the low 28 bits),
+// entries 0 and 1 included, and may stop the scan by returning an error,
+// which ScanFAT returns. vals is reused after fn returns. Memory is bounded
+// (a chunk of 1 MiB and its entries) whatever the FAT's size: a checker
+// builds per-cluster state from it in one pass instead of holding the
+// table (see Table for random access, which reads windows on demand).
+func (v *Volume) ScanFAT(k int, fn func(first Cluster, vals []uint32) error) error {
+	if k < 0 || k >= v.layout.NumFATs {
+		return fmt.Errorf("fat: no FAT %d (the volume has %d)", k+1, v.layout.NumFATs)
+	}
+	t := v.table
+	return t.scan(k, func(w0 int, vals [][]uint32) error {
+		for i, vs := range vals {
+			if err := fn(t.winFirst(w0+i), vs); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ReadFAT reads len(p) raw bytes of FAT copy k (0 is FAT 1) at byte off of
+// the table, from the disk (changes not yet written are not in them): for
+// comparing copies window by window.
+func (v *Volume) ReadFAT(k int, p []byte, off int64) error {
+	if k < 0 || k >= v.layout.NumFATs {
+		return fmt.Errorf("fat: no FAT %d (the volume has %d)", k+1, v.layout.NumFATs)
+	}
+	if off < 0 || off+int64(len(p)) > v.layout.FATSize {
+		return fmt.Errorf("fat: bytes %d-%d are outside the %d bytes of a FAT", off, off+int64(len(p)), v.layout.FATSize)
+	}
+	base := v.layout.FATCopyOffset(k)
+	if _, err := v.dev.ReadAt(p, base+off); err != nil {
+		return fmt.Errorf("fat: reading FAT %d at byte %d: %w", k+1, base+off, err)
+	}
+	return nil
 }

@@ -70,33 +70,11 @@ func (t *fatCache) count() error {
 	}
 	s.wins = make([]winSum, t.nwin)
 	s.free, s.bad = 0, 0
-	chunk := 1
-	if t.typ == FAT32 {
-		chunk = countChunk
-	}
-	buf := t.dev.AlignedBuffer(int(min(int64(chunk)*t.winBytes, t.l.FATSize)))
-	vals := make([][]uint32, chunk)
-	for i := range vals {
-		vals[i] = make([]uint32, t.windowEntries(0))
-	}
 	var deferred []uint64
 	maxC := uint32(t.entries - 1)
 	bad := uint32(t.badMark())
-	for w0 := 0; w0 < t.nwin; w0 += chunk {
-		w1 := min(w0+chunk, t.nwin)
-		off := t.winOffset(w0)
-		end := min(t.winOffset(w1), t.l.FATSize)
-		if _, err := t.dev.ReadAt(buf[:end-off], t.l.FATOffset+off); err != nil {
-			t.fail(fmt.Errorf("fat: reading FAT 1 at byte %d: %w", t.l.FATOffset+off, err))
-			return t.err
-		}
-		for w := w0; w < w1; w++ {
-			raw := buf[t.winOffset(w)-off : min(t.winOffset(w)+t.winBytes, end)-off]
-			if r := t.wins[w]; r != nil {
-				raw = r.raw // it may hold changes
-			}
-			vals[w-w0] = t.decode(raw, w, vals[w-w0])
-		}
+	err := t.scan(0, func(w0 int, vals [][]uint32) error {
+		w1 := w0 + len(vals)
 		for w := w0; w < w1; w++ {
 			first := uint32(t.winFirst(w))
 			vs := vals[w-w0]
@@ -127,10 +105,49 @@ func (t *fatCache) count() error {
 				}
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		t.fail(err)
+		return t.err
 	}
 	t.resolve(deferred)
 	s.counted = true
 	return t.err
+}
+
+// scan reads FAT copy k (0 is FAT 1) from the disk in chunks of
+// countChunk windows and hands fn each chunk's entries, decoded, window by
+// window (vals[i] is window w0+i). For FAT 1 the windows in memory, which
+// may hold changes not yet written, are used as they are. Memory: one
+// chunk (1 MiB) and its entries.
+func (t *fatCache) scan(k int, fn func(w0 int, vals [][]uint32) error) error {
+	chunk := 1
+	if t.typ == FAT32 {
+		chunk = countChunk
+	}
+	buf := t.dev.AlignedBuffer(int(min(int64(chunk)*t.winBytes, t.l.FATSize)))
+	vals := make([][]uint32, chunk)
+	base := t.l.FATCopyOffset(k)
+	for w0 := 0; w0 < t.nwin; w0 += chunk {
+		w1 := min(w0+chunk, t.nwin)
+		off := t.winOffset(w0)
+		end := min(t.winOffset(w1), t.l.FATSize)
+		if _, err := t.dev.ReadAt(buf[:end-off], base+off); err != nil {
+			return fmt.Errorf("fat: reading FAT %d at byte %d: %w", k+1, base+off, err)
+		}
+		for w := w0; w < w1; w++ {
+			raw := buf[t.winOffset(w)-off : min(t.winOffset(w)+t.winBytes, end)-off]
+			if r := t.wins[w]; r != nil && k == 0 {
+				raw = r.raw // it may hold changes
+			}
+			vals[w-w0] = t.decode(raw, w, vals[w-w0])
+		}
+		if err := fn(w0, vals[:w1-w0]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // decode returns the entries of window w, whose bytes are raw, in dst

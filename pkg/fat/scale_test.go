@@ -375,3 +375,61 @@ func TestWriterReadFrom(t *testing.T) {
 		}
 	}
 }
+
+// ScanFAT streams FAT 1 as the volume holds it (changes included) and the
+// other copies as the disk holds them; ReadFAT reads a copy's raw bytes.
+func TestScanFAT(t *testing.T) {
+	small(t, &fatMaxResident, 2)
+	_, v := scaleImage(t, 64<<20)
+	tb := v.table
+	maxC := Cluster(tb.entries - 1)
+	rng := rand.New(rand.NewPCG(9, 10))
+	for i := 0; i < 3000; i++ {
+		tb.Set(Cluster(2+rng.IntN(int(maxC-1))), Cluster(2+rng.IntN(int(maxC-1))))
+	}
+	if err := v.FlushFAT(); err != nil {
+		t.Fatal(err)
+	}
+	// A change in memory only, in FAT 1.
+	tb.Set(77, 1234)
+	whole, err := NewTable(FAT32, bytes.Clone(v.table.Bytes()), v.layout.Clusters)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < v.layout.NumFATs; k++ {
+		next := Cluster(0)
+		err := v.ScanFAT(k, func(first Cluster, vals []uint32) error {
+			if first != next {
+				return fmt.Errorf("run at %d, want %d", first, next)
+			}
+			for i, x := range vals {
+				c := first + Cluster(i)
+				want := uint32(whole.Get(c))
+				if k > 0 && c == 77 {
+					want = uint32(diskEntry(t, v, 77)) // FAT 2 has FAT 1's old value
+				}
+				if x != want {
+					return fmt.Errorf("FAT %d entry %d: %#x, want %#x", k+1, c, x, want)
+				}
+			}
+			next = first + Cluster(len(vals))
+			return nil
+		})
+		if err != nil || uint32(next) != tb.entries {
+			t.Fatalf("FAT %d: %v (ended at %d of %d)", k+1, err, next, tb.entries)
+		}
+	}
+	raw := make([]byte, 4096)
+	if err := v.ReadFAT(1, raw, 4096); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 1024; i++ {
+		c := Cluster(1024 + i)
+		if got := binary.LittleEndian.Uint32(raw[4*i:]) & mask32; got != uint32(whole.Get(c)) {
+			t.Fatalf("ReadFAT: entry %d is %#x, want %#x", c, got, whole.Get(c))
+		}
+	}
+	if err := v.ReadFAT(2, raw, 0); err == nil {
+		t.Fatal("ReadFAT of a third FAT: no error")
+	}
+}

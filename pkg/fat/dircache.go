@@ -10,14 +10,15 @@ package fat
 // directories are dropped until the charge is within dirBudget.
 // Directories with changes not yet written cannot be dropped: a writer
 // (settleWrite) commits first when they are charged more than
-// dirtyBudget, so a copy of a million files commits every few hundred
-// thousand names instead of holding them all.
+// dirtyBudget (three of FAT's largest directories), so a copy of a
+// million files into a thousand folders commits every 60,000 names or so
+// instead of holding them all.
 const dirCostFactor = 4
 
 // The budgets are variables so that tests can make them small.
 var (
-	dirBudget   int64 = 16 << 20
-	dirtyBudget int64 = 32 << 20
+	dirBudget   int64 = 12 << 20
+	dirtyBudget int64 = 24 << 20
 )
 
 // cacheDir adds d to the cache as the most recently used directory.

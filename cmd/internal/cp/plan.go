@@ -49,6 +49,27 @@ type stamp struct {
 func stampOf(t time.Time) stamp { return stamp{t.Unix(), int32(t.Nanosecond())} }
 func (s stamp) t() time.Time    { return time.Unix(s.sec, int64(s.nsec)) }
 
+// itemList holds a plan's items in chunks: a million of them grow without
+// a slice's copy to a larger array, which would hold both at once.
+type itemList struct {
+	chunks [][]item
+	n      int
+}
+
+const itemChunk = 4096
+
+func (l *itemList) len() int       { return l.n }
+func (l *itemList) at(i int) *item { return &l.chunks[i/itemChunk][i%itemChunk] }
+
+func (l *itemList) add(it item) {
+	if l.n%itemChunk == 0 {
+		l.chunks = append(l.chunks, make([]item, 0, itemChunk))
+	}
+	c := &l.chunks[len(l.chunks)-1]
+	*c = append(*c, it)
+	l.n++
+}
+
 // ref is an end the plan holds as name inside the registered end at (the
 // end itself when name is "").
 type ref struct {
@@ -81,7 +102,7 @@ func (p *Plan) ends2(it *item) (src, dst end) { return p.end(it.src), p.end(it.d
 // walked, every name checked, every clash settled, every skip named.
 type Plan struct {
 	o     Options
-	items []item
+	items itemList
 	ends  []end // what items' refs name: directories, operands
 	res   Result
 	bytes int64
@@ -197,7 +218,7 @@ func (p *Plan) plan(srcs []cmdutil.Operand, dstOp cmdutil.Operand, vols map[stri
 				}
 				return fmt.Errorf("cannot create %s: directory %s does not exist (give -r to create it)", quote(dst.show), quote(what))
 			}
-			p.items = append(p.items, item{kind: itemMkdirAll, dst: p.whole(parent), parent: -1, ahead: -1})
+			p.items.add(item{kind: itemMkdirAll, dst: p.whole(parent), parent: -1, ahead: -1})
 			p.dirState(parent, true)
 		}
 	}
@@ -256,7 +277,7 @@ func (p *Plan) planStdin(dst end) {
 	if !ok {
 		return
 	}
-	p.items = append(p.items, item{kind: itemFile, src: p.whole(src), dst: p.whole(t), size: 0, mtime: stampOf(cmdutil.Now()), exists: ex.exists, over: ex.first, parent: -1, ahead: -1, stdin: true})
+	p.items.add(item{kind: itemFile, src: p.whole(src), dst: p.whole(t), size: 0, mtime: stampOf(cmdutil.Now()), exists: ex.exists, over: ex.first, parent: -1, ahead: -1, stdin: true})
 	p.claim()
 }
 
@@ -274,7 +295,7 @@ func (p *Plan) planStdout(srcs []cmdutil.Operand, vols map[string]*fat.Volume) e
 			case e.kind != kindFile:
 				p.problem(true, s.show, "is a directory; only files can be copied to standard output")
 			default:
-				p.items = append(p.items, item{kind: itemFile, src: p.whole(s), dst: p.whole(end{show: "-"}), size: e.size, mtime: stampOf(e.mtime), parent: -1, ahead: -1, stdout: true})
+				p.items.add(item{kind: itemFile, src: p.whole(s), dst: p.whole(end{show: "-"}), size: e.size, mtime: stampOf(e.mtime), parent: -1, ahead: -1, stdout: true})
 				p.bytes += e.size
 				p.noteSource(s.side, e)
 			}
@@ -350,9 +371,9 @@ type ancestor struct {
 
 // planDir plans a directory and everything in it.
 func (p *Plan) planDir(src, dst end, e entry, merge bool, parent int, up []ancestor) {
-	idx := len(p.items)
+	idx := p.items.len()
 	srcAt, dstAt := p.register(src), p.register(dst)
-	p.items = append(p.items, item{kind: itemMkdir, src: ref{at: srcAt}, dst: ref{at: dstAt}, mtime: stampOf(e.mtime), exists: merge, parent: int32(parent), ahead: -1})
+	p.items.add(item{kind: itemMkdir, src: ref{at: srcAt}, dst: ref{at: dstAt}, mtime: stampOf(e.mtime), exists: merge, parent: int32(parent), ahead: -1})
 	p.claim()
 	p.dirState(dst, !merge)
 	ents, err := src.side.list(src.path)
@@ -392,7 +413,7 @@ func (p *Plan) planDir(src, dst end, e entry, merge bool, parent int, up []ances
 		}
 		p.addFile(ref{srcAt, c.name}, ref{dstAt, stored}, src.side, c, ex, idx)
 	}
-	p.items = append(p.items, item{kind: itemDirDone, dst: ref{at: dstAt}, mtime: stampOf(e.mtime), parent: int32(idx), ahead: -1})
+	p.items.add(item{kind: itemDirDone, dst: ref{at: dstAt}, mtime: stampOf(e.mtime), parent: int32(idx), ahead: -1})
 }
 
 func loopOf(up []ancestor, id fileID) (ancestor, bool) {
@@ -408,7 +429,7 @@ func loopOf(up []ancestor, id fileID) (ancestor, bool) {
 }
 
 func (p *Plan) addFile(src, dst ref, from side, e entry, ex existing, parent int) {
-	p.items = append(p.items, item{kind: itemFile, src: src, dst: dst, size: e.size, mtime: stampOf(e.mtime),
+	p.items.add(item{kind: itemFile, src: src, dst: dst, size: e.size, mtime: stampOf(e.mtime),
 		exists: ex.exists, over: ex.first, parent: int32(parent), ahead: -1})
 	p.claim()
 	p.bytes += e.size
@@ -432,8 +453,8 @@ func (p *Plan) noteSource(s side, e entry) {
 // checkOverlap refuses to overwrite a volume file that the same copy
 // reads: its clusters could be reused before they are read.
 func (p *Plan) checkOverlap() {
-	for i := range p.items {
-		it := &p.items[i]
+	for i := 0; i < p.items.len(); i++ {
+		it := p.items.at(i)
 		if it.kind != itemFile || !it.exists || it.over == 0 || it.stdout {
 			continue
 		}

@@ -54,7 +54,7 @@ func (p *Plan) plannedAt(x int32) *planned {
 	if x < 0 {
 		return &p.loose[-1-x]
 	}
-	it := &p.items[x]
+	it := p.items.at(int(x))
 	src, dst := p.ends2(it)
 	return &planned{src: src.show, name: dst.side.base(dst.path), dir: it.kind == itemMkdir}
 }
@@ -96,6 +96,6 @@ func (p *Plan) settleName() {
 func (p *Plan) claim() {
 	if q := p.pending; q != nil {
 		p.pending = nil
-		p.registerName(q.d, q.key, q.pl, len(p.items)-1)
+		p.registerName(q.d, q.key, q.pl, p.items.len()-1)
 	}
 }

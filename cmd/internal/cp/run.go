@@ -56,8 +56,8 @@ func (p *Plan) Run() *Result {
 func (x *runner) startReadAhead() {
 	items := map[string][]int32{}
 	vols := map[string]*fat.Volume{}
-	for i := range x.p.items {
-		it := &x.p.items[i]
+	for i := 0; i < x.p.items.len(); i++ {
+		it := x.p.items.at(i)
 		if it.kind != itemFile {
 			continue
 		}
@@ -71,7 +71,7 @@ func (x *runner) startReadAhead() {
 		vols[id] = vs.vol
 	}
 	for id, list := range items {
-		name := func(k int) string { return x.p.end(x.p.items[list[k]].src).path }
+		name := func(k int) string { return x.p.end(x.p.items.at(int(list[k])).src).path }
 		x.ra[id] = vols[id].ReadAheadFunc(len(list), name, x.o.ReadAhead)
 	}
 }
@@ -86,11 +86,11 @@ func (x *runner) stopped() bool {
 }
 
 func (x *runner) run() error {
-	for i := range x.p.items {
+	for i := 0; i < x.p.items.len(); i++ {
 		if x.stopped() {
 			return ErrInterrupted
 		}
-		it := &x.p.items[i]
+		it := x.p.items.at(i)
 		if it.parent >= 0 && x.failed[int(it.parent)] {
 			x.failed[i] = true
 			continue

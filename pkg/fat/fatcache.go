@@ -8,8 +8,8 @@ import (
 	fio "ftools/pkg/io"
 )
 
-// FAT windows. An open volume holds its first FAT as windows of at most
-// fatWinEntries entries (64 KiB of a FAT32), read when first used and
+// FAT windows. An open volume holds its first FAT as windows of
+// 1<<fatWinShift entries (64 KiB of a FAT32), read when first used and
 // dropped again, least recently used first, once more than
 // fatMaxResident of them are in memory; changed ("dirty") windows stay
 // until they are written. So memory stays bounded whatever the volume's
@@ -119,6 +119,8 @@ func (t *fatCache) fail(err error) {
 		t.err = err
 	}
 }
+
+// windowEntries is how many entries window i holds (the last one fewer).
 func (t *fatCache) windowEntries(i int) uint32 {
 	return min(uint32(1)<<min(t.shift, 31), t.entries-uint32(t.winFirst(i)))
 }
@@ -275,13 +277,10 @@ func (t *fatCache) Bytes() []byte {
 		raw := whole[off : off+min(t.winBytes, t.l.FATSize-off)]
 		if w := t.wins[i]; w != nil {
 			copy(raw, w.raw)
-			// The changed ranges carry over: keep the window's table,
-			// pointed at the new bytes.
-			w.raw = raw
+			// The changed ranges carry over: the window keeps its table,
+			// pointed at the new bytes, and gives its buffer up.
+			w.raw, w.buf = raw, nil
 			w.t.(interface{ rebase([]byte) }).rebase(raw)
-			if w.buf != nil {
-				w.buf = nil
-			}
 			continue
 		}
 		t.install(i, raw, nil)
@@ -320,9 +319,6 @@ func (t *fatCache) sortedDirty() []*fatWin {
 	slices.SortFunc(t.dirty, func(a, b *fatWin) int { return a.idx - b.idx })
 	return t.dirty
 }
-
-// dirtyCount is how many windows hold changes.
-func (t *fatCache) dirtyCount() int { return len(t.dirty) }
 
 // flush writes the changed sectors to every FAT copy, all in one batch,
 // and forgets the changes.

@@ -8,6 +8,7 @@ import (
 
 	"ftools/cmd/internal/cmdutil"
 	"ftools/pkg/fat"
+	fio "ftools/pkg/io"
 )
 
 // ErrInterrupted ends a copy that was asked to stop (Options.Stop).
@@ -360,7 +361,15 @@ func (s *stopReader) Read(p []byte) (int, error) {
 		s.err = ErrInterrupted
 		return 0, s.err
 	}
-	n, err := s.r.Read(p)
+	var n int
+	var err error
+	if f, ok := s.r.(*os.File); ok {
+		// A regular host file (the plan copies no other kind): read
+		// with a raw system call, as the stream writes.
+		n, err = fio.ReadRegular(f, p)
+	} else {
+		n, err = s.r.Read(p)
+	}
 	if n > 0 && s.x.o.Progress != nil {
 		s.x.o.Progress(int64(n))
 	}

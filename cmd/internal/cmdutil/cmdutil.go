@@ -41,10 +41,12 @@ func Exit(code int, err error) error { return &ExitError{Code: code, Err: err} }
 // directly with their own writers.
 type RunFunc func(args []string, stdout, stderr io.Writer) error
 
-// MemoryLimit is the soft limit Main gives the Go runtime (see
-// runtime/debug.SetMemoryLimit): near it the collector works harder
-// rather than let the heap grow to twice what is live.
-const MemoryLimit = 224 << 20
+// GCPercent and MemoryLimit are what Main gives the Go runtime (see
+// runtime/debug.SetGCPercent and SetMemoryLimit).
+const (
+	GCPercent   = 50
+	MemoryLimit = 224 << 20
+)
 
 // Main runs run with the process's arguments and streams, prints its error
 // prefixed with the command name, and exits with the right status.
@@ -58,9 +60,14 @@ func Main(run RunFunc) {
 			}
 		}
 	}
-	// A soft memory limit keeps the collector's slack from doubling the
-	// peak of a command whose live data is large (the plan of a copy of a
-	// million files); GOMEMLIMIT overrides it.
+	// The collector lets the heap grow by half what is live (GOGC=50, not
+	// the default 100) and works harder near a soft memory limit, so that
+	// its slack does not double a command's peak: the commands keep to
+	// 64 MiB on a 2 TiB volume, fcp to 256 MiB with a million files.
+	// GOGC and GOMEMLIMIT override them.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(GCPercent)
+	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(MemoryLimit)
 	}

@@ -1,19 +1,45 @@
 # bash completion for the ftools commands (fmkfs, fsinfo, fcp, fls, ...).
-# Flags come from each command itself through urfave/cli's protocol: the
-# command line so far followed by --generate-bash-completion prints the
-# candidates. Other words complete as file names (images and host paths).
+# Candidates come from each command itself: "CMD --complete WORDS..." prints
+# those for the last word (flags after "-", the values of enumerated flags
+# such as --sync, --fat, --table, -D, --alloc, --codepage, and paths inside
+# the image for IMAGE::/... or ::/... with -i IMAGE, read by ftools' own
+# reader). When it prints nothing, file names are completed.
 
 _ftools_complete() {
-	local cur words
-	cur="${COMP_WORDS[COMP_CWORD]}"
-	if [[ "$cur" == -* ]]; then
-		words=("${COMP_WORDS[@]:0:COMP_CWORD}")
-		local IFS=$'\n'
-		COMPREPLY=($(compgen -W "$("${words[@]}" "$cur" --generate-bash-completion 2>/dev/null)" -- "$cur"))
+	# The words as typed up to the cursor: bash's COMP_WORDS splits at ":"
+	# and "=", which IMAGE::/PATH and --flag=VALUE hold.
+	local line=${COMP_LINE:0:COMP_POINT}
+	local -a words
+	read -ra words <<<"$line"
+	[[ $line =~ [[:space:]]$ ]] && words+=("")
+	local cur=${words[${#words[@]}-1]}
+	local out
+	out=$("${words[0]}" --complete "${words[@]:1}" 2>/dev/null) || out=
+	COMPREPLY=()
+	if [[ -z $out ]]; then
+		compopt -o default 2>/dev/null
 		return 0
 	fi
-	COMPREPLY=()
-	compopt -o default 2>/dev/null
+	# Readline replaces only the part of the word after its last word break
+	# (":" and "=" are in COMP_WORDBREAKS): drop what comes before it from
+	# each candidate.
+	local breaks='' keep=0 tail
+	[[ $COMP_WORDBREAKS == *:* ]] && breaks+=':'
+	[[ $COMP_WORDBREAKS == *=* ]] && breaks+='='
+	if [[ -n $breaks ]]; then
+		tail=${cur##*[$breaks]}
+		keep=$((${#cur} - ${#tail}))
+	fi
+	local c
+	while IFS= read -r c; do
+		printf -v c '%q' "${c:keep}"
+		COMPREPLY+=("$c")
+	done <<<"$out"
+	# A directory is completed without a space, so that its contents can
+	# follow.
+	if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == */ ]]; then
+		compopt -o nospace 2>/dev/null
+	fi
 	return 0
 }
 

@@ -45,7 +45,7 @@ func TestGenerateDamagedCorpus(t *testing.T) {
 	}
 	var readme strings.Builder
 	readme.WriteString(corpusReadmeHead)
-	for _, c := range corpusCases {
+	for _, c := range allCorpusCases() {
 		img := c.make(base)
 		var z bytes.Buffer
 		zw, err := gzip.NewWriterLevel(&z, gzip.BestCompression)
@@ -60,6 +60,21 @@ func TestGenerateDamagedCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 		fmt.Fprintf(&readme, "| `%s` | %s | %d | %s |\n", c.name, c.from, len(img), c.what)
+	}
+	readme.WriteString(classReadmeHead)
+	for _, c := range classCases {
+		verdict := fmt.Sprintf("exit %d", c.fsckN)
+		if c.fsckN < 0 {
+			verdict = "gives up"
+		}
+		if c.fsckSays != "" {
+			verdict += `, "` + c.fsckSays + `"`
+		}
+		kind := "`" + c.kind + "`"
+		if c.kind == "" {
+			kind = "warning"
+		}
+		fmt.Fprintf(&readme, "| `%s` | %s | %s | %s |\n", c.name, kind, verdict, c.what)
 	}
 	if err := os.WriteFile(filepath.Join(damagedDir, "README.md"), []byte(readme.String()), 0o644); err != nil {
 		t.Fatal(err)
@@ -99,40 +114,89 @@ BIG.BIN (20,000 bytes), SUB/INNER.TXT (700 bytes), SUB/DEEP/LEAF.TXT (10 bytes).
 |---|---|---|---|
 `
 
+// corpusTree is the tree every filled base holds.
+var corpusTree = []struct {
+	name string
+	n    int
+}{{"HELLO.TXT", 100}, {"Long File Name.txt", 3000}, {"BIG.BIN", 20000}, {"SUB/INNER.TXT", 700}, {"SUB/DEEP/LEAF.TXT", 10}}
+
+// writeCorpusTree writes the tree under dir with fixed contents and times.
+func writeCorpusTree(t *testing.T, dir string) {
+	stamp := time.Unix(1700000000, 0)
+	for _, f := range corpusTree {
+		p := filepath.Join(dir, f.name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, p, f.n, byte(f.n))
+		os.Chtimes(p, stamp, stamp)
+	}
+	for _, d := range []string{"SUB/DEEP", "SUB", "."} {
+		os.Chtimes(filepath.Join(dir, d), stamp, stamp)
+	}
+}
+
+// mkfsBases are the bases made by mkfs.fat and filled by mcopy, for the
+// images of the damage classes fverify is held against fsck.fat with.
+var mkfsBases = map[string][]string{
+	"m12":  {"-F", "12", "-s", "4", "-n", "CLASS12", "1024"},
+	"m16":  {"-F", "16", "-s", "1", "-n", "CLASS16", "8192"},
+	"m32":  {"-F", "32", "-s", "1", "-n", "CLASS32", "34000"},
+	"m32s": {"-F", "32", "-s", "1", "-n", "SMALL32", "2048"},
+}
+
+const classReadmeHead = `
+## Damage classes
+
+The images named class-CLASS-BASE hold one class of damage each, on bases
+made by mkfs.fat and filled by mcopy (below). tests/fverify_repair_test.go
+checks each with fsck.fat -n (the verdict below) and with fverify, then
+repairs one copy with fverify and another with fsck.fat -a and compares
+what each kept.
+
+- ` + "`m12`" + `: mkfs.fat -F 12 -s 4, 1 MiB, label CLASS12.
+- ` + "`m16`" + `: mkfs.fat -F 16 -s 1, 8 MiB, label CLASS16.
+- ` + "`m32`" + `: mkfs.fat -F 32 -s 1, 34,000 KiB (66,922 clusters), label CLASS32.
+- ` + "`m32s`" + `: mkfs.fat -F 32 -s 1, 2 MiB (fewer clusters than FAT32 should have), empty.
+
+All but m32s hold the tree above, copied with mcopy -s -m.
+
+| image | fverify reports | fsck.fat -n | what is wrong |
+|---|---|---|---|
+`
+
 // makeCorpusBase formats and fills one base image.
 func makeCorpusBase(t *testing.T, kind string) []byte {
 	t.Helper()
 	dir := t.TempDir()
 	img := filepath.Join(dir, kind+".img")
-	args := map[string][]string{
-		"f12":    {"--size", "1M", "-F", "12", "-n", "CORPUS12"},
-		"f16":    {"--size", "3M", "-F", "16", "-s", "1", "-n", "CORPUS16"},
-		"f32":    {"--size", "2M", "-F", "32", "-s", "1", "--force", "-n", "CORPUS32"},
-		"f32big": {"--size", "5M", "-F", "32", "-s", "1", "--force", "-n", "WIDE"},
-	}[kind]
-	if args == nil {
-		t.Fatalf("unknown base %q", kind)
-	}
-	env := append(os.Environ(), "SOURCE_DATE_EPOCH="+corpusEpoch)
-	cmds := [][]string{append(append([]string{"fmkfs"}, args...), img)}
-	if kind == "f12" || kind == "f16" || kind == "f32" {
-		tree := filepath.Join(dir, "tree")
-		stamp := time.Unix(1700000000, 0)
-		for _, f := range []struct {
-			name string
-			n    int
-		}{{"HELLO.TXT", 100}, {"Long File Name.txt", 3000}, {"BIG.BIN", 20000}, {"SUB/INNER.TXT", 700}, {"SUB/DEEP/LEAF.TXT", 10}} {
-			p := filepath.Join(tree, f.name)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			writeFile(t, p, f.n, byte(f.n))
-			os.Chtimes(p, stamp, stamp)
+	tree := filepath.Join(dir, "tree")
+	env := append(os.Environ(), "SOURCE_DATE_EPOCH="+corpusEpoch, "MTOOLS_SKIP_CHECK=1")
+	var cmds [][]string
+	if m, ok := mkfsBases[kind]; ok {
+		need(t, "mkfs.fat", "mcopy")
+		writeCorpusTree(t, tree)
+		mk := append([]string{"mkfs.fat", "-C", "-i", "0C0C0C0C", "--invariant"}, m[:len(m)-1]...)
+		cmds = append(cmds, append(mk, img, m[len(m)-1]))
+		if kind != "m32s" {
+			cmds = append(cmds, []string{"mcopy", "-s", "-m", "-i", img, filepath.Join(tree, "BIG.BIN"), filepath.Join(tree, "HELLO.TXT"),
+				filepath.Join(tree, "Long File Name.txt"), filepath.Join(tree, "SUB"), "::/"})
 		}
-		for _, d := range []string{"SUB/DEEP", "SUB", "."} {
-			os.Chtimes(filepath.Join(tree, d), stamp, stamp)
+	} else {
+		args := map[string][]string{
+			"f12":    {"--size", "1M", "-F", "12", "-n", "CORPUS12"},
+			"f16":    {"--size", "3M", "-F", "16", "-s", "1", "-n", "CORPUS16"},
+			"f32":    {"--size", "2M", "-F", "32", "-s", "1", "--force", "-n", "CORPUS32"},
+			"f32big": {"--size", "5M", "-F", "32", "-s", "1", "--force", "-n", "WIDE"},
+		}[kind]
+		if args == nil {
+			t.Fatalf("unknown base %q", kind)
 		}
-		cmds = append(cmds, []string{"fcp", "-r", "--no-progress", "-i", img, tree + "/.", "::/"})
+		cmds = append(cmds, append(append([]string{"fmkfs"}, args...), img))
+		if kind == "f12" || kind == "f16" || kind == "f32" {
+			writeCorpusTree(t, tree)
+			cmds = append(cmds, []string{"fcp", "-r", "--no-progress", "-i", img, tree + "/.", "::/"})
+		}
 	}
 	for _, argv := range cmds {
 		cmd := exec.Command(argv[0], argv[1:]...)

@@ -24,6 +24,8 @@ const (
 	// damagedMaxRSS bounds a command's peak resident set: more means an
 	// allocation was sized from an unchecked on-disk count.
 	damagedMaxRSS = 512 << 20
+	// classWriteMax is the largest damage class image the writers are run on.
+	classWriteMax = 4 << 20
 )
 
 // bounded is a finished command run under the corpus limits.
@@ -158,16 +160,18 @@ func corpusListing(rn *boundedRunner, img string) (files, top []string) {
 	t := rn.t
 	t.Helper()
 	r := rn.run("fls", "-R", "-a", "--json", "-i", img, "::/")
-	var ents []struct {
-		Path string `json:"path"`
-		Dir  bool   `json:"dir"`
+	var listing struct {
+		Entries []struct {
+			Path string `json:"path"`
+			Dir  bool   `json:"dir"`
+		} `json:"entries"`
 	}
 	if r.code == 0 {
-		if err := json.Unmarshal([]byte(r.stdout), &ents); err != nil && r.outBytes < 1<<20 {
+		if err := json.Unmarshal([]byte(r.stdout), &listing); err != nil && r.outBytes < 1<<20 {
 			t.Errorf("fls --json: output is not JSON: %v\n%s", err, tailOf(r.stdout))
 		}
 	}
-	for _, e := range ents {
+	for _, e := range listing.Entries {
 		if !e.Dir {
 			files = append(files, e.Path)
 		}
@@ -217,7 +221,12 @@ func TestDamagedCorpus(t *testing.T) {
 			want := gunzipTo(t, gz, orig)
 			rn := &boundedRunner{t: t}
 			damagedReads(rn, root, orig, want)
-			damagedWrites(rn, root, want, host)
+			// The FAT16 and FAT32 images of a damage class hold the damage
+			// of its FAT12 image on 8 and 33 MiB: the writers are run on
+			// the FAT12 one (TestFverifyAgainstFsck repairs them all).
+			if !strings.HasPrefix(name, "class-") || len(want) <= classWriteMax {
+				damagedWrites(rn, root, want, host)
+			}
 		})
 	}
 }

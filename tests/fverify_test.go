@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -151,7 +152,12 @@ type verifyJSON struct {
 		Message string   `json:"message"`
 		Fixed   bool     `json:"fixed"`
 	} `json:"problems"`
-	Fixes   []string `json:"fixes"`
+	Fixes []string `json:"fixes"`
+	Plan  []string `json:"plan"`
+	Left  []struct {
+		Kind    string `json:"kind"`
+		Message string `json:"message"`
+	} `json:"left"`
 	Summary struct {
 		Clean     bool           `json:"clean"`
 		Problems  int            `json:"problems"`
@@ -177,7 +183,7 @@ func verifyCode(t *testing.T, img string, code int, args ...string) verifyJSON {
 	}
 	repair := false
 	for _, a := range args {
-		repair = repair || a == "--repair"
+		repair = repair || slices.Contains([]string{"--repair", "--auto", "-a", "-p", "-y", "-af", "-fa"}, a)
 	}
 	if !repair && fileSHA(t, img) != before {
 		t.Fatalf("fverify %v changed the image", args)
@@ -205,11 +211,10 @@ func hasProblem(v verifyJSON, kind string) bool {
 func TestFverifyDamage(t *testing.T) {
 	need(t, "fsck.fat")
 	type damage struct {
-		name   string
-		fat    int
-		kind   string
-		repair bool // --repair fixes it: exit 1, fsck.fat clean afterwards
-		patch  func(t *testing.T, img []byte, g geom)
+		name  string
+		fat   int
+		kind  string
+		patch func(t *testing.T, img []byte, g geom)
 	}
 	entryOf := func(t *testing.T, img []byte, g geom, short string) int64 {
 		return findEntry(t, img, g.rootOff, 16*32, short)
@@ -222,46 +227,46 @@ func TestFverifyDamage(t *testing.T) {
 		return (total*g.bps-g.dataOff)/g.cs + 1
 	}
 	cases := []damage{
-		{"fats-differ", 32, "fat-copies", true, func(t *testing.T, img []byte, g geom) {
+		{"fats-differ", 32, "fat-copies", func(t *testing.T, img []byte, g geom) {
 			g.setEntry(img, lastCluster(g, img), 0x0FFFFFFF, 1)
 		}},
-		{"fats-differ-16", 16, "fat-copies", true, func(t *testing.T, img []byte, g geom) {
+		{"fats-differ-16", 16, "fat-copies", func(t *testing.T, img []byte, g geom) {
 			g.setEntry(img, 3, 0x1234, 1)
 		}},
-		{"cross-link", 32, "cross-link", false, func(t *testing.T, img []byte, g geom) {
+		{"cross-link", 32, "cross-link", func(t *testing.T, img []byte, g geom) {
 			big := entryOf(t, img, g, "BIG     BIN")
 			small := entryOf(t, img, g, "SMALL   TXT")
 			copy(img[small+20:small+22], img[big+20:big+22])
 			copy(img[small+26:small+28], img[big+26:big+28])
 		}},
-		{"lost-cluster", 16, "lost", false, func(t *testing.T, img []byte, g geom) {
+		{"lost-cluster", 16, "lost", func(t *testing.T, img []byte, g geom) {
 			c := lastCluster(g, img)
 			g.setEntry(img, c-1, c, 0, 1)
 			g.setEntry(img, c, 0xFFFF, 0, 1)
 		}},
-		{"fsinfo-free-count", 32, "fsinfo", true, func(t *testing.T, img []byte, g geom) {
+		{"fsinfo-free-count", 32, "fsinfo", func(t *testing.T, img []byte, g geom) {
 			binary.LittleEndian.PutUint32(img[g.fsinfo*g.bps+488:], 12)
 		}},
-		{"size-vs-chain", 16, "size", false, func(t *testing.T, img []byte, g geom) {
+		{"size-vs-chain", 16, "size", func(t *testing.T, img []byte, g geom) {
 			big := entryOf(t, img, g, "BIG     BIN")
 			binary.LittleEndian.PutUint32(img[big+28:], 50000)
 		}},
-		{"circular-chain", 32, "loop", false, func(t *testing.T, img []byte, g geom) {
+		{"circular-chain", 32, "loop", func(t *testing.T, img []byte, g geom) {
 			first := entCluster(img, entryOf(t, img, g, "BIG     BIN"))
 			second := g.entry(img, 0, first)
 			g.setEntry(img, second, first, 0, 1)
 		}},
-		{"lfn-checksum", 32, "lfn", false, func(t *testing.T, img []byte, g geom) {
+		{"lfn-checksum", 32, "lfn-checksum", func(t *testing.T, img []byte, g geom) {
 			short := entryOf(t, img, g, "ARATHE~1DAT")
 			img[short-32+13] ^= 0x5A
 		}},
-		{"dotdot", 16, "dotdot", false, func(t *testing.T, img []byte, g geom) {
+		{"dotdot", 16, "dotdot", func(t *testing.T, img []byte, g geom) {
 			sub := entCluster(img, entryOf(t, img, g, "SUB        "))
 			binary.LittleEndian.PutUint16(img[g.clusterOff(sub)+32+26:], 7)
 		}},
-		{"dirty-bit", 32, "dirty", true, func(t *testing.T, img []byte, g geom) { img[0x41] |= 1 }},
-		{"dirty-bit-16", 16, "dirty", true, func(t *testing.T, img []byte, g geom) { img[0x25] |= 1 }},
-		{"backup-boot-differs", 32, "backup-boot", true, func(t *testing.T, img []byte, g geom) {
+		{"dirty-bit", 32, "dirty", func(t *testing.T, img []byte, g geom) { img[0x41] |= 1 }},
+		{"dirty-bit-16", 16, "dirty", func(t *testing.T, img []byte, g geom) { img[0x25] |= 1 }},
+		{"backup-boot-differs", 32, "backup-boot", func(t *testing.T, img []byte, g geom) {
 			img[g.backup*g.bps+0x18] ^= 1
 		}},
 	}
@@ -274,19 +279,12 @@ func TestFverifyDamage(t *testing.T) {
 			if !hasProblem(out, c.kind) {
 				t.Fatalf("fverify does not name %q:\n%s", c.kind, kinds(out))
 			}
-			if c.repair {
-				out := verifyCode(t, img, 1, "--repair")
-				if len(out.Fixes) == 0 || out.Summary.Remaining != 0 {
-					t.Fatalf("--repair: fixes %q, remaining %d:\n%s", out.Fixes, out.Summary.Remaining, kinds(out))
-				}
-				fsckClean(t, img, 0)
-				verifyCode(t, img, 0)
-			} else {
-				out := verifyCode(t, img, 4, "--repair")
-				if out.Summary.Remaining == 0 {
-					t.Fatalf("--repair claims to have fixed %s", c.kind)
-				}
+			fixed := verifyCode(t, img, 1, "--repair")
+			if len(fixed.Fixes) == 0 || fixed.Summary.Remaining != 0 {
+				t.Fatalf("--repair: fixes %q, remaining %d:\n%s", fixed.Fixes, fixed.Summary.Remaining, kinds(fixed))
 			}
+			fsckClean(t, img, 0)
+			verifyCode(t, img, 0)
 		})
 	}
 }
@@ -423,5 +421,47 @@ func TestFverifyUsage(t *testing.T) {
 	r := run(t, "fverify", "--stats", padded+"@@1048576")
 	if r.code != 0 || !strings.Contains(r.stderr, "reads:") {
 		t.Fatalf("@@offset --stats: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// fsck.fat's spellings: -a -p -y repair and save lost chains, -n only
+// checks, -l lists, -v is verbose (not the version), -V is refused with a
+// sentence; --dry-run prints the plan and writes nothing.
+func TestFverifyFlags(t *testing.T) {
+	img, g := damageImage(t, 16)
+	if r := run(t, "fverify", "-V", img); r.code != 16 || !strings.Contains(r.stderr, "-V (fsck.fat's second, verifying pass) is not needed") {
+		t.Fatalf("-V: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := run(t, "fverify", "-n", "-a", img); r.code != 16 || !strings.Contains(r.stderr, "cannot be combined") {
+		t.Fatalf("-n -a: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := run(t, "fverify", "--version"); r.code != 0 || !strings.Contains(r.stdout, "fverify version") {
+		t.Fatalf("--version: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r := run(t, "fverify", "-v", "-l", img)
+	if r.code != 0 || !strings.Contains(r.stderr, "fverify: checking the boot sector") || !strings.Contains(r.stdout, "checking /sub/inner.txt") {
+		t.Fatalf("-v -l: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	// A lost chain: -n -v prints the plan, --dry-run the verified plan,
+	// -af saves the chain as a file.
+	patchFile(t, img, func(b []byte) {
+		c := (int64(len(b))-g.dataOff)/g.cs + 1
+		g.setEntry(b, c-1, c, 0, 1)
+		g.setEntry(b, c, 0xFFFF, 0, 1)
+	})
+	if r := run(t, "fverify", "-n", "-v", img); r.code != 4 || !strings.Contains(r.stdout, "plan: free the 2 lost clusters") {
+		t.Fatalf("-n -v: exit %d\n%s", r.code, r.stdout)
+	}
+	out := verifyCode(t, img, 4, "--dry-run")
+	if len(out.Plan) == 0 || len(out.Fixes) != 0 || len(out.Left) != 0 {
+		t.Fatalf("--dry-run: plan %q, fixes %q, left %v", out.Plan, out.Fixes, out.Left)
+	}
+	out = verifyCode(t, img, 1, "-af")
+	if !strings.Contains(strings.Join(out.Fixes, "\n"), "as /FSCK0000.REC") {
+		t.Fatalf("-af: %q", out.Fixes)
+	}
+	fsckClean(t, img, 0)
+	if got := ok(t, "mtype", "-i", img, "::/FSCK0000.REC"); len(got) != int(2*g.cs) {
+		t.Fatalf("FSCK0000.REC holds %d bytes", len(got))
 	}
 }

@@ -56,12 +56,14 @@ func smallImage(t *testing.T, n int) (dir, img, src string, data []byte) {
 // firstCluster is the first cluster fls --json reports for ::/name.
 func firstCluster(t *testing.T, img, name string) uint32 {
 	t.Helper()
-	var ents []struct {
-		Name         string `json:"name"`
-		FirstCluster uint32 `json:"first_cluster"`
+	var listing struct {
+		Entries []struct {
+			Name         string `json:"name"`
+			FirstCluster uint32 `json:"first_cluster"`
+		} `json:"entries"`
 	}
-	jsonOut(t, &ents, "fls", "--json", "-a", "-i", img, "::/")
-	for _, e := range ents {
+	jsonOut(t, &listing, "fls", "--json", "-a", "-i", img, "::/")
+	for _, e := range listing.Entries {
 		if e.Name == name {
 			return e.FirstCluster
 		}

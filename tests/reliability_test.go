@@ -278,10 +278,10 @@ func TestLargeVolume(t *testing.T) {
 	if r := run(t, "fverify", img); r.code != 0 {
 		t.Fatalf("fverify: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	var ents []struct{ Name string }
-	jsonOut(t, &ents, "fls", "--json", "-i", img, "::/big")
-	if len(ents) != n {
-		t.Fatalf("fls lists %d names in ::/big, want %d", len(ents), n)
+	var listing struct{ Entries []struct{ Name string } }
+	jsonOut(t, &listing, "fls", "--json", "-i", img, "::/big")
+	if len(listing.Entries) != n {
+		t.Fatalf("fls lists %d names in ::/big, want %d", len(listing.Entries), n)
 	}
 }
 
@@ -298,7 +298,7 @@ func TestProgressBar(t *testing.T) {
 	if err != nil {
 		t.Fatalf("fcp under script: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "copying") || !strings.Contains(string(out), "MB") {
+	if !strings.Contains(string(out), "copying") || !strings.Contains(string(out), "MiB") {
 		t.Fatalf("no progress bar on a terminal:\n%q", out)
 	}
 	r := run(t, "fcp", "-i", img, src, "::/b.bin")

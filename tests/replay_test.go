@@ -115,6 +115,14 @@ var fsckClasses = []struct {
 // crashAllowedKinds are fverify's kinds for the allowed leftovers.
 var crashAllowedKinds = []string{fat.KindDirty, fat.KindLost, fat.KindFSInfo, fat.KindFATCopies}
 
+// tornDirKinds are leftovers of a torn write of a directory the run made:
+// its first sector as the data phase wrote it (an end marker after "." and
+// "..") with a later sector as the entries phase wrote it. fsck.fat reads
+// past the end marker and finds nothing wrong; fverify reports the entries
+// behind it (Windows does not show them) and its repair makes them
+// visible. fverify used to count their clusters lost instead.
+var tornDirKinds = []string{fat.KindAfterEnd}
+
 // fverifyOut is the part of fverify --json the tests read.
 type fverifyOut struct {
 	Error    string `json:"error"`
@@ -326,7 +334,7 @@ func (rr *replayRun) checkState() error {
 	kinds := map[string]bool{}
 	for _, p := range fv.Problems {
 		kinds[p.Kind] = true
-		if !slices.Contains(crashAllowedKinds, p.Kind) && !slices.Contains(rr.rc.allowKinds, p.Kind) {
+		if !slices.Contains(crashAllowedKinds, p.Kind) && !slices.Contains(rr.rc.allowKinds, p.Kind) && !slices.Contains(tornDirKinds, p.Kind) {
 			return fmt.Errorf("fverify reports %s: %s %s", p.Kind, p.Path, p.Msg)
 		}
 	}
@@ -352,7 +360,7 @@ func (rr *replayRun) checkState() error {
 	if err := rr.checkContents(st); err != nil {
 		return err
 	}
-	if kinds[fat.KindCrossLink] && !rr.interruptedRename(st) {
+	if kinds[fat.KindRename] && !rr.interruptedRename(st) {
 		return fmt.Errorf("clusters shared by two names that are not the old and new name of a move: %+v", fv.Problems)
 	}
 	return nil
@@ -624,19 +632,19 @@ func replayCases() []*replayCase {
 			args: []string{"frm", "-r", "-i", "IMG", "::/A/sub"}, minFlushes: 3},
 		{name: "fmv-within-dir", fat: "32", prepare: oldTree,
 			args:  []string{"fmv", "-i", "IMG", "::/A/x.bin", "::/A/a much longer name for x.bin"},
-			moved: [][2]string{{"A/x.bin", "A/a much longer name for x.bin"}}, allowFsck: interrupted, allowKinds: []string{fat.KindCrossLink}, minFlushes: 3},
+			moved: [][2]string{{"A/x.bin", "A/a much longer name for x.bin"}}, allowFsck: interrupted, allowKinds: []string{fat.KindRename}, minFlushes: 3},
 		{name: "fmv-across-dirs", fat: "32", prepare: oldTree,
 			args:  []string{"fmv", "-i", "IMG", "::/A/HELLO.TXT", "::/B/"},
-			moved: [][2]string{{"A/HELLO.TXT", "B/HELLO.TXT"}}, allowFsck: interrupted, allowKinds: []string{fat.KindCrossLink}, minFlushes: 3},
+			moved: [][2]string{{"A/HELLO.TXT", "B/HELLO.TXT"}}, allowFsck: interrupted, allowKinds: []string{fat.KindRename}, minFlushes: 3},
 		{name: "fmv-dir-across-dirs", fat: "32", prepare: oldTree,
 			args:  []string{"fmv", "-i", "IMG", "::/A/sub", "::/B/moved sub"},
-			moved: [][2]string{{"A/sub", "B/moved sub"}}, allowFsck: interrupted, allowKinds: []string{fat.KindCrossLink, fat.KindDotDot}, minFlushes: 3},
+			moved: [][2]string{{"A/sub", "B/moved sub"}}, allowFsck: interrupted, allowKinds: []string{fat.KindRename, fat.KindDotDot}, minFlushes: 3},
 		{name: "fmv-replace", fat: "32", prepare: oldTree,
 			args:  []string{"fmv", "-i", "IMG", "::/A/another long file name 2.dat", "::/B/b-file-name-7.txt"},
-			moved: [][2]string{{"A/another long file name 2.dat", "B/b-file-name-7.txt"}}, allowFsck: interrupted, allowKinds: []string{fat.KindCrossLink}, minFlushes: 3},
+			moved: [][2]string{{"A/another long file name 2.dat", "B/b-file-name-7.txt"}}, allowFsck: interrupted, allowKinds: []string{fat.KindRename}, minFlushes: 3},
 		{name: "fmv-fat16-root", fat: "16", prepare: oldTree,
 			args:  []string{"fmv", "-i", "IMG", "::/A/x.bin", "::/x moved to the root.bin"},
-			moved: [][2]string{{"A/x.bin", "x moved to the root.bin"}}, allowFsck: interrupted, allowKinds: []string{fat.KindCrossLink}, minFlushes: 3},
+			moved: [][2]string{{"A/x.bin", "x moved to the root.bin"}}, allowFsck: interrupted, allowKinds: []string{fat.KindRename}, minFlushes: 3},
 		{name: "fmkdir", fat: "32", prepare: oldTree,
 			args: []string{"fmkdir", "-p", "-i", "IMG", "::/B/new folder/inside", "::/another new folder", "::/old/n"}, minFlushes: 3},
 		{name: "frmdir", fat: "32", prepare: oldTree,

@@ -80,14 +80,17 @@ func TestFls(t *testing.T) {
 			if !strings.Contains(rec, "::/DIR:\nSUB\nB.BIN\n") || !strings.Contains(rec, "::/DIR/SUB:\nC.TXT\n") {
 				t.Errorf("fls -R:\n%s", rec)
 			}
-			var ents []struct {
-				Path, Name, ShortName, MTime, Attributes string
-				Size                                     int64
-				FirstCluster                             uint32 `json:"first_cluster"`
-				Runs                                     int
-				Dir                                      bool
+			var listing struct {
+				Entries []struct {
+					Path, Name, ShortName, MTime, Attributes string
+					Size                                     int64
+					FirstCluster                             uint32 `json:"first_cluster"`
+					Runs                                     int
+					Dir                                      bool
+				}
 			}
-			jsonOut(t, &ents, "fls", "--json", "-R", "-a", "-i", img)
+			jsonOut(t, &listing, "fls", "--json", "-R", "-a", "-i", img)
+			ents := listing.Entries
 			if len(ents) != 7 {
 				t.Fatalf("fls --json -R -a: %d entries, want 7: %+v", len(ents), ents)
 			}
@@ -100,7 +103,7 @@ func TestFls(t *testing.T) {
 				}
 			}
 			msg := fails(t, "fls", "-i", img, "::/NOPE")
-			if !strings.Contains(msg, "::/NOPE") || !strings.Contains(msg, "not exist") {
+			if !strings.Contains(msg, "::/NOPE") || !strings.Contains(msg, "no such file") {
 				t.Errorf("fls of a missing path: %q", msg)
 			}
 		})
@@ -237,9 +240,11 @@ func TestFattrib(t *testing.T) {
 	if got := ok(t, "mattrib", "-i", img, "::/HIDDEN.SYS"); got != "  A          ::/HIDDEN.SYS\n" {
 		t.Errorf("mattrib after clearing: %q", got)
 	}
-	var js []struct{ Path, Attributes string }
+	var js struct {
+		Files []struct{ Path, Attributes string }
+	}
 	jsonOut(t, &js, "fattrib", "--json", "-i", img, "::/DIR")
-	if len(js) != 1 || js[0].Attributes != "RHD" {
+	if len(js.Files) != 1 || js.Files[0].Attributes != "RHD" {
 		t.Errorf("fattrib --json: %+v", js)
 	}
 }
@@ -248,7 +253,7 @@ func TestFlabel(t *testing.T) {
 	for _, bits := range []string{"12", "16", "32"} {
 		t.Run("FAT"+bits, func(t *testing.T) {
 			img, _ := verbsImage(t, bits)
-			if out := ok(t, "flabel", img); out != "" {
+			if out := ok(t, "flabel", img); out != img+" has no label\n" {
 				t.Errorf("flabel of an unlabelled volume: %q", out)
 			}
 			ok(t, "flabel", img, "Camera 1")
@@ -296,11 +301,11 @@ func TestVerbsStatsJSON(t *testing.T) {
 	}
 	var sum struct {
 		Done   []string
-		Failed int
+		Failed []struct{ Path, Reason string }
 		Stats  map[string]any
 	}
 	jsonOut(t, &sum, "frmdir", "--json", "--stats", "-i", img, "::/S")
-	if len(sum.Done) != 1 || sum.Failed != 0 || sum.Stats == nil {
+	if len(sum.Done) != 1 || sum.Failed == nil || len(sum.Failed) != 0 || sum.Stats == nil {
 		t.Errorf("frmdir --json --stats: %+v", sum)
 	}
 	fsckClean(t, img, 0)

@@ -1,10 +1,13 @@
 // Command fattrib shows and changes the attributes (read-only, hidden,
-// system, archive) of files and directories in FAT images, like mattrib.
+// system, archive) of files and directories in FAT images, like mattrib:
+// wildcards, -/ (recursive), -p (replay) and -X (concise).
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"regexp"
 	"strings"
 
@@ -17,7 +20,16 @@ import (
 func main() { cmdutil.Main(run) }
 
 func flags() []cli.Flag {
-	fl := []cli.Flag{cmdutil.ImageFlag()}
+	fl := []cli.Flag{
+		cmdutil.ImageFlag(),
+		&cli.BoolFlag{Name: "recursive", Aliases: []string{"/"}, Usage: "a directory's whole tree too (-/ as mattrib): list it, or change every file and directory in it"},
+		&cli.BoolFlag{Name: "replay", Aliases: []string{"p"}, Usage: "print fattrib commands that give the files the attributes they have now (as mattrib -p: only what differs from archive set on files and unset on directories; read-only left out)"},
+		&cli.BoolFlag{Name: "concise", Aliases: []string{"X"}, Usage: "print the attributes without padding (as mattrib -X); for one named file, only its attributes"},
+		cmdutil.VerboseFlag("name each operand on stderr once its attributes are changed"),
+		// -h clears the hidden attribute (taken out before the flags are
+		// read); having it here leaves help long only, as in mattrib.
+		cmdutil.Refuse("h", "-h clears the hidden attribute, as in mattrib; help is --help"),
+	}
 	return cmdutil.VolumeFlags(true, fl...)
 }
 
@@ -25,8 +37,8 @@ const usageText = `fattrib [+r|-r] [+h|-h] [+s|-s] [+a|-a] [flags] ::/PATH...
 
 +x sets and -x clears an attribute: r read-only, h hidden, s system,
 a archive (letters may be combined: +rh). Without any, fattrib prints
-each PATH's attributes as mattrib does. Paths inside an image are written
-::/path (with -i IMAGE) or IMAGE::/path; IMAGE may be PATH@@OFFSET.`
+each PATH's attributes as mattrib does. ` + cmdutil.AddressingHelp + `
+` + cmdutil.WildcardHelp
 
 // attrToken matches an attribute change: it is taken out of the arguments
 // before flags are parsed, so -h and -a mean attributes, not flags.
@@ -34,7 +46,8 @@ var attrToken = regexp.MustCompile(`^[+-][rhsaRHSA]+$`)
 
 // valueFlags are the flags whose next argument is their value.
 var valueFlags = map[string]bool{"-i": true, "--i": true, "-image": true, "--image": true,
-	"-partition": true, "--partition": true, "-io-size": true, "--io-size": true, "-sync": true, "--sync": true}
+	"-partition": true, "--partition": true, "-io-size": true, "--io-size": true, "-sync": true, "--sync": true,
+	"-codepage": true, "--codepage": true}
 
 var letters = map[byte]fat.Attr{'r': fat.AttrReadOnly, 'h': fat.AttrHidden, 's': fat.AttrSystem, 'a': fat.AttrArchive}
 
@@ -78,84 +91,222 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if set == 0 && clear == 0 {
 			return show(c, stdout, stderr)
 		}
-		return cmdutil.EachOperand(c, "fattrib", stdout, stderr, func(v *fat.Volume, op cmdutil.Operand) error {
-			if err := v.SetAttr(op.VolPath(), set, clear); err != nil {
-				return fmt.Errorf("cannot change the attributes of '%s': %w", op.Show(op.VolPath()), cmdutil.UnwrapPath(err))
+		if c.Bool("replay") || c.Bool("concise") {
+			return errors.New("-p and -X print attributes: give them without +x or -x")
+		}
+		recursive := c.Bool("recursive")
+		each := cmdutil.Each{Name: "fattrib", Verb: "changed the attributes of", Glob: true, Write: true}
+		return cmdutil.EachOperand(c, stdout, stderr, each, func(v *fat.Volume, op cmdutil.Operand) error {
+			if op.Path == "." && !recursive {
+				return fmt.Errorf("%s: the root directory has no attributes (give -/ for what is in it)", cmdutil.Quote(op.Show(op.Path)))
 			}
-			return nil
+			paths, err := walk(v, op, recursive)
+			for _, p := range paths {
+				if p == "." {
+					continue // the root has no entry, so no attributes
+				}
+				if serr := v.SetAttr(p, set, clear); serr != nil {
+					err = errors.Join(err, fmt.Errorf("cannot change the attributes of %s: %s", cmdutil.Quote(op.Show(p)), cmdutil.ErrText(serr)))
+				}
+			}
+			return err
 		})
 	}
-	return app.Run(args)
+	return cmdutil.Run(app, args)
 }
 
-// shown is one line of fattrib --json without changes.
+// walk lists the paths an operand stands for: itself, and with recursive
+// everything below it, depth first in the order the directories store
+// their entries (as mattrib -/ lists them). A path that does not exist is
+// an error.
+func walk(v *fat.Volume, op cmdutil.Operand, recursive bool) ([]string, error) {
+	fi, err := v.Stat(op.VolPath())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", cmdutil.Quote(op.Show(op.VolPath())), cmdutil.ErrText(err))
+	}
+	out := []string{op.Path}
+	if !recursive || !fi.IsDir() {
+		return out, nil
+	}
+	var errs []error
+	var below func(p string, depth int)
+	below = func(p string, depth int) {
+		if depth > maxDepth {
+			errs = append(errs, fmt.Errorf("%s: directories nested deeper than %d (a loop?)", cmdutil.Quote(op.Show(p)), maxDepth))
+			return
+		}
+		f, err := v.Open(p)
+		var ents []fs.DirEntry
+		if err == nil {
+			ents, err = f.(fs.ReadDirFile).ReadDir(-1)
+			f.Close()
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %s", cmdutil.Quote(op.Show(p)), cmdutil.ErrText(err)))
+			return
+		}
+		for _, d := range ents {
+			if why := cmdutil.Unaddressable(d.Name()); why != "" {
+				errs = append(errs, fmt.Errorf("%s: the name %q %s", cmdutil.Quote(op.Show(p)), d.Name(), why))
+				continue
+			}
+			child := cmdutil.JoinVol(p, d.Name())
+			out = append(out, child)
+			if d.IsDir() {
+				below(child, depth+1)
+			}
+		}
+	}
+	below(op.Path, 0)
+	return out, errors.Join(errs...)
+}
+
+// maxDepth bounds -/: a FAT path holds at most 260 characters.
+const maxDepth = 256
+
+// shown is one file of fattrib --json without changes.
 type shown struct {
 	Path       string `json:"path"`
 	Attributes string `json:"attributes"`
 }
 
-// show prints each operand's attributes in mattrib's layout:
-// "  A  SHR     ::/PATH".
+// listing is fattrib --json's object without changes.
+type listing struct {
+	Files  []shown           `json:"files"`
+	Failed []cmdutil.Problem `json:"failed"`
+	cmdutil.Outcome
+}
+
+// show prints each operand's attributes in mattrib's layout
+// ("  A  SHR     ::/PATH"), or as fattrib commands (-p).
 func show(c *cli.Context, stdout, stderr io.Writer) error {
 	imgs := cmdutil.Images{}
 	defer imgs.Close()
-	out := []shown{}
-	failed := false
-	for _, a := range c.Args().Slice() {
+	rep := &listing{}
+	fail := func(what string, err error) {
+		cmdutil.Warn(stderr, "fattrib", "%v", err)
+		rep.Failed = append(rep.Failed, cmdutil.Problem{Path: what, Reason: err.Error()})
+	}
+	args := c.Args().Slice()
+	recursive, wild := c.Bool("recursive"), false
+	for _, a := range args {
 		op, err := cmdutil.ImageOperand(c, a)
-		var r *fat.Record
+		var im *cmdutil.Image
 		if err == nil {
-			var im *cmdutil.Image
-			if im, err = imgs.Open(c, op.Image, false); err == nil {
-				r, err = record(im.Vol, op)
-			}
+			im, err = imgs.Open(c, op.Image, false)
+		}
+		var ops []cmdutil.Operand
+		var skipped []cmdutil.Problem
+		if err == nil {
+			ops, skipped, err = cmdutil.Expand(im.Vol, op)
 		}
 		if cmdutil.IsInterrupt(err) {
 			return err
 		}
+		for _, p := range skipped {
+			fail(p.Path, fmt.Errorf("%s: %s", cmdutil.Quote(p.Path), p.Reason))
+		}
 		if err != nil {
-			cmdutil.Warn(stderr, "fattrib", "%v", err)
-			failed = true
+			fail(a, err)
 			continue
 		}
-		name := op.Show(op.Path)
-		out = append(out, shown{Path: name, Attributes: r.Entry.Attr.String()})
-		if !c.Bool(cmdutil.FlagJSON) {
-			fmt.Fprintf(stdout, "  %c  %c%c%c     %s\n", flag(r, fat.AttrArchive, 'A'), flag(r, fat.AttrSystem, 'S'),
-				flag(r, fat.AttrHidden, 'H'), flag(r, fat.AttrReadOnly, 'R'), name)
+		wild = wild || len(ops) != 1 || ops[0].Path != op.Path
+		for _, o := range ops {
+			paths, err := walk(im.Vol, o, recursive)
+			if err != nil {
+				fail(o.Show(o.Path), err)
+			}
+			for _, p := range paths {
+				// The root has no entry: mattrib shows it as a directory
+				// without other attributes.
+				a := fat.AttrDirectory
+				if p != "." {
+					fi, err := im.Vol.Stat(p)
+					if err != nil {
+						fail(o.Show(p), fmt.Errorf("%s: %s", cmdutil.Quote(o.Show(p)), cmdutil.ErrText(err)))
+						continue
+					}
+					a = fi.Sys().(*fat.Record).Entry.Attr
+				}
+				rep.Files = append(rep.Files, shown{Path: o.Show(p), Attributes: a.String()})
+				if !c.Bool(cmdutil.FlagJSON) {
+					printAttrs(c, stdout, im.Spec, p, o.Show(p), a, len(args) == 1 && !wild && !recursive)
+				}
+			}
 		}
 	}
-	if err := imgs.Close(); err != nil {
-		return err
+	var err error
+	if closeErr := imgs.Close(); closeErr != nil {
+		err = closeErr
+	} else if len(rep.Failed) > 0 {
+		err = cmdutil.Exit(1, nil) // each was named
+		rep.Error = cmdutil.Reasons(rep.Failed)
 	}
-	if c.Bool(cmdutil.FlagJSON) {
-		if err := cmdutil.PrintJSON(stdout, out); err != nil {
-			return err
+	return cmdutil.Finish(c, stdout, stderr, rep, imgs.Stats, err)
+}
+
+// printAttrs shows one file: mattrib's line, its -X form (only the letters for
+// a lone file), or with -p the command that restores what differs from
+// the defaults.
+func printAttrs(c *cli.Context, w io.Writer, spec, p, name string, a fat.Attr, lone bool) {
+	switch {
+	case c.Bool("replay"):
+		if ch := replay(a, a&fat.AttrDirectory != 0); ch != "" && p != "." {
+			fmt.Fprintf(w, "fattrib %s %s\n", ch, shellQuote(spec+"::/"+p))
+		}
+	case c.Bool("concise") && lone:
+		fmt.Fprintln(w, letters4(a, ""))
+	case c.Bool("concise"):
+		fmt.Fprintf(w, "%s %s\n", letters4(a, ""), name)
+	default:
+		fmt.Fprintf(w, "  %c  %s     %s\n", flag(a, fat.AttrArchive, 'A'), letters4(a&^(fat.AttrArchive|fat.AttrDirectory), " "), name)
+	}
+}
+
+// letters4 writes the system, hidden and read-only letters, pad standing
+// for an unset one, after the archive and directory letters when set (as
+// mattrib -X orders them: ADSHR).
+func letters4(a fat.Attr, pad string) string {
+	var b strings.Builder
+	for _, l := range []struct {
+		bit fat.Attr
+		ch  byte
+	}{{fat.AttrArchive, 'A'}, {fat.AttrDirectory, 'D'}, {fat.AttrSystem, 'S'}, {fat.AttrHidden, 'H'}, {fat.AttrReadOnly, 'R'}} {
+		switch {
+		case a&l.bit != 0:
+			b.WriteByte(l.ch)
+		case l.bit != fat.AttrArchive && l.bit != fat.AttrDirectory:
+			b.WriteString(pad)
 		}
 	}
-	if c.Bool(cmdutil.FlagStats) && !c.Bool(cmdutil.FlagJSON) {
-		st := imgs.Stats()
-		st.WriteTo(stderr)
-	}
-	if failed {
-		return cmdutil.Exit(1, nil)
-	}
-	return nil
+	return b.String()
 }
 
-func record(v *fat.Volume, op cmdutil.Operand) (*fat.Record, error) {
-	if op.Path == "." {
-		return nil, fmt.Errorf("'%s': the root directory has no attributes", op.Show(op.Path))
+// replay is the change that gives a new file or directory (archive set on
+// files, unset on directories) the attributes a: hidden, system and the
+// archive bit; read-only is left to tar, as mattrib -p leaves it.
+func replay(a fat.Attr, dir bool) string {
+	var ch []string
+	if a&fat.AttrSystem != 0 {
+		ch = append(ch, "+s")
 	}
-	fi, err := v.Stat(op.VolPath())
-	if err != nil {
-		return nil, fmt.Errorf("'%s': %w", op.Show(op.VolPath()), cmdutil.UnwrapPath(err))
+	if a&fat.AttrHidden != 0 {
+		ch = append(ch, "+h")
 	}
-	return fi.Sys().(*fat.Record), nil
+	switch archive := a&fat.AttrArchive != 0; {
+	case dir && archive:
+		ch = append(ch, "+a")
+	case !dir && !archive:
+		ch = append(ch, "-a")
+	}
+	return strings.Join(ch, " ")
 }
 
-func flag(r *fat.Record, bit fat.Attr, ch byte) byte {
-	if r.Entry.Attr&bit != 0 {
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func flag(a, bit fat.Attr, ch byte) byte {
+	if a&bit != 0 {
 		return ch
 	}
 	return ' '

@@ -1,12 +1,12 @@
 // Command fcat writes files from FAT images to standard output, like mtype
-// and cat, with mtools' addressing (-i IMAGE ::/path, or IMAGE::/path).
+// and cat, with mtools' addressing (-i IMAGE ::/path, or IMAGE::/path) and
+// wildcards.
 package main
 
 import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 
 	"github.com/urfave/cli/v2"
 
@@ -23,12 +23,14 @@ func flags() []cli.Flag {
 	fl := []cli.Flag{cmdutil.ImageFlag()}
 	fl = append(fl, cmdutil.ImageFlags()...)
 	fl = append(fl, cmdutil.IOFlags(false)...)
-	return append(fl, &cli.BoolFlag{Name: cmdutil.FlagStats, Usage: "print what reached the device on stderr: requests, bytes, average size, flushes, time"})
+	return append(fl, &cli.BoolFlag{Name: cmdutil.FlagStats, Usage: "print what reached the device on stderr: requests, bytes, average size, flushes, time"},
+		cmdutil.Refuse("v", "fcat writes the files' bytes as they are; for cat -v's escapes of control characters, pipe it into cat -v"),
+		cmdutil.Refuse(cmdutil.FlagJSON, "fcat writes the files' data on standard output, so it prints no JSON; fls --json describes files"))
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
 	app := cmdutil.NewApp("fcat", "write files from FAT images to standard output",
-		"fcat [flags] ::/FILE...\n\n"+cmdutil.AddressingHelp, stdout, stderr)
+		"fcat [flags] ::/FILE...\n\n"+cmdutil.AddressingHelp+"\n"+cmdutil.WildcardHelp, stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
 		if err := cmdutil.NeedArgs(c, 1, -1); err != nil {
@@ -36,7 +38,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		return cat(c, stdout, stderr)
 	}
-	return app.Run(args)
+	return cmdutil.Run(app, args)
 }
 
 func cat(c *cli.Context, stdout, stderr io.Writer) error {
@@ -45,7 +47,7 @@ func cat(c *cli.Context, stdout, stderr io.Writer) error {
 	buf := make([]byte, chunk)
 	failed := false
 	for _, a := range c.Args().Slice() {
-		if err := catOne(c, imgs, a, stdout, buf); err != nil {
+		if err := catOne(c, imgs, a, stdout, stderr, buf); err != nil {
 			var we *writeError
 			if errors.As(err, &we) {
 				return we.err // stdout is gone: stop, as cat does
@@ -57,17 +59,11 @@ func cat(c *cli.Context, stdout, stderr io.Writer) error {
 			failed = true
 		}
 	}
-	if err := imgs.Close(); err != nil {
-		return err
+	err := imgs.Close()
+	if err == nil && failed {
+		err = cmdutil.Exit(1, nil) // each was named
 	}
-	if c.Bool(cmdutil.FlagStats) {
-		st := imgs.Stats()
-		st.WriteTo(stderr)
-	}
-	if failed {
-		return cmdutil.Exit(1, nil)
-	}
-	return nil
+	return cmdutil.Finish(c, stdout, stderr, &cmdutil.Outcome{}, imgs.Stats, err)
 }
 
 // writeError is a failure to write standard output.
@@ -75,7 +71,9 @@ type writeError struct{ err error }
 
 func (e *writeError) Error() string { return e.err.Error() }
 
-func catOne(c *cli.Context, imgs cmdutil.Images, arg string, stdout io.Writer, buf []byte) error {
+// catOne writes the files one argument names (its wildcards expanded);
+// failures other than a failed write are named on stderr as they come.
+func catOne(c *cli.Context, imgs cmdutil.Images, arg string, stdout, stderr io.Writer, buf []byte) error {
 	op, err := cmdutil.ImageOperand(c, arg)
 	if err != nil {
 		return err
@@ -84,13 +82,35 @@ func catOne(c *cli.Context, imgs cmdutil.Images, arg string, stdout io.Writer, b
 	if err != nil {
 		return err
 	}
+	ops, skipped, err := cmdutil.Expand(im.Vol, op)
+	var errs []error
+	for _, p := range skipped {
+		errs = append(errs, fmt.Errorf("%s: %s", cmdutil.Quote(p.Path), p.Reason))
+	}
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, o := range ops {
+		err := catFile(im, o, stdout, buf)
+		var we *writeError
+		if errors.As(err, &we) {
+			return err
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func catFile(im *cmdutil.Image, op cmdutil.Operand, stdout io.Writer, buf []byte) error {
 	f, err := im.Vol.Open(op.VolPath())
 	if err != nil {
-		return fmt.Errorf("%s: %w", op.Show(op.VolPath()), unwrap(err))
+		return fmt.Errorf("%s: %s", cmdutil.Quote(op.Show(op.VolPath())), cmdutil.ErrText(err))
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return fmt.Errorf("%s: is a directory", op.Show(op.Path))
+		return fmt.Errorf("%s: is a directory", cmdutil.Quote(op.Show(op.Path)))
 	}
 	for {
 		n, rerr := f.Read(buf)
@@ -103,15 +123,7 @@ func catOne(c *cli.Context, imgs cmdutil.Images, arg string, stdout io.Writer, b
 			return nil
 		}
 		if rerr != nil {
-			return fmt.Errorf("%s: %w", op.Show(op.Path), unwrap(rerr))
+			return fmt.Errorf("%s: %s", cmdutil.Quote(op.Show(op.Path)), cmdutil.ErrText(rerr))
 		}
 	}
-}
-
-func unwrap(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

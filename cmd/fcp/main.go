@@ -17,16 +17,13 @@ import (
 	"ftools/cmd/internal/cmdutil"
 	"ftools/cmd/internal/cp"
 	"ftools/pkg/fat"
-	fio "ftools/pkg/io"
 )
 
 func main() {
-	// -v is verbose here, as in mcopy.
-	cmdutil.VersionLongOnly()
 	// SIGINT, SIGTERM and SIGHUP end fcp at once until it starts writing,
 	// then stop it within a chunk with everything copied so far committed.
 	cmdutil.CatchInterrupts()
-	cmdutil.Main(cmdutil.JSONErrors(run))
+	cmdutil.Main(run)
 }
 
 func flags() []cli.Flag {
@@ -38,12 +35,14 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-preserve", Usage: "stamp copies with the current time"},
 		&cli.BoolFlag{Name: "no-clobber", Aliases: []string{"n"}, Usage: "do not overwrite existing files (-D s); each is named and the exit status is 1"},
 		&cli.BoolFlag{Name: "overwrite", Aliases: []string{"o"}, Usage: "overwrite whatever name is taken, names this copy made too (-D o)"},
-		&cli.StringSliceFlag{Name: "clash", Aliases: []string{"D"}, Usage: "what to do when a name is taken, mcopy's `LETTERS`: o overwrite, s skip, a autorename, r rename, m ask; upper case for short-name clashes"},
+		cmdutil.Values(&cli.StringSliceFlag{Name: "clash", Aliases: []string{"D"}, Usage: "what to do when a name is taken, mcopy's `LETTERS`: o overwrite, s skip, a autorename, r rename, m ask; upper case for short-name clashes (repeatable)"},
+			"o", "s", "a", "r", "m", "O", "S", "A", "R", "M"),
 		&cli.BoolFlag{Name: "text", Aliases: []string{"t"}, Usage: "text files: LF becomes CR LF into an image, CR LF becomes LF out"},
 		&cli.BoolFlag{Name: "quit-on-error", Aliases: []string{"Q"}, Usage: "stop at the first file that is not copied"},
 		&cli.BoolFlag{Name: "batch", Aliases: []string{"b"}, Usage: "accepted for mcopy's -b; fcp always batches"},
 		cmdutil.VerboseFlag("name each file and directory on stderr as it is copied"),
-		&cli.StringFlag{Name: "alloc", Value: "contiguous", Usage: "where new files go (`POLICY`): contiguous (one run each where possible) or first-fit (free clusters in order from FSINFO's next free cluster + 1, as Linux and mcopy)"},
+		cmdutil.Values(&cli.StringFlag{Name: "alloc", Value: "contiguous", Usage: "where new files go (`POLICY`): contiguous (one run each where possible) or first-fit (free clusters in order from FSINFO's next free cluster + 1, as Linux and mcopy)"},
+			"contiguous", "first-fit"),
 		&cli.BoolFlag{Name: cmdutil.FlagNoProgress, Usage: "never draw a progress bar"},
 	}
 	return cmdutil.VolumeFlags(true, fl...)
@@ -59,21 +58,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		return fcp(c, stdout, stderr)
 	}
-	return app.Run(args)
+	return cmdutil.Run(app, args)
 }
 
 // report is fcp --json's output.
 type report struct {
-	Files      int               `json:"files"`
-	Dirs       int               `json:"dirs"`
-	Bytes      int64             `json:"bytes"`
-	Skipped    []cmdutil.Problem `json:"skipped"`
-	Failed     []cmdutil.Problem `json:"failed"`
-	Renamed    []cp.Renamed      `json:"renamed"`
-	Error      string            `json:"error,omitempty"`
-	Signal     string            `json:"signal,omitempty"`
-	ExitStatus int               `json:"exit_status"`
-	Stats      *fio.Stats        `json:"stats,omitempty"`
+	Files   int               `json:"files"`
+	Dirs    int               `json:"dirs"`
+	Bytes   int64             `json:"bytes"`
+	Skipped []cmdutil.Problem `json:"skipped"`
+	Failed  []cmdutil.Problem `json:"failed"`
+	Renamed []cp.Renamed      `json:"renamed"`
+	Signal  string            `json:"signal,omitempty"`
+	cmdutil.Outcome
 }
 
 func fcp(c *cli.Context, stdout, stderr io.Writer) error {
@@ -208,39 +205,19 @@ func finish(c *cli.Context, stdout, stderr io.Writer, imgs cmdutil.Images, res *
 			err = closeErr
 		}
 	case stopped && errors.Is(res.Stopped, cp.ErrInterrupted):
-		err = cmdutil.InterruptError(sig, fmt.Sprintf("stopped after %d files; the file being copied was dropped, what was copied is committed and the volume is consistent", res.Files))
+		err = cmdutil.InterruptError(sig, fmt.Sprintf("stopped after %s; the file being copied was dropped, what was copied is committed and the volume is consistent", cmdutil.Plural(res.Files, "file")))
 	case res.Stopped != nil:
 		err = res.Stopped
 	case !res.OK():
 		err = cmdutil.Exit(1, nil) // each was named on stderr
 	}
-	if c.Bool(cmdutil.FlagJSON) {
-		rep := report{Files: res.Files, Dirs: res.Dirs, Bytes: res.Bytes, Skipped: res.Skipped, Failed: res.Failed, Renamed: res.Renamed,
-			ExitStatus: cmdutil.ExitStatus(err)}
-		if rep.Skipped == nil {
-			rep.Skipped = []cmdutil.Problem{}
-		}
-		if rep.Failed == nil {
-			rep.Failed = []cmdutil.Problem{}
-		}
-		if rep.Renamed == nil {
-			rep.Renamed = []cp.Renamed{}
-		}
-		var ee *cmdutil.ExitError
-		if err != nil && !(errors.As(err, &ee) && ee.Err == nil) {
-			rep.Error = err.Error()
-		}
-		if stopped {
-			rep.Signal = cmdutil.SignalName(sig)
-		}
-		if c.Bool(cmdutil.FlagStats) {
-			st := imgs.Stats()
-			rep.Stats = &st
-		}
-		cmdutil.PrintJSON(stdout, rep)
-	} else if c.Bool(cmdutil.FlagStats) {
-		st := imgs.Stats()
-		st.WriteTo(stderr)
+	rep := &report{Files: res.Files, Dirs: res.Dirs, Bytes: res.Bytes, Skipped: res.Skipped, Failed: res.Failed, Renamed: res.Renamed}
+	if ee := (*cmdutil.ExitError)(nil); errors.As(err, &ee) && ee.Err == nil {
+		// Each was named on stderr; the report's error says them all.
+		rep.Error = cmdutil.Reasons(append(append([]cmdutil.Problem{}, res.Failed...), res.Skipped...))
 	}
-	return err
+	if stopped {
+		rep.Signal = cmdutil.SignalName(sig)
+	}
+	return cmdutil.Finish(c, stdout, stderr, rep, imgs.Stats, err)
 }

@@ -1,18 +1,20 @@
 // Command flabel shows, sets and removes the volume label of FAT images, in
-// the boot sector (and its FAT32 backup) and the root directory, like mlabel
-// and fatlabel.
+// the boot sector (and its FAT32 backup) and the root directory, and sets
+// the volume serial number, like mlabel and fatlabel.
 package main
 
 import (
+	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"ftools/cmd/internal/cmdutil"
-	fio "ftools/pkg/io"
 )
 
 func main() { cmdutil.Main(run) }
@@ -20,8 +22,11 @@ func main() { cmdutil.Main(run) }
 func flags() []cli.Flag {
 	fl := []cli.Flag{
 		&cli.StringFlag{Name: cmdutil.FlagImage, Aliases: []string{"i"}, Usage: "the `IMAGE` whose label to show or set"},
-		&cli.BoolFlag{Name: "clear", Aliases: []string{"c"}, Usage: "remove the label"},
-		&cli.BoolFlag{Name: "show", Aliases: []string{"s"}, Usage: "show the label (the default without NEWLABEL)"},
+		&cli.BoolFlag{Name: "clear", Aliases: []string{"c"}, Usage: "remove the label (as mlabel -c)"},
+		&cli.BoolFlag{Name: "show", Aliases: []string{"s"}, Usage: "show the label (as mlabel -s; the default without NEWLABEL)"},
+		&cli.BoolFlag{Name: "new-serial", Aliases: []string{"n"}, Usage: "give the volume a new random serial number (volume id), as mlabel -n; derived from SOURCE_DATE_EPOCH when it is set"},
+		&cli.StringFlag{Name: "serial", Aliases: []string{"N"}, Usage: "set the serial number (volume id) to `HEX`, 8 hex digits, as mlabel -N"},
+		cmdutil.VerboseFlag("say on stderr what changed: the old and new label and serial number"),
 	}
 	return cmdutil.VolumeFlags(true, fl...)
 }
@@ -31,7 +36,9 @@ const usageText = `flabel [flags] IMAGE [NEWLABEL]
 
 IMAGE may be PATH@@OFFSET; IMAGE::NEWLABEL and -i IMAGE ::NEWLABEL work as
 with mlabel. A label has at most 11 ASCII characters, is stored upper case,
-and may not hold control characters or *?.,;:/\|+=<>[]".`
+and may not hold control characters or *?.,;:/\|+=<>[]".
+Without NEWLABEL, -c, -n or -N, flabel shows the label (and says when
+there is none).`
 
 func run(args []string, stdout, stderr io.Writer) error {
 	app := cmdutil.NewApp("flabel", "show, set or remove the volume label of a FAT image", usageText, stdout, stderr)
@@ -47,15 +54,44 @@ func run(args []string, stdout, stderr io.Writer) error {
 			}
 			label, hasLabel = "", true
 		}
-		if hasLabel && c.Bool("show") {
-			return fmt.Errorf("--show does not change the label: give NEWLABEL or --clear without it")
+		serial, setSerial, err := serialOf(c)
+		if err != nil {
+			return err
+		}
+		if (hasLabel || setSerial) && c.Bool("show") {
+			return fmt.Errorf("--show does not change anything: give it without NEWLABEL, --clear, -n or -N")
 		}
 		if hasLabel && !c.Bool("clear") && strings.TrimSpace(label) == "" {
 			return fmt.Errorf("the new label is empty: give --clear to remove the label")
 		}
-		return labelCmd(c, spec, label, hasLabel, stdout, stderr)
+		return labelCmd(c, spec, change{label, hasLabel, serial, setSerial}, stdout, stderr)
 	}
-	return app.Run(args)
+	return cmdutil.Run(app, args)
+}
+
+// serialOf is the serial number -n or -N asks for.
+func serialOf(c *cli.Context) (uint32, bool, error) {
+	switch {
+	case c.IsSet("serial") && c.Bool("new-serial"):
+		return 0, false, errors.New("give -n (a new random serial number) or -N SERIAL, not both")
+	case c.IsSet("serial"):
+		s := strings.TrimPrefix(strings.TrimPrefix(strings.ReplaceAll(c.String("serial"), "-", ""), "0x"), "0X")
+		n, err := strconv.ParseUint(s, 16, 32)
+		if err != nil || s == "" {
+			return 0, false, fmt.Errorf("--serial %q: want 8 hex digits, such as 1234ABCD (or 1234-ABCD)", c.String("serial"))
+		}
+		return uint32(n), true, nil
+	case c.Bool("new-serial"):
+		if t, ok := cmdutil.SourceDateEpoch(); ok {
+			return uint32(t.Unix()), true, nil
+		}
+		var b [4]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return 0, false, fmt.Errorf("choosing a serial number: %w", err)
+		}
+		return binary.LittleEndian.Uint32(b[:]), true, nil
+	}
+	return 0, false, nil
 }
 
 // operands finds the image and the new label among the arguments.
@@ -90,15 +126,25 @@ func operands(c *cli.Context) (spec, label string, hasLabel bool, err error) {
 	return spec, "", false, nil
 }
 
-// info is flabel --json's output.
-type info struct {
-	Label     string     `json:"label"`
-	BootLabel string     `json:"boot_label"`
-	RootLabel *string    `json:"root_label"`
-	Stats     *fio.Stats `json:"stats,omitempty"`
+// change is what the command line asks to change.
+type change struct {
+	label     string
+	setLabel  bool
+	serial    uint32
+	setSerial bool
 }
 
-func labelCmd(c *cli.Context, spec, label string, set bool, stdout, stderr io.Writer) error {
+// info is flabel --json's object.
+type info struct {
+	Label     string  `json:"label"`
+	BootLabel string  `json:"boot_label"`
+	RootLabel *string `json:"root_label"`
+	VolumeID  string  `json:"volume_id"`
+	cmdutil.Outcome
+}
+
+func labelCmd(c *cli.Context, spec string, ch change, stdout, stderr io.Writer) error {
+	set := ch.setLabel || ch.setSerial
 	imgs := cmdutil.Images{}
 	defer imgs.Close()
 	im, err := imgs.Open(c, spec, set)
@@ -106,12 +152,18 @@ func labelCmd(c *cli.Context, spec, label string, set bool, stdout, stderr io.Wr
 		return err
 	}
 	v := im.Vol
-	if set {
-		if err := v.SetLabel(label); err != nil {
-			return fmt.Errorf("%s: %w", spec, err)
-		}
+	before, _ := v.Label()
+	beforeID := v.BootSector().VolumeID
+	if ch.setLabel {
+		err = v.SetLabel(ch.label)
 	}
-	var out info
+	if err == nil && ch.setSerial {
+		err = v.SetVolumeID(ch.serial)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %s", spec, cmdutil.ErrText(err))
+	}
+	out := &info{}
 	out.Label, err = v.Label()
 	if err == nil {
 		var root string
@@ -122,23 +174,35 @@ func labelCmd(c *cli.Context, spec, label string, set bool, stdout, stderr io.Wr
 		}
 	}
 	out.BootLabel = v.BootSector().Label()
-	closeErr := imgs.Close()
-	if err = errors.Join(err, closeErr); err != nil {
-		return fmt.Errorf("%s: %w", spec, err)
+	out.VolumeID = volumeID(v.BootSector().VolumeID)
+	if err = errors.Join(err, imgs.Close()); err != nil {
+		return fmt.Errorf("%s: %s", spec, cmdutil.ErrText(err))
 	}
-	if c.Bool(cmdutil.FlagJSON) {
-		if c.Bool(cmdutil.FlagStats) {
-			st := imgs.Stats()
-			out.Stats = &st
+	if c.Bool(cmdutil.FlagVerbose) {
+		if ch.setLabel {
+			fmt.Fprintf(stderr, "%s: label %s -> %s\n", spec, shown(before), shown(out.Label))
 		}
-		return cmdutil.PrintJSON(stdout, out)
+		if ch.setSerial {
+			fmt.Fprintf(stderr, "%s: serial number %s -> %s\n", spec, volumeID(beforeID), out.VolumeID)
+		}
 	}
-	if !set && out.Label != "" {
-		fmt.Fprintln(stdout, out.Label)
+	if !c.Bool(cmdutil.FlagJSON) && !set {
+		if out.Label == "" {
+			fmt.Fprintf(stdout, "%s has no label\n", spec)
+		} else {
+			fmt.Fprintln(stdout, out.Label)
+		}
 	}
-	if c.Bool(cmdutil.FlagStats) {
-		st := imgs.Stats()
-		st.WriteTo(stderr)
-	}
-	return nil
+	return cmdutil.Finish(c, stdout, stderr, out, imgs.Stats, nil)
 }
+
+// shown is a label in a message.
+func shown(l string) string {
+	if l == "" {
+		return "(none)"
+	}
+	return strconv.Quote(l)
+}
+
+// volumeID writes a serial number as mlabel and fsinfo show it.
+func volumeID(id uint32) string { return fmt.Sprintf("%04X-%04X", id>>16, id&0xFFFF) }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -14,7 +15,7 @@ import (
 	"ftools/pkg/fat"
 )
 
-// entry is one listed file or directory; fls --json prints an array of them.
+// entry is one listed file or directory.
 type entry struct {
 	Path         string `json:"path"`
 	Name         string `json:"name"`
@@ -28,68 +29,146 @@ type entry struct {
 	mtime        time.Time
 }
 
+// volumeFree is the free space of one listed volume.
+type volumeFree struct {
+	Image     string `json:"image"`
+	FreeBytes int64  `json:"free_bytes"`
+}
+
+// listing is fls --json's object.
+type listing struct {
+	Entries []entry           `json:"entries"`
+	Files   int               `json:"files"` // entries listed, directories included, as mdir counts
+	Bytes   int64             `json:"bytes"` // their sizes
+	Volumes []volumeFree      `json:"volumes"`
+	Failed  []cmdutil.Problem `json:"failed"`
+	cmdutil.Outcome
+}
+
+// format is how entries are printed.
+type format int
+
+const (
+	names format = iota // one name per line, as ls
+	long                // -l
+	wide                // -w, as mdir -w
+	bare                // -b, as mdir -b
+)
+
 // lister walks what the operands name and prints (or collects) entries.
 type lister struct {
-	long, all, recursive, json bool
-	out                        io.Writer
-	entries                    []entry
-	headers                    bool // print "DIR:" before each listing
-	printed                    bool
+	format   format
+	all, rec bool
+	json     bool
+	out      io.Writer
+	rep      listing
+	headers  bool // print "DIR:" before each listing
+	printed  bool
+	dirs     int       // directories listed, for mdir's "Total files listed"
+	row      []string  // -w: names waiting to be printed
+	tot      dirTotals // the directory being listed
+}
+
+// dirTotals counts one directory's listing, as mdir's totals line does.
+type dirTotals struct {
+	files int
+	bytes int64
 }
 
 func list(c *cli.Context, args []string, stdout, stderr io.Writer) error {
-	l := &lister{long: c.Bool("long"), all: c.Bool("all"), recursive: c.Bool("recursive"),
-		json: c.Bool(cmdutil.FlagJSON), out: stdout, headers: len(args) > 1 || c.Bool("recursive")}
+	l := &lister{all: c.Bool("all"), rec: c.Bool("recursive"), json: c.Bool(cmdutil.FlagJSON), out: stdout,
+		headers: len(args) > 1 || c.Bool("recursive")}
+	switch {
+	case c.Bool("long"):
+		l.format = long
+	case c.Bool("wide"):
+		l.format = wide
+	case c.Bool("bare"):
+		l.format, l.headers = bare, false
+	}
 	imgs := cmdutil.Images{}
 	defer imgs.Close()
-	var errs []error
+	fail := func(what string, err error) {
+		cmdutil.Warn(stderr, "fls", "%v", err)
+		l.rep.Failed = append(l.rep.Failed, cmdutil.Problem{Path: what, Reason: err.Error()})
+	}
+	var vols []*cmdutil.Image
 	for _, a := range args {
 		op, err := cmdutil.ImageOperand(c, a)
+		var im *cmdutil.Image
 		if err == nil {
-			var im *cmdutil.Image
-			if im, err = imgs.Open(c, op.Image, false); err == nil {
-				err = l.operand(im.Vol, op)
-			}
+			im, err = imgs.Open(c, op.Image, false)
+		}
+		var ms []cmdutil.Match
+		var skipped []cmdutil.Problem
+		if err == nil {
+			ms, skipped, err = cmdutil.Glob(im.Vol, op)
 		}
 		if cmdutil.IsInterrupt(err) {
 			return err
 		}
+		for _, p := range skipped {
+			fail(p.Path, fmt.Errorf("%s: %s", cmdutil.Quote(p.Path), p.Reason))
+		}
 		if err != nil {
-			cmdutil.Warn(stderr, "fls", "%v", err)
-			errs = append(errs, err)
+			fail(a, err)
+			continue
+		}
+		if !contains(vols, im) {
+			vols = append(vols, im)
+		}
+		for _, m := range ms {
+			o := op
+			o.Path = m.Path
+			if err := l.operand(im.Vol, o, m.Literal); err != nil {
+				fail(o.Show(o.Path), err)
+			}
 		}
 	}
-	closeErr := imgs.Close()
-	if l.json {
-		if l.entries == nil {
-			l.entries = []entry{}
-		}
-		if err := cmdutil.PrintJSON(stdout, l.entries); err != nil {
-			return err
-		}
+	l.flushRow()
+	for _, im := range vols {
+		free := int64(im.Vol.FreeClusters()) * im.Vol.Layout().ClusterSize
+		l.rep.Volumes = append(l.rep.Volumes, volumeFree{Image: im.Spec, FreeBytes: free})
 	}
-	if c.Bool(cmdutil.FlagStats) {
-		st := imgs.Stats()
-		st.WriteTo(stderr)
+	l.summary()
+	var err error
+	if closeErr := imgs.Close(); closeErr != nil {
+		err = closeErr
+	} else if len(l.rep.Failed) > 0 {
+		err = cmdutil.Exit(1, nil) // each was named
+		l.rep.Error = cmdutil.Reasons(l.rep.Failed)
 	}
-	if closeErr != nil {
-		return closeErr
-	}
-	if len(errs) > 0 {
-		return cmdutil.Exit(1, nil) // already reported
-	}
-	return nil
+	return cmdutil.Finish(c, stdout, stderr, &l.rep, imgs.Stats, err)
 }
 
-// operand lists one operand: a directory's members, or a file itself.
-func (l *lister) operand(v *fat.Volume, op cmdutil.Operand) error {
+func contains(ims []*cmdutil.Image, im *cmdutil.Image) bool {
+	for _, x := range ims {
+		if x == im {
+			return true
+		}
+	}
+	return false
+}
+
+// operand lists one operand: a directory's members, or a file itself. A
+// hidden or system entry that a wildcard matched is left out without -a,
+// as mdir leaves it out.
+func (l *lister) operand(v *fat.Volume, op cmdutil.Operand, literal bool) error {
 	fi, err := v.Stat(op.VolPath())
 	if err != nil {
-		return fmt.Errorf("cannot access '%s': %w", op.Show(op.VolPath()), unwrapPath(err))
+		return fmt.Errorf("cannot access %s: %s", cmdutil.Quote(op.Show(op.VolPath())), cmdutil.ErrText(err))
+	}
+	if r := fi.Sys().(*fat.Record); !literal && !l.all && r.Entry.Attr&(fat.AttrHidden|fat.AttrSystem) != 0 {
+		return nil
 	}
 	if !fi.IsDir() {
+		// A file operand is a listing of its own, with its totals line,
+		// as mdir lists one.
+		l.tot = dirTotals{}
 		e := l.entryOf(v, volPath(op.Path), fi)
-		l.emit(e, op.Show(op.Path))
+		l.emit(e, op.Show(op.Path), op.Show(op.Path))
+		l.dirs++
+		l.totals(l.tot)
 		return nil
 	}
 	return l.dir(v, op, op.Path, 0)
@@ -100,23 +179,25 @@ const maxDepth = 256
 
 func (l *lister) dir(v *fat.Volume, op cmdutil.Operand, p string, depth int) error {
 	if depth > maxDepth {
-		return fmt.Errorf("'%s': directories nested deeper than %d (a loop?)", op.Show(p), maxDepth)
+		return fmt.Errorf("%s: directories nested deeper than %d (a loop?)", cmdutil.Quote(op.Show(p)), maxDepth)
 	}
 	f, err := v.Open(p)
 	if err != nil {
-		return fmt.Errorf("cannot open directory '%s': %w", op.Show(p), unwrapPath(err))
+		return fmt.Errorf("cannot open directory %s: %s", cmdutil.Quote(op.Show(p)), cmdutil.ErrText(err))
 	}
 	ents, err := f.(fs.ReadDirFile).ReadDir(-1) // stored order, as mdir shows it
 	if err != nil {
-		return fmt.Errorf("cannot read directory '%s': %w", op.Show(p), err)
+		return fmt.Errorf("cannot read directory %s: %s", cmdutil.Quote(op.Show(p)), cmdutil.ErrText(err))
 	}
 	if l.headers && !l.json {
+		l.flushRow()
 		if l.printed {
 			fmt.Fprintln(l.out)
 		}
 		fmt.Fprintf(l.out, "%s:\n", op.Show(p))
 		l.printed = true
 	}
+	l.tot = dirTotals{}
 	var subdirs []string
 	for _, d := range ents {
 		fi, err := d.Info()
@@ -128,13 +209,15 @@ func (l *lister) dir(v *fat.Volume, op cmdutil.Operand, p string, depth int) err
 			continue
 		}
 		child := path.Join(p, r.Name)
-		l.emit(l.entryOf(v, volPath(child), fi), r.Name)
+		l.emit(l.entryOf(v, volPath(child), fi), r.Name, op.Show(child))
 		if fi.IsDir() && cmdutil.Unaddressable(r.Name) == "" {
 			subdirs = append(subdirs, child)
 		}
 	}
 	l.printed = true
-	if !l.recursive {
+	l.dirs++
+	l.totals(l.tot)
+	if !l.rec {
 		return nil
 	}
 	var errs []error
@@ -160,20 +243,112 @@ func (l *lister) entryOf(v *fat.Volume, p string, fi fs.FileInfo) entry {
 	return e
 }
 
-func (l *lister) emit(e entry, shown string) {
+// emit prints or collects one entry: name is how a listing shows it,
+// full its whole path (for -b).
+func (l *lister) emit(e entry, name, full string) {
+	l.rep.Entries = append(l.rep.Entries, e)
+	l.rep.Files++
+	l.tot.files++
+	if !e.Dir {
+		l.rep.Bytes += e.Size
+		l.tot.bytes += e.Size
+	}
 	if l.json {
-		l.entries = append(l.entries, e)
 		return
 	}
-	if !l.long {
-		fmt.Fprintln(l.out, shown)
+	switch l.format {
+	case names:
+		fmt.Fprintln(l.out, name)
+	case bare:
+		if e.Dir {
+			full = strings.TrimSuffix(full, "/") + "/"
+		}
+		fmt.Fprintln(l.out, full)
+	case wide:
+		if e.Dir {
+			name = "[" + name + "]"
+		}
+		l.row = append(l.row, name)
+	case long:
+		size := fmt.Sprint(e.Size)
+		if e.Dir {
+			size = "<DIR>"
+		}
+		fmt.Fprintf(l.out, "%-6s %10s %s %s\n", e.Attributes, size, e.mtime.Format("2006-01-02 15:04"), name)
+	}
+}
+
+// wideWidth is the page mdir -w fills: 80 columns, 16 per name.
+const wideWidth, wideColumn = 80, 16
+
+// flushRow prints the names -w collected, across the page.
+func (l *lister) flushRow() {
+	if len(l.row) == 0 {
 		return
 	}
-	size := fmt.Sprint(e.Size)
-	if e.Dir {
-		size = "<DIR>"
+	col := wideColumn
+	for _, n := range l.row {
+		col = max(col, len(n)+2)
 	}
-	fmt.Fprintf(l.out, "%-6s %10s %s %s\n", e.Attributes, size, e.mtime.Format("2006-01-02 15:04"), shown)
+	per := max(1, wideWidth/col)
+	for i, n := range l.row {
+		if i%per == per-1 || i == len(l.row)-1 {
+			fmt.Fprintln(l.out, n)
+		} else {
+			fmt.Fprintf(l.out, "%-*s", col, n)
+		}
+	}
+	l.row = nil
+}
+
+// totals prints a directory's totals line, as mdir does after a -l or -w
+// listing.
+func (l *lister) totals(t dirTotals) {
+	if l.json || (l.format != long && l.format != wide) {
+		return
+	}
+	l.flushRow()
+	fmt.Fprintf(l.out, "%9s %-12s %18s bytes\n", grouped(int64(t.files)), word(t.files, "file"), grouped(t.bytes))
+}
+
+// summary prints mdir's last lines: the grand total when more than one
+// directory was listed, and the free space of each volume.
+func (l *lister) summary() {
+	if l.json || (l.format != long && l.format != wide) {
+		return
+	}
+	if l.dirs > 1 {
+		fmt.Fprintln(l.out, "\nTotal files listed:")
+		fmt.Fprintf(l.out, "%9s %-12s %18s bytes\n", grouped(int64(l.rep.Files)), word(l.rep.Files, "file"), grouped(l.rep.Bytes))
+	}
+	for _, v := range l.rep.Volumes {
+		line := fmt.Sprintf("%41s bytes free", grouped(v.FreeBytes))
+		if len(l.rep.Volumes) > 1 {
+			line += " on " + v.Image
+		}
+		fmt.Fprintln(l.out, line)
+	}
+}
+
+func word(n int, w string) string {
+	if n == 1 {
+		return w
+	}
+	return w + "s"
+}
+
+// grouped writes n with its digits in groups of three, as mdir does
+// ("2 019 328").
+func grouped(n int64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, ch := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(ch)
+	}
+	return b.String()
 }
 
 // runs counts the contiguous runs of a cluster chain.
@@ -189,13 +364,3 @@ func runs(chain []fat.Cluster) int {
 
 // volPath is a volume path as --json prints it: "/DIR/FILE".
 func volPath(p string) string { return path.Clean("/" + p) }
-
-// unwrapPath drops a *fs.PathError's op and path: messages name the
-// operand as the user wrote it.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}

@@ -1,9 +1,10 @@
 // Command fls lists the files and directories of FAT images, like mdir and
-// ls, with mtools' addressing (-i IMAGE ::/path, or IMAGE::/path).
+// ls, with mtools' addressing (-i IMAGE ::/path, or IMAGE::/path) and
+// wildcards.
 package main
 
 import (
-	"fmt"
+	"errors"
 	"io"
 
 	"github.com/urfave/cli/v2"
@@ -16,26 +17,42 @@ func main() { cmdutil.Main(run) }
 func flags() []cli.Flag {
 	fl := []cli.Flag{
 		cmdutil.ImageFlag(),
-		&cli.BoolFlag{Name: "long", Aliases: []string{"l"}, Usage: "long format: attributes, size, modification time, name"},
+		&cli.BoolFlag{Name: "long", Aliases: []string{"l"}, Usage: "long format: attributes, size, modification time, name; then mdir's totals and free space"},
+		&cli.BoolFlag{Name: "wide", Aliases: []string{"w"}, Usage: "wide format, as mdir -w: names across the page, directories in [brackets]; then the totals and free space"},
+		&cli.BoolFlag{Name: "bare", Aliases: []string{"b"}, Usage: "bare format, as mdir -b: one full path per line (directories end in /), no headings, no totals"},
 		&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "include hidden and system entries"},
-		&cli.BoolFlag{Name: "recursive", Aliases: []string{"R"}, Usage: "list subdirectories recursively"},
+		&cli.BoolFlag{Name: "recursive", Aliases: []string{"R", "/"}, Usage: "list subdirectories recursively (-/ as mdir)"},
+		cmdutil.Refuse("v", "fls has no verbose mode: -l shows sizes, times and attributes, --json everything"),
 	}
 	return cmdutil.VolumeFlags(false, fl...)
 }
 
+const usageText = `fls [flags] [::/PATH...]
+
+` + cmdutil.AddressingHelp + ` With -i and no PATH, the root is listed.
+` + cmdutil.WildcardHelp
+
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("fls", "list files and directories in FAT images",
-		"fls [flags] [::/PATH...]\n\n"+cmdutil.AddressingHelp+" With -i and no PATH, the root is listed.", stdout, stderr)
+	app := cmdutil.NewApp("fls", "list files and directories in FAT images", usageText, stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
 		args := c.Args().Slice()
 		if len(args) == 0 {
 			if c.String(cmdutil.FlagImage) == "" {
-				return fmt.Errorf("missing operand (see 'fls --help')")
+				return errors.New("missing operand (see 'fls --help')")
 			}
 			args = []string{"::/"}
 		}
+		n := 0
+		for _, f := range []string{"long", "wide", "bare"} {
+			if c.Bool(f) {
+				n++
+			}
+		}
+		if n > 1 {
+			return errors.New("give one of -l, -w and -b")
+		}
 		return list(c, args, stdout, stderr)
 	}
-	return app.Run(args)
+	return cmdutil.Run(app, args)
 }

@@ -18,6 +18,7 @@ func flags() []cli.Flag {
 	fl := []cli.Flag{
 		cmdutil.ImageFlag(),
 		&cli.BoolFlag{Name: "parents", Aliases: []string{"p"}, Usage: "make missing parent directories too; an existing directory is no error"},
+		cmdutil.VerboseFlag("name each directory on stderr as it is made (as mkdir -v)"),
 	}
 	return cmdutil.VolumeFlags(true, fl...)
 }
@@ -31,7 +32,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		parents := c.Bool("parents")
-		return cmdutil.EachOperand(c, "fmkdir", stdout, stderr, func(v *fat.Volume, op cmdutil.Operand) error {
+		each := cmdutil.Each{Name: "fmkdir", Verb: "created directory", Write: true}
+		return cmdutil.EachOperand(c, stdout, stderr, each, func(v *fat.Volume, op cmdutil.Operand) error {
 			var err error
 			if parents {
 				err = v.MkdirAll(op.Path, v.Now())
@@ -39,10 +41,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 				err = v.Mkdir(op.Path, v.Now())
 			}
 			if err != nil {
-				return fmt.Errorf("cannot create directory '%s': %w", op.Show(op.Path), cmdutil.UnwrapPath(err))
+				return fmt.Errorf("cannot create directory %s: %s", cmdutil.Quote(op.Show(op.Path)), cmdutil.ErrText(err))
 			}
 			return nil
 		})
 	}
-	return app.Run(args)
+	return cmdutil.Run(app, args)
 }

@@ -17,39 +17,56 @@ import (
 func main() { cmdutil.Main(run) }
 
 func flags() []cli.Flag {
+	sizeUnits := " (" + fio.SizeHelp + ")"
 	fl := []cli.Flag{
-		&cli.StringFlag{Name: "size", Usage: "create the image file (sparse), or extend it, to exactly `SIZE` (K/M/G/T suffixes); a larger file is refused"},
-		&cli.IntFlag{Name: "fat", Aliases: []string{"F"}, Usage: "FAT type `12`, 16 or 32 (default: chosen from the size as mkfs.fat does)"},
-		&cli.IntFlag{Name: "sector-size", Aliases: []string{"S"}, Usage: "logical sector size in `BYTES`, 512 to 4096 (default: the device's)"},
-		&cli.StringFlag{Name: "cluster-size", Usage: "cluster size in `BYTES` (K suffix allowed), up to 64K"},
-		&cli.IntFlag{Name: "sectors-per-cluster", Aliases: []string{"s"}, Usage: "cluster size in `SECTORS` (power of two)"},
-		&cli.IntFlag{Name: "reserved", Aliases: []string{"R"}, Usage: "reserved `SECTORS` before the first FAT"},
-		&cli.IntFlag{Name: "fats", Aliases: []string{"f"}, Usage: "number of FAT copies, `N` = 1 or 2"},
-		&cli.IntFlag{Name: "root-entries", Aliases: []string{"r"}, Usage: "FAT12/16 root directory `ENTRIES`"},
-		&cli.StringFlag{Name: "label", Aliases: []string{"n"}, Usage: "volume `LABEL`, up to 11 characters"},
-		&cli.StringFlag{Name: "volume-id", Aliases: []string{"i"}, Usage: "volume id as 8 `HEX` digits (default: from SOURCE_DATE_EPOCH, else the clock)"},
-		&cli.StringFlag{Name: "hidden", Usage: "hidden `SECTORS` recorded in the boot sector (default: the partition's start on the disk)"},
-		&cli.StringFlag{Name: "media", Aliases: []string{"M"}, Usage: "media descriptor `BYTE` (default 0xF8)"},
-		&cli.StringFlag{Name: "drive-number", Usage: "BIOS drive `NUMBER` in the boot sector (default 0x80 for disks, 0x00 for floppies)"},
-		&cli.IntFlag{Name: "heads", Usage: "`HEADS` of the CHS geometry (default as mkfs.fat picks for the size)"},
-		&cli.IntFlag{Name: "sectors-per-track", Usage: "`SECTORS` per track of the CHS geometry (default as mkfs.fat picks)"},
+		&cli.StringFlag{Name: "size", Usage: "create the image file (sparse), or extend it, to exactly `SIZE`" + sizeUnits + "; a larger file is refused"},
+		&cli.BoolFlag{Name: "create", Aliases: []string{"C"}, Usage: "create TARGET, which must not exist yet, as a sparse file of BLOCK-COUNT 1 KiB blocks (as mkfs.fat -C)"},
+		cmdutil.Values(&cli.IntFlag{Name: "fat", Aliases: []string{"F"}, Usage: "FAT `TYPE`: 12, 16 or 32 (default: chosen from the size as mkfs.fat chooses)"}, "12", "16", "32"),
+		cmdutil.Values(&cli.IntFlag{Name: "sector-size", Aliases: []string{"S"}, Usage: "logical sector size in `BYTES`, 512 to 4096 (default: the device's)"}, "512", "1024", "2048", "4096"),
+		&cli.StringFlag{Name: "cluster-size", Usage: "cluster size in `BYTES` (K suffix allowed), up to 64K (default: chosen from the size as mkfs.fat chooses)"},
+		&cli.IntFlag{Name: "sectors-per-cluster", Aliases: []string{"s"}, Usage: "cluster size in `SECTORS`, a power of two (default: chosen from the size)"},
+		&cli.IntFlag{Name: "reserved", Aliases: []string{"R"}, Usage: "reserved `SECTORS` before the first FAT (default: 1, or 32 on FAT32, then aligned)"},
+		&cli.IntFlag{Name: "fats", Aliases: []string{"f"}, Usage: "number of FAT copies, `N` = 1 or 2 (default: 2)"},
+		&cli.IntFlag{Name: "root-entries", Aliases: []string{"r"}, Usage: "FAT12/16 root directory `ENTRIES` (default: 512, floppies 112 or 224)"},
+		&cli.StringFlag{Name: "label", Aliases: []string{"n"}, Usage: "volume `LABEL`, up to 11 ASCII characters"},
+		&cli.StringFlag{Name: "volume-id", Aliases: []string{"i"}, Usage: "volume id as 8 `HEX` digits (default: from SOURCE_DATE_EPOCH, else random)"},
+		&cli.BoolFlag{Name: "invariant", Usage: "use constants for what is otherwise random or the time, as mkfs.fat --invariant: volume id 1234ABCD, times 2015-03-14 09:26:53 UTC, table ids derived from them"},
+		&cli.StringFlag{Name: "hidden", Aliases: []string{"h"}, Usage: "hidden `SECTORS` recorded in the boot sector, as mkfs.fat -h (default: the partition's start on the disk)"},
+		&cli.StringFlag{Name: "media", Aliases: []string{"M"}, Usage: "media descriptor `BYTE` (default: 0xF8, floppies their own)"},
+		&cli.StringFlag{Name: "drive-number", Aliases: []string{"D"}, Usage: "BIOS drive `NUMBER` in the boot sector (default: 0x80 for disks, 0x00 for floppies)"},
+		&cli.StringFlag{Name: "geometry", Aliases: []string{"g"}, Usage: "CHS geometry `HEADS/SECTORS` (per track), as mkfs.fat -g (default: as mkfs.fat picks for the size)"},
+		&cli.IntFlag{Name: "heads", Usage: "`HEADS` of the CHS geometry (default: as mkfs.fat picks for the size)"},
+		&cli.IntFlag{Name: "sectors-per-track", Usage: "`SECTORS` per track of the CHS geometry (default: as mkfs.fat picks)"},
+		&cli.BoolFlag{Name: "no-align", Aliases: []string{"a"}, Usage: "do not align the FATs and data area to the cluster size (as mkfs.fat -a): a few more clusters, slower on flash"},
+		&cli.StringFlag{Name: "backup-sector", Aliases: []string{"b"}, Usage: "FAT32: put the backup boot sector in reserved `SECTOR` (FSINFO's backup after it), 0 for none, as mkfs.fat -b (default: 6)"},
+		&cli.StringFlag{Name: "boot-message", Aliases: []string{"m"}, Usage: "boot code that prints the text of `FILE` ('-': standard input) when the volume is booted, as mkfs.fat -m"},
+		cmdutil.Values(&cli.GenericFlag{Name: "mbr", Value: &mbrMode{}, Usage: "write a fake MBR into the boot sector, one partition over the whole volume, as mkfs.fat --mbr; `MODE` is y(es), n(o) or a(uto): only on a whole, non-removable disk (default: a; --mbr alone: y)"}, "y", "n", "a"),
 		&cli.StringFlag{Name: "offset", Usage: "write the file system at sector `N` of the target, as mkfs.fat's --offset (it ends where the partition starting there ends)"},
-		&cli.IntFlag{Name: cmdutil.FlagPartition, Usage: "format partition `N` (1-based; 5 and up are logical) of the target's existing MBR or GPT, and nothing else"},
-		&cli.StringFlag{Name: "table", Value: "none", Usage: "partition table to write first: `none`, mbr or gpt (one partition from 1 MiB to the end, or --part-size)"},
-		&cli.StringFlag{Name: "part-size", Usage: "with --table: make the partition `SIZE` bytes (K/M/G suffixes) and leave the rest of the disk unallocated"},
+		&cli.IntFlag{Name: cmdutil.FlagPartition, Usage: "format partition `N` (from 1; 5 and up are logical) of the target's existing MBR or GPT, and nothing else"},
+		cmdutil.Values(&cli.StringFlag{Name: "table", Value: "none", Usage: "partition table to write first: `TABLE` is none, mbr or gpt (one partition from 1 MiB to the end, or --part-size)"}, "none", "mbr", "gpt"),
+		&cli.StringFlag{Name: "part-size", Usage: "with --table: make the partition `SIZE` bytes" + sizeUnits + " and leave the rest of the disk unallocated"},
 		&cli.BoolFlag{Name: "esp", Usage: "with --table gpt: make the partition an EFI System Partition (type and name)"},
 		&cli.StringFlag{Name: "disk-id", Usage: "MBR disk identifier as 8 `HEX` digits, or a GPT disk GUID (default: from SOURCE_DATE_EPOCH or --volume-id, else random)"},
 		&cli.BoolFlag{Name: "sd", Usage: "lay the card out as the SD Association's specification does: MBR, FAT type, cluster size and erase-block (BU) alignment by capacity"},
-		&cli.BoolFlag{Name: cmdutil.FlagForce, Usage: "replace the table of a whole disk without asking, format a whole disk that holds one, write at an offset where no partition starts, or make a FAT32 of fewer than 65,525 clusters"},
+		&cli.BoolFlag{Name: cmdutil.FlagForce, Aliases: []string{"I"}, Usage: "replace the table of a whole disk without asking, format a whole disk that holds one (-I, as mkfs.fat), write at an offset where no partition starts, or make a FAT32 of fewer than 65,525 clusters"},
+		cmdutil.VerboseFlag("print the layout as mkfs.fat -v does: geometry, sectors, FATs, clusters, reserved sectors, root directory, volume id and label"),
+		cmdutil.Refuse("c", "fmkfs does not test for bad blocks (mkfs.fat -c): SD cards and USB sticks remap bad blocks themselves; run badblocks(8) on an old disk first"),
+		cmdutil.RefuseValue("l", "fmkfs does not read a bad block list (mkfs.fat -l): SD cards and USB sticks remap bad blocks themselves"),
 	}
 	fl = append(fl, cmdutil.CodePageFlag())
 	fl = append(fl, cmdutil.IOFlags(true)...)
 	return append(fl, cmdutil.OutputFlags()...)
 }
 
+const usageText = `fmkfs [flags] TARGET [BLOCK-COUNT]
+
+TARGET is an image file (created or extended with --size or -C) or a block
+device. BLOCK-COUNT, as mkfs.fat's, makes the file system that many 1 KiB
+blocks (and creates a missing image file of that size). -h is --hidden, as
+in mkfs.fat: help is --help.`
+
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("fmkfs", "make a FAT12/16/32 file system",
-		"fmkfs [flags] TARGET [BLOCK-COUNT]\n\nTARGET is an image file (created or extended with --size) or a block device.\nBLOCK-COUNT, as mkfs.fat's, makes the file system that many 1 KiB blocks\n(and creates a missing image file of that size).", stdout, stderr)
+	app := cmdutil.NewApp("fmkfs", "make a FAT12/16/32 file system", usageText, stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
 		if err := cmdutil.NeedArgs(c, 1, 2); err != nil {
@@ -57,7 +74,35 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		return mkfs(c, c.Args().First(), stdout, stderr)
 	}
-	return app.Run(args)
+	return cmdutil.Run(app, args)
+}
+
+// printLayout says what was made as mkfs.fat -v says it, line by line.
+func printLayout(w io.Writer, target string, bs *fat.BootSector, l *fat.Layout) {
+	fmt.Fprintf(w, "%s has %d heads and %d sectors per track,\n", target, bs.Heads, bs.SectorsPerTrack)
+	fmt.Fprintf(w, "hidden sectors 0x%04x;\n", bs.HiddenSectors)
+	fmt.Fprintf(w, "logical sector size is %d,\n", l.SectorSize)
+	fmt.Fprintf(w, "using 0x%02x media descriptor, with %d sectors;\n", bs.Media, l.TotalSize/l.SectorSize)
+	fmt.Fprintf(w, "drive number 0x%02x;\n", bs.DriveNumber)
+	fats := fmt.Sprintf("%d %d-bit FATs", l.NumFATs, int(l.Type))
+	if l.NumFATs == 1 {
+		fats = fmt.Sprintf("1 %d-bit FAT", int(l.Type))
+	}
+	fmt.Fprintf(w, "filesystem has %s and %s per cluster.\n", fats, cmdutil.Plural(int(bs.SectorsPerCluster), "sector"))
+	fmt.Fprintf(w, "FAT size is %s, and provides %s.\n", cmdutil.Plural(int(l.FATSize/l.SectorSize), "sector"), cmdutil.Plural(int(l.Clusters), "cluster"))
+	if bs.ReservedSectors == 1 {
+		fmt.Fprintln(w, "There is 1 reserved sector.")
+	} else {
+		fmt.Fprintf(w, "There are %d reserved sectors.\n", bs.ReservedSectors)
+	}
+	if l.Type != fat.FAT32 {
+		fmt.Fprintf(w, "Root directory contains %d slots and uses %d sectors.\n", bs.RootEntries, l.RootDirSize/l.SectorSize)
+	}
+	label := "no volume label"
+	if bl := bs.Label(); bl != "" {
+		label = "volume label " + bl
+	}
+	fmt.Fprintf(w, "Volume ID is %08x, %s.\n", bs.VolumeID, label)
 }
 
 // result is what fmkfs reports with --json.
@@ -79,7 +124,7 @@ type result struct {
 	Label       string          `json:"label"`
 	Wiped       []fio.Signature `json:"wiped"` // old signatures cleared (offsets from the start of the disk)
 	SD          *sdResult       `json:"sd,omitempty"`
-	Stats       *fio.Stats      `json:"stats,omitempty"`
+	cmdutil.Outcome
 }
 
 // sdResult is --sd's layout as --json reports it.
@@ -164,17 +209,13 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 		res.SD = &sdResult{BU: sd.layout.BU, PartitionSector: sd.layout.PartitionStart, MBRType: sd.layout.MBRType,
 			DataStart: data, DataAligned: data%sd.layout.BU == 0}
 	}
-	if c.Bool(cmdutil.FlagJSON) {
-		if c.Bool(cmdutil.FlagStats) {
-			res.Stats = &total
+	if !c.Bool(cmdutil.FlagJSON) {
+		if c.Bool(cmdutil.FlagVerbose) {
+			printLayout(stdout, target, bs, l)
 		}
-		return cmdutil.PrintJSON(stdout, res)
+		printResult(stdout, &res, l)
 	}
-	printResult(stdout, &res, l)
-	if c.Bool(cmdutil.FlagStats) {
-		total.WriteTo(stderr)
-	}
-	return nil
+	return cmdutil.Finish(c, stdout, stderr, &res, func() fio.Stats { return total }, nil)
 }
 
 // format clears the old signatures inside the volume's range and makes
@@ -219,7 +260,11 @@ func format(c *cli.Context, r *request, dev *fio.Device) (*fat.BootSector, *fat.
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	bs, l, err := fat.Format(dev, p, cmdutil.Now())
+	now := cmdutil.Now()
+	if c.Bool("invariant") {
+		now = invariantTime
+	}
+	bs, l, err := fat.Format(dev, p, now)
 	return bs, l, wiped, err
 }
 

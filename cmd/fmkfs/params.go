@@ -4,7 +4,10 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -44,14 +47,8 @@ func params(c *cli.Context) (fat.FormatParams, error) {
 	p.ReservedSectors = c.Int("reserved")
 	p.NumFATs = c.Int("fats")
 	p.RootEntries = c.Int("root-entries")
-	p.Label = c.String("label")
-	for _, r := range p.Label {
-		if r >= 0x80 {
-			// mkfs.fat refuses them too: fsck.fat 4.2 takes any byte from
-			// 0x80 up in a label for a control character and deletes it.
-			return p, fmt.Errorf("--label %q: only ASCII characters are accepted (fsck.fat rejects others)", p.Label)
-		}
-	}
+	p.Label = c.String("label") // checked by Plan, with the label rules
+	p.AlignData = !c.Bool("no-align")
 	if c.IsSet("media") {
 		n, err := strconv.ParseUint(c.String("media"), 0, 8)
 		if err != nil {
@@ -84,17 +81,25 @@ func params(c *cli.Context) (fat.FormatParams, error) {
 		}
 		p.DriveNumber = uint8(n)
 	}
-	for _, g := range []struct {
-		name string
-		dst  *uint16
-	}{{"heads", &p.Heads}, {"sectors-per-track", &p.SectorsPerTrack}} {
-		if !c.IsSet(g.name) {
-			continue
+	if err := geometry(c, &p); err != nil {
+		return p, err
+	}
+	if c.IsSet("backup-sector") {
+		n, err := strconv.ParseUint(c.String("backup-sector"), 0, 16)
+		if err != nil {
+			return p, fmt.Errorf("--backup-sector %q: want a reserved sector number (0 for no backup)", c.String("backup-sector"))
 		}
-		if n := c.Int(g.name); n < 1 || n > 255 && g.name == "heads" || n > 63 && g.name == "sectors-per-track" {
-			return p, fmt.Errorf("--%s %d: out of range (heads 1..255, sectors per track 1..63)", g.name, n)
+		p.BackupBootSector = int(n)
+		if n == 0 {
+			p.BackupBootSector = -1
 		}
-		*g.dst = uint16(c.Int(g.name))
+	}
+	if c.IsSet("boot-message") {
+		msg, err := bootMessage(c.String("boot-message"))
+		if err != nil {
+			return p, err
+		}
+		p.BootMessage = msg
 	}
 	p.AllowSmallFAT32 = c.Bool(cmdutil.FlagForce)
 	id, err := volumeID(c)
@@ -105,8 +110,80 @@ func params(c *cli.Context) (fat.FormatParams, error) {
 	return p, nil
 }
 
-// volumeID is --volume-id, else derived from SOURCE_DATE_EPOCH (so that
-// reproducible builds give identical images), else random.
+// geometry sets the CHS geometry from -g HEADS/SECTORS, --heads and
+// --sectors-per-track.
+func geometry(c *cli.Context, p *fat.FormatParams) error {
+	heads, spt := c.Int("heads"), c.Int("sectors-per-track")
+	if c.IsSet("geometry") {
+		if c.IsSet("heads") || c.IsSet("sectors-per-track") {
+			return errors.New("give the geometry as -g HEADS/SECTORS or with --heads and --sectors-per-track, not both")
+		}
+		h, s, ok := strings.Cut(c.String("geometry"), "/")
+		var err1, err2 error
+		heads, err1 = strconv.Atoi(h)
+		spt, err2 = strconv.Atoi(s)
+		if !ok || err1 != nil || err2 != nil {
+			return fmt.Errorf("--geometry %q: want HEADS/SECTORS, such as 255/63", c.String("geometry"))
+		}
+	}
+	if c.IsSet("heads") || c.IsSet("geometry") {
+		if heads < 1 || heads > 255 {
+			return fmt.Errorf("--heads %d: out of range (heads 1..255)", heads)
+		}
+		p.Heads = uint16(heads)
+	}
+	if c.IsSet("sectors-per-track") || c.IsSet("geometry") {
+		if spt < 1 || spt > 63 {
+			return fmt.Errorf("--sectors-per-track %d: out of range (sectors per track 1..63)", spt)
+		}
+		p.SectorsPerTrack = uint16(spt)
+	}
+	return nil
+}
+
+// bootMessage reads -m's file ("-": standard input) and makes it what
+// the BIOS prints: line feeds become CR LF and tabs are expanded to
+// 8-column stops, as mkfs.fat does.
+func bootMessage(name string) ([]byte, error) {
+	var b []byte
+	var err error
+	if name == "-" {
+		b, err = io.ReadAll(io.LimitReader(os.Stdin, 64<<10))
+	} else {
+		b, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--boot-message: %w", err)
+	}
+	out := []byte{}
+	col := 0
+	for _, ch := range b {
+		switch ch {
+		case '\n':
+			out, col = append(out, '\r', '\n'), 0
+		case '\t':
+			for n := 8 - col%8; n > 0; n-- {
+				out, col = append(out, ' '), col+1
+			}
+		case '\r':
+			out, col = append(out, ch), 0
+		default:
+			out, col = append(out, ch), col+1
+		}
+	}
+	return out, nil
+}
+
+// invariantTime is the clock of fmkfs --invariant: the one mkfs.fat
+// --invariant uses, so that both make the same label entry.
+var invariantTime = time.Unix(1426325213, 0)
+
+// invariantID is the volume id of fmkfs --invariant, as mkfs.fat's.
+const invariantID = 0x1234ABCD
+
+// volumeID is --volume-id, else --invariant's, else derived from
+// SOURCE_DATE_EPOCH (so that reproducible builds give identical images),
+// else random.
 func volumeID(c *cli.Context) (uint32, error) {
 	if c.IsSet("volume-id") {
 		n, err := strconv.ParseUint(c.String("volume-id"), 16, 32)
@@ -114,6 +191,9 @@ func volumeID(c *cli.Context) (uint32, error) {
 			return 0, fmt.Errorf("--volume-id %q: want up to 8 hex digits", c.String("volume-id"))
 		}
 		return uint32(n), nil
+	}
+	if c.Bool("invariant") {
+		return invariantID, nil
 	}
 	if t, ok := cmdutil.SourceDateEpoch(); ok {
 		return uint32(t.Unix()), nil

@@ -94,14 +94,29 @@ func parseRequest(c *cli.Context, target string) (*request, error) {
 		return nil, err
 	}
 	r.o.Offset = r.off
+	_, sde := cmdutil.SourceDateEpoch()
+	reproducible := sde || c.IsSet("volume-id") || c.Bool("invariant")
+	if mode := c.Generic("mbr").(*mbrMode).mode; mode != "" && mode != "n" {
+		if r.table.kind != "" || r.off != 0 || c.IsSet(cmdutil.FlagPartition) {
+			if mode == "y" {
+				return nil, errors.New("--mbr writes a fake table into the boot sector of a disk without one: it cannot be combined with --table, --sd, --partition or an offset")
+			}
+		} else if wantMBR(mode, r.path) {
+			ids, err := tableIDs(c, reproducible, p.VolumeID)
+			if err != nil {
+				return nil, err
+			}
+			r.p.FakeMBR, r.p.DiskID = true, ids.mbr
+			return r, nil
+		}
+	}
 	if r.table.kind == "" {
 		if c.IsSet("disk-id") {
-			return nil, errors.New("--disk-id names the table that --table or --sd writes: add one")
+			return nil, errors.New("--disk-id names the table that --table, --sd or --mbr writes: add one")
 		}
 		return r, nil
 	}
-	_, sde := cmdutil.SourceDateEpoch()
-	r.table.ids, err = tableIDs(c, sde || c.IsSet("volume-id"), p.VolumeID)
+	r.table.ids, err = tableIDs(c, reproducible, p.VolumeID)
 	return r, err
 }
 
@@ -116,6 +131,16 @@ func prepareTarget(c *cli.Context, r *request) error {
 		return err
 	}
 	var size int64
+	if c.Bool("create") {
+		switch {
+		case r.blocks == 0:
+			return errors.New("-C (--create) needs BLOCK-COUNT: the size of the file to create, in 1 KiB blocks")
+		case c.IsSet("size"):
+			return errors.New("give -C with BLOCK-COUNT or --size, not both: both create the file")
+		case exists:
+			return fmt.Errorf("-C: %s exists; -C only creates a new file (leave -C out to format it)", r.path)
+		}
+	}
 	switch {
 	case c.IsSet("size"):
 		if size, err = fio.ParseSize(c.String("size")); err != nil {
@@ -205,7 +230,7 @@ func describeDisk(path string, pt *fio.PartitionTable) string {
 	}
 	parts := make([]string, 0, len(pt.Partitions))
 	for _, p := range pt.Partitions {
-		s := fmt.Sprintf("%d (%s", p.Index, human(p.Size))
+		s := fmt.Sprintf("%d (%s", p.Index, cmdutil.HumanSize(p.Size))
 		if fs, label := probeFS(path, p.Index); fs != "" {
 			s += ", " + fs
 			if label != "" {
@@ -218,7 +243,7 @@ func describeDisk(path string, pt *fio.PartitionTable) string {
 	if len(parts) == 1 {
 		word = "partition"
 	}
-	return fmt.Sprintf("%s (%s) holds an %s table with %s %s", path, human(size), strings.ToUpper(pt.Kind), word, strings.Join(parts, ", "))
+	return fmt.Sprintf("%s (%s) holds an %s table with %s %s", path, cmdutil.HumanSize(size), strings.ToUpper(pt.Kind), word, strings.Join(parts, ", "))
 }
 
 // probeFS names the file system at the start of partition n and its label,
@@ -250,18 +275,4 @@ func probeFS(path string, n int) (fs, label string) {
 		return "ext2/3/4", strings.TrimRight(string(b[1024+0x78:1024+0x88]), "\x00")
 	}
 	return "", ""
-}
-
-// human writes a size in binary units with one decimal.
-func human(n int64) string {
-	units := []string{"bytes", "KiB", "MiB", "GiB", "TiB"}
-	f, i := float64(n), 0
-	for f >= 1024 && i < len(units)-1 {
-		f /= 1024
-		i++
-	}
-	if i == 0 {
-		return fmt.Sprintf("%d bytes", n)
-	}
-	return fmt.Sprintf("%.1f %s", f, units[i])
 }

@@ -8,26 +8,27 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 
 	"github.com/urfave/cli/v2"
 
 	"ftools/cmd/internal/cmdutil"
 	"ftools/pkg/fat"
-	fio "ftools/pkg/io"
 )
 
 func main() { cmdutil.Main(run) }
 
 func flags() []cli.Flag {
-	fl := []cli.Flag{cmdutil.ImageFlag()}
+	fl := []cli.Flag{
+		cmdutil.ImageFlag(),
+		cmdutil.VerboseFlag("name each move on stderr as it is made (as mv -v)"),
+	}
 	return cmdutil.VolumeFlags(true, fl...)
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
 	app := cmdutil.NewApp("fmv", "rename and move files and directories within a FAT volume",
-		"fmv [flags] ::/SOURCE... ::/DEST\n\n"+cmdutil.AddressingHelp+" All paths must be on the same volume.", stdout, stderr)
+		"fmv [flags] ::/SOURCE... ::/DEST\n\n"+cmdutil.AddressingHelp+" All paths must be on the same volume.\n"+cmdutil.WildcardHelp+" (in SOURCE)", stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
 		if err := cmdutil.NeedArgs(c, 2, -1); err != nil {
@@ -35,7 +36,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		return move(c, stdout, stderr)
 	}
-	return app.Run(args)
+	return cmdutil.Run(app, args)
 }
 
 // moved is one rename in fmv --json's output.
@@ -44,11 +45,11 @@ type moved struct {
 	To   string `json:"to"`
 }
 
+// summary is fmv --json's object.
 type summary struct {
-	Moved  []moved    `json:"moved"`
-	Failed int        `json:"failed"`
-	Error  string     `json:"error,omitempty"`
-	Stats  *fio.Stats `json:"stats,omitempty"`
+	Moved  []moved           `json:"moved"`
+	Failed []cmdutil.Problem `json:"failed"`
+	cmdutil.Outcome
 }
 
 func move(c *cli.Context, stdout, stderr io.Writer) error {
@@ -64,7 +65,7 @@ func move(c *cli.Context, stdout, stderr io.Writer) error {
 		}
 		ops = append(ops, op)
 	}
-	srcs, dst := ops[:len(ops)-1], ops[len(ops)-1]
+	dst := ops[len(ops)-1]
 	imgs := cmdutil.Images{}
 	defer imgs.Close()
 	im, err := imgs.Open(c, dst.Image, true)
@@ -72,57 +73,49 @@ func move(c *cli.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	v := im.Vol
+	sum := &summary{}
+	fail := func(what string, err error) {
+		cmdutil.Warn(stderr, "fmv", "%v", err)
+		sum.Failed = append(sum.Failed, cmdutil.Problem{Path: what, Reason: err.Error()})
+	}
+	var srcs []cmdutil.Operand
+	for _, op := range ops[:len(ops)-1] {
+		matched, skipped, err := cmdutil.Expand(v, op)
+		for _, p := range skipped {
+			fail(p.Path, fmt.Errorf("%s: %s", cmdutil.Quote(p.Path), p.Reason))
+		}
+		if err != nil {
+			fail(op.Raw, err)
+		}
+		srcs = append(srcs, matched...)
+	}
 	dfi, err := v.Stat(dst.Path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("cannot stat '%s': %w", dst.Show(dst.Path), unwrap(err))
+		return fmt.Errorf("cannot use %s: %s", cmdutil.Quote(dst.Show(dst.Path)), cmdutil.ErrText(err))
 	}
 	if err != nil {
 		dfi = nil
 	}
 	intoDir := dfi != nil && dfi.IsDir()
 	if !intoDir && (len(srcs) > 1 || dst.Slash) {
-		return fmt.Errorf("target '%s' is not a directory", dst.Show(dst.Path))
+		return fmt.Errorf("target %s is not a directory", cmdutil.Quote(dst.Show(dst.Path)))
 	}
-	sum := summary{Moved: []moved{}}
-	var errs []error
 	for _, s := range srcs {
 		to, err := moveOne(v, s, dst, dfi, len(srcs) > 1)
 		if err != nil {
-			if !c.Bool(cmdutil.FlagJSON) {
-				cmdutil.Warn(stderr, "fmv", "%v", err)
-			}
-			errs = append(errs, err)
+			fail(s.Show(s.Path), err)
 			continue
 		}
 		sum.Moved = append(sum.Moved, moved{From: s.Show(s.Path), To: dst.Show(to)})
-	}
-	closeErr := imgs.Close()
-	if closeErr != nil {
-		errs = append(errs, closeErr)
-	}
-	sum.Failed = len(errs)
-	if c.Bool(cmdutil.FlagJSON) {
-		if len(errs) > 0 {
-			sum.Error = errors.Join(errs...).Error()
+		if c.Bool(cmdutil.FlagVerbose) {
+			fmt.Fprintf(stderr, "renamed %s -> %s\n", cmdutil.Quote(s.Show(s.Path)), cmdutil.Quote(dst.Show(to)))
 		}
-		if c.Bool(cmdutil.FlagStats) {
-			st := imgs.Stats()
-			sum.Stats = &st
-		}
-		if err := cmdutil.PrintJSON(stdout, sum); err != nil {
-			return err
-		}
-	} else if c.Bool(cmdutil.FlagStats) {
-		st := imgs.Stats()
-		st.WriteTo(stderr)
 	}
-	if closeErr != nil {
-		return closeErr
+	if err = imgs.Close(); err == nil && len(sum.Failed) > 0 {
+		err = cmdutil.Exit(1, nil) // each was named
+		sum.Error = cmdutil.Reasons(sum.Failed)
 	}
-	if len(errs) > 0 {
-		return cmdutil.Exit(1, nil)
-	}
-	return nil
+	return cmdutil.Finish(c, stdout, stderr, sum, imgs.Stats, err)
 }
 
 // moveOne renames s to dst, or into dst (described by dfi, nil if it does
@@ -130,14 +123,14 @@ func move(c *cli.Context, stdout, stderr io.Writer) error {
 // sources).
 func moveOne(v *fat.Volume, s, dst cmdutil.Operand, dfi fs.FileInfo, many bool) (string, error) {
 	fail := func(to string, err error) error {
-		return fmt.Errorf("cannot move '%s' to '%s': %w", s.Show(s.Path), dst.Show(to), unwrap(err))
+		return fmt.Errorf("cannot move %s to %s: %s", cmdutil.Quote(s.Show(s.Path)), cmdutil.Quote(dst.Show(to)), cmdutil.ErrText(err))
 	}
 	if s.Path == "." {
-		return "", fmt.Errorf("cannot move '%s': it is the root directory", s.Show(s.Path))
+		return "", fmt.Errorf("cannot move %s: it is the root directory", cmdutil.Quote(s.Show(s.Path)))
 	}
 	sfi, err := v.Stat(s.VolPath())
 	if err != nil {
-		return "", fmt.Errorf("cannot stat '%s': %w", s.Show(s.VolPath()), unwrap(err))
+		return "", fmt.Errorf("cannot move %s: %s", cmdutil.Quote(s.Show(s.VolPath())), cmdutil.ErrText(err))
 	}
 	to := dst.Path
 	// A directory named as DEST under another case ("docs" -> "Docs") is
@@ -151,18 +144,4 @@ func moveOne(v *fat.Volume, s, dst cmdutil.Operand, dfi fs.FileInfo, many bool) 
 		return "", fail(to, err)
 	}
 	return to, nil
-}
-
-// unwrap drops the op and paths of *fs.PathError and *os.LinkError:
-// messages name the operands as the user wrote them.
-func unwrap(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return err
 }

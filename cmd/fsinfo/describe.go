@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"ftools/cmd/internal/cmdutil"
 	"ftools/pkg/fat"
 	fio "ftools/pkg/io"
 )
@@ -19,40 +20,41 @@ type region struct {
 
 // volumeInfo is everything fsinfo shows; its JSON form is --json's output.
 type volumeInfo struct {
-	Device            string     `json:"device"`
-	VolumeStart       int64      `json:"volume_start"`
-	FATType           string     `json:"fat_type"`
-	OEMName           string     `json:"oem_name"`
-	BytesPerSector    int        `json:"bytes_per_sector"`
-	SectorsPerCluster int        `json:"sectors_per_cluster"`
-	ClusterSize       int64      `json:"cluster_size"`
-	ReservedSectors   int        `json:"reserved_sectors"`
-	NumFATs           int        `json:"fats"`
-	RootEntries       int        `json:"root_entries"`
-	TotalSectors      int64      `json:"total_sectors"`
-	Media             string     `json:"media"`
-	FATSectors        int64      `json:"fat_sectors"`
-	SectorsPerTrack   int        `json:"sectors_per_track"`
-	Heads             int        `json:"heads"`
-	HiddenSectors     uint32     `json:"hidden_sectors"`
-	RootCluster       uint32     `json:"root_cluster,omitempty"`
-	FSInfoSector      int        `json:"fsinfo_sector,omitempty"`
-	BackupBootSector  int        `json:"backup_boot_sector,omitempty"`
-	DriveNumber       string     `json:"drive_number"`
-	VolumeID          string     `json:"volume_id"`
-	Label             string     `json:"label"`
-	Dirty             bool       `json:"dirty"`
-	Regions           []region   `json:"regions"`
-	Clusters          uint32     `json:"clusters"`
-	FreeClusters      uint32     `json:"free_clusters"`
-	UsedClusters      uint32     `json:"used_clusters"`
-	BadClusters       uint32     `json:"bad_clusters"`
-	FreeBytes         int64      `json:"free_bytes"`
-	FreeCount         *uint32    `json:"free_count"`
-	NextCluster       *uint32    `json:"next_cluster"`
-	Alignment         alignment  `json:"alignment"`
-	Warnings          []string   `json:"warnings"`
-	Stats             *fio.Stats `json:"stats,omitempty"`
+	Device            string    `json:"device"`
+	VolumeStart       int64     `json:"volume_start"`
+	FATType           string    `json:"fat_type"`
+	OEMName           string    `json:"oem_name"`
+	BytesPerSector    int       `json:"bytes_per_sector"`
+	SectorsPerCluster int       `json:"sectors_per_cluster"`
+	ClusterSize       int64     `json:"cluster_size"`
+	ReservedSectors   int       `json:"reserved_sectors"`
+	NumFATs           int       `json:"fats"`
+	RootEntries       int       `json:"root_entries"`
+	TotalSectors      int64     `json:"total_sectors"`
+	Media             string    `json:"media"`
+	FATSectors        int64     `json:"fat_sectors"`
+	SectorsPerTrack   int       `json:"sectors_per_track"`
+	Heads             int       `json:"heads"`
+	HiddenSectors     uint32    `json:"hidden_sectors"`
+	RootCluster       uint32    `json:"root_cluster,omitempty"`
+	FSInfoSector      int       `json:"fsinfo_sector,omitempty"`
+	BackupBootSector  int       `json:"backup_boot_sector,omitempty"`
+	DriveNumber       string    `json:"drive_number"`
+	VolumeID          string    `json:"volume_id"`
+	Label             string    `json:"label"`
+	Dirty             bool      `json:"dirty"`
+	Regions           []region  `json:"regions"`
+	Clusters          uint32    `json:"clusters"`
+	FreeClusters      uint32    `json:"free_clusters"`
+	UsedClusters      uint32    `json:"used_clusters"`
+	BadClusters       uint32    `json:"bad_clusters"`
+	FreeBytes         int64     `json:"free_bytes"`
+	FreeCount         *uint32   `json:"free_count"`
+	NextCluster       *uint32   `json:"next_cluster"`
+	Alignment         alignment `json:"alignment"`
+	Warnings          []string  `json:"warnings"`
+	Changes           []change  `json:"changes"` // what --next-cluster, --free-count and --recount set
+	cmdutil.Outcome
 }
 
 // alignment says whether the volume lines up with the erase blocks the SD

@@ -3,9 +3,11 @@
 package main
 
 import (
+	"encoding/hex"
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -17,16 +19,17 @@ func main() { cmdutil.Main(run) }
 
 func flags() []cli.Flag {
 	fl := []cli.Flag{
-		&cli.StringFlag{Name: "next-cluster", Usage: "set FSINFO's next free cluster hint to `N` (allocation starts after N)"},
-		&cli.StringFlag{Name: "free-count", Usage: "set FSINFO's free cluster count to `N` (right or wrong)"},
-		&cli.BoolFlag{Name: "recount", Usage: "count the free clusters in the FAT and write the true count (and a valid hint) to FSINFO"},
+		&cli.StringFlag{Name: "next-cluster", Usage: "set FSINFO's next free cluster hint to `N` (allocation starts after N); prints the old and the new value"},
+		&cli.StringFlag{Name: "free-count", Usage: "set FSINFO's free cluster count to `N` (right or wrong); prints the old and the new value"},
+		&cli.BoolFlag{Name: "recount", Usage: "count the free clusters in the FAT and write the true count (and a valid hint) to FSINFO; prints the old and the new values"},
+		cmdutil.VerboseFlag("also print a hex dump of the boot sector (as minfo -v)"),
 	}
 	return cmdutil.VolumeFlags(true, fl...)
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
 	app := cmdutil.NewApp("fsinfo", "show a FAT volume; set FSINFO's next free cluster and free count",
-		"fsinfo [flags] IMAGE[@@OFFSET]", stdout, stderr)
+		"fsinfo [flags] IMAGE[@@OFFSET]\n\nWith --next-cluster, --free-count or --recount, fsinfo prints what it changed\n(old and new values); without them, the whole volume.", stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
 		if err := cmdutil.NeedArgs(c, 1, 1); err != nil {
@@ -34,7 +37,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		return show(c, c.Args().First(), stdout, stderr)
 	}
-	return app.Run(args)
+	return cmdutil.Run(app, args)
 }
 
 func parseCount(c *cli.Context, name string) (uint32, bool, error) {
@@ -47,6 +50,13 @@ func parseCount(c *cli.Context, name string) (uint32, bool, error) {
 		return 0, false, fmt.Errorf("--%s %q: want a number from 0 to 4294967295", name, s)
 	}
 	return uint32(n), true, nil
+}
+
+// change is one FSINFO field fsinfo set.
+type change struct {
+	Field string `json:"field"` // "next_cluster" or "free_count"
+	Old   uint32 `json:"old"`   // 4294967295 (0xffffffff) is "unknown"
+	New   uint32 `json:"new"`
 }
 
 func show(c *cli.Context, spec string, stdout, stderr io.Writer) error {
@@ -72,6 +82,10 @@ func show(c *cli.Context, spec string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", spec, err)
 	}
+	var old fat.FSInfo
+	if fi := v.FSInfo(); fi != nil {
+		old = *fi
+	}
 	if recount {
 		err = v.Recount()
 	}
@@ -83,9 +97,20 @@ func show(c *cli.Context, spec string, stdout, stderr io.Writer) error {
 	}
 	if err != nil {
 		v.Close()
-		return fmt.Errorf("%s: %w", spec, err)
+		return fmt.Errorf("%s: %s", spec, cmdutil.ErrText(err))
 	}
 	info := describe(v) // before Close: the FAT is valid until then
+	if write {
+		info.Changes = changes(old, v.FSInfo(), setNext || recount, setFree || recount)
+	}
+	var boot []byte
+	if c.Bool(cmdutil.FlagVerbose) {
+		boot = make([]byte, v.Layout().SectorSize)
+		if _, err := dev.ReadAt(boot, 0); err != nil {
+			v.Close()
+			return fmt.Errorf("%s: reading the boot sector: %s", spec, cmdutil.ErrText(err))
+		}
+	}
 	if err := v.Close(); err != nil {
 		return fmt.Errorf("%s: %w", spec, err)
 	}
@@ -93,14 +118,30 @@ func show(c *cli.Context, spec string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", spec, err)
 	}
 	info.Dirty = v.BootSector().Dirty() // Close clears the bit this run set
-	if c.Bool(cmdutil.FlagJSON) {
-		if c.Bool(cmdutil.FlagStats) {
-			st := dev.Stats()
-			info.Stats = &st
+	if !c.Bool(cmdutil.FlagJSON) {
+		if write {
+			for _, ch := range info.Changes {
+				fmt.Fprintf(stdout, "%s: FSINFO %s: %s -> %s\n", spec, strings.ReplaceAll(ch.Field, "_", " "), hint(ch.Old), hint(ch.New))
+			}
+		} else {
+			info.print(stdout)
 		}
-		return cmdutil.PrintJSON(stdout, info)
+		if boot != nil {
+			fmt.Fprintf(stdout, "boot sector (%d bytes):\n%s", len(boot), hex.Dump(boot))
+		}
 	}
-	info.print(stdout)
-	cmdutil.PrintStats(c, stderr, dev)
-	return nil
+	return cmdutil.Finish(c, stdout, stderr, info, dev.Stats, nil)
+}
+
+// changes lists the FSINFO fields that were set, with their old and new
+// values.
+func changes(old fat.FSInfo, now *fat.FSInfo, next, free bool) []change {
+	var out []change
+	if free {
+		out = append(out, change{Field: "free_count", Old: old.FreeCount, New: now.FreeCount})
+	}
+	if next {
+		out = append(out, change{Field: "next_cluster", Old: old.NextFree, New: now.NextFree})
+	}
+	return out
 }

@@ -1,6 +1,6 @@
 // Command fverify checks a FAT volume the way fsck.fat -n does, without
-// writing to it; with --repair it fixes what is safe to fix, and with
-// --compare it compares files in the volume with their host originals.
+// writing to it; with --repair it repairs what fsck.fat -a repairs, and
+// with --compare it compares files in the volume with their host originals.
 package main
 
 import (
@@ -24,29 +24,54 @@ const (
 	exitUsage    = 16 // bad command line
 )
 
+// Flag names.
+const (
+	flagRepair  = "repair"
+	flagAuto    = "auto"
+	flagNoOp    = "check-only"
+	flagSalvage = "salvage"
+	flagDryRun  = "dry-run"
+	flagList    = "list"
+	flagVerify  = "V"
+	flagCompare = "compare"
+)
+
 func main() { cmdutil.Main(run) }
 
 func flags() []cli.Flag {
 	fl := []cli.Flag{
-		&cli.BoolFlag{Name: "repair", Usage: "fix what is safe to fix (FAT copies, FSINFO, dirty bit, boot sector from its backup) and say each fix"},
-		&cli.StringSliceFlag{Name: "compare", Usage: "compare host file or tree `HOSTPATH=::/PATH` with the one in the volume (repeatable)"},
+		&cli.BoolFlag{Name: flagRepair, Usage: "repair what fsck.fat -a repairs, keeping every file it keeps; say each fix"},
+		&cli.BoolFlag{Name: flagAuto, Aliases: []string{"a", "p", "y"}, Usage: "as fsck.fat -a: --repair, saving lost chains as files (--salvage)"},
+		&cli.BoolFlag{Name: flagNoOp, Aliases: []string{"n"}, Usage: "check only, never write (the default)"},
+		&cli.BoolFlag{Name: flagSalvage, Aliases: []string{"f"}, Usage: "with --repair, save lost cluster chains as files /FSCKnnnn.REC instead of freeing them"},
+		&cli.BoolFlag{Name: flagDryRun, Usage: "print the repair plan and what it would leave, without writing"},
+		&cli.BoolFlag{Name: flagList, Aliases: []string{"l"}, Usage: "list each file and directory as it is checked"},
+		cmdutil.VerboseFlag("say what is checked, and print the plan of fixes"),
+		&cli.BoolFlag{Name: flagVerify, Hidden: true},
+		&cli.StringSliceFlag{Name: flagCompare, Usage: "compare host file or tree `HOSTPATH=::/PATH` with the one in the volume (repeatable)"},
 	}
 	return cmdutil.VolumeFlags(true, fl...)
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	app := cmdutil.NewApp("fverify", "check a FAT volume read-only as fsck does; compare files with their sources",
+	cmdutil.VersionLongOnly() // -v is --verbose, as fsck.fat's
+	app := cmdutil.NewApp("fverify", "check a FAT volume as fsck.fat does, repair it, compare files with their sources",
 		"fverify [flags] IMAGE[@@OFFSET]", stdout, stderr)
 	app.Flags = flags()
+	app.UseShortOptionHandling = true
 	app.Action = func(c *cli.Context) error {
 		if err := cmdutil.NeedArgs(c, 1, 1); err != nil {
 			return cmdutil.Exit(exitUsage, err)
 		}
-		compares, err := parseCompares(c.StringSlice("compare"))
+		m, err := modeOf(c)
 		if err != nil {
 			return cmdutil.Exit(exitUsage, err)
 		}
-		return verify(c, c.Args().First(), compares, stdout, stderr)
+		compares, err := parseCompares(c.StringSlice(flagCompare))
+		if err != nil {
+			return cmdutil.Exit(exitUsage, err)
+		}
+		return verify(c, c.Args().First(), m, compares, stdout, stderr)
 	}
 	err := app.Run(args)
 	var ee *cmdutil.ExitError
@@ -54,6 +79,30 @@ func run(args []string, stdout, stderr io.Writer) error {
 		err = cmdutil.Exit(exitUsage, err)
 	}
 	return err
+}
+
+// mode is what the command line asks for.
+type mode struct {
+	repair, dryRun, salvage, list, verbose bool
+}
+
+func modeOf(c *cli.Context) (mode, error) {
+	m := mode{
+		repair:  c.Bool(flagRepair) || c.Bool(flagAuto),
+		dryRun:  c.Bool(flagDryRun),
+		salvage: c.Bool(flagSalvage) || c.Bool(flagAuto),
+		list:    c.Bool(flagList),
+		verbose: c.Bool(cmdutil.FlagVerbose),
+	}
+	switch {
+	case c.Bool(flagVerify):
+		return m, errors.New("-V (fsck.fat's second, verifying pass) is not needed: --repair checks the volume as repaired before it writes, and leaves the dirty bit set if anything is left")
+	case c.Bool(flagNoOp) && (m.repair || m.dryRun):
+		return m, errors.New("-n (check only) cannot be combined with --repair, -a or --dry-run")
+	case m.repair && m.dryRun:
+		return m, errors.New("--dry-run prints the repair without making it: give it without --repair or -a")
+	}
+	return m, nil
 }
 
 // comparison is one --compare argument.
@@ -72,15 +121,15 @@ func parseCompares(specs []string) ([]comparison, error) {
 }
 
 // verify opens, checks, compares, repairs and reports.
-func verify(c *cli.Context, spec string, compares []comparison, stdout, stderr io.Writer) error {
-	repair := c.Bool("repair")
+func verify(c *cli.Context, spec string, m mode, compares []comparison, stdout, stderr io.Writer) error {
+	jsonOut := c.Bool(cmdutil.FlagJSON)
 	fail := func(err error) error {
-		if c.Bool(cmdutil.FlagJSON) {
+		if jsonOut {
 			cmdutil.PrintJSON(stdout, &output{Device: spec, Error: err.Error(), Problems: []fat.Problem{}})
 		}
 		return cmdutil.Exit(exitFailed, err)
 	}
-	dev, err := cmdutil.OpenImage(c, spec, repair)
+	dev, err := cmdutil.OpenImage(c, spec, m.repair)
 	if err != nil {
 		return fail(err)
 	}
@@ -89,7 +138,22 @@ func verify(c *cli.Context, spec string, compares []comparison, stdout, stderr i
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", spec, err))
 	}
-	rep, err := fat.Check(v, fat.CheckOptions{BootError: bootErr})
+	v.Clock = cmdutil.Now // files a repair makes get SOURCE_DATE_EPOCH when it is set
+	opts := fat.CheckOptions{BootError: bootErr, Salvage: m.salvage}
+	var checked []string
+	if m.list {
+		opts.Visit = func(p string) {
+			if jsonOut {
+				checked = append(checked, p)
+			} else {
+				fmt.Fprintf(stdout, "checking %s\n", cmdutil.Sanitize(p))
+			}
+		}
+	}
+	if m.verbose {
+		opts.Progress = func(s string) { cmdutil.Warn(stderr, "fverify", "%s", s) }
+	}
+	rep, err := fat.Check(v, opts)
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", spec, err))
 	}
@@ -100,23 +164,25 @@ func verify(c *cli.Context, spec string, compares []comparison, stdout, stderr i
 		}
 		rep.Problems = append(rep.Problems, probs...)
 	}
-	var fixes []string
-	if repair && !rep.Clean() {
-		fixes, err = fat.Repair(v, rep)
+	res := result{rep: rep, checked: checked, plan: rep.Plan()}
+	if (m.repair || m.dryRun) && !rep.Clean() {
+		res.plan, err = fat.Repair(v, rep, fat.RepairOptions{DryRun: m.dryRun})
+		res.repaired = m.repair
+		res.planned = true
 		if err != nil {
-			printReport(c, stdout, spec, rep, fixes, nil)
+			printReport(c, stdout, spec, m, res, nil)
 			return fail(fmt.Errorf("%s: %w", spec, err))
 		}
 	}
 	if err := dev.Close(); err != nil {
 		return fail(fmt.Errorf("%s: %w", spec, err))
 	}
-	printReport(c, stdout, spec, rep, fixes, dev)
+	printReport(c, stdout, spec, m, res, dev)
 	cmdutil.PrintStats(c, stderr, dev)
 	switch {
 	case rep.Clean():
 		return nil
-	case rep.Remaining() == 0:
+	case m.repair && rep.Remaining() == 0:
 		return cmdutil.Exit(exitFixed, nil)
 	}
 	return cmdutil.Exit(exitProblems, nil)

@@ -14,6 +14,15 @@ import (
 	fio "ftools/pkg/io"
 )
 
+// result is what verify has to print.
+type result struct {
+	rep      *fat.Report
+	checked  []string // -l with --json: the paths checked
+	plan     []string // the repair, one sentence per fix
+	planned  bool     // Repair worked the plan out (--repair or --dry-run)
+	repaired bool     // and carried it out
+}
+
 // output is --json's object.
 type output struct {
 	Device   string        `json:"device"`
@@ -21,7 +30,10 @@ type output struct {
 	Error    string        `json:"error,omitempty"`
 	Problems []fat.Problem `json:"problems"`
 	Warnings []string      `json:"warnings"`
-	Fixes    []string      `json:"fixes"`
+	Fixes    []string      `json:"fixes"`          // the fixes made (--repair)
+	Plan     []string      `json:"plan,omitempty"` // the fixes planned, not made
+	Left     []fat.Problem `json:"left,omitempty"` // what the repair leaves (--repair, --dry-run)
+	Checked  []string      `json:"checked,omitempty"`
 	Summary  *summary      `json:"summary,omitempty"`
 	Stats    *fio.Stats    `json:"stats,omitempty"`
 }
@@ -40,12 +52,13 @@ type summary struct {
 	FreeClusters uint32         `json:"free_clusters"`
 	BadClusters  uint32         `json:"bad_clusters"`
 	LostClusters uint32         `json:"lost_clusters"`
+	LostChains   int            `json:"lost_chains"`
 }
 
 func summarize(rep *fat.Report) *summary {
 	s := &summary{Clean: rep.Clean(), Omitted: rep.Omitted, Remaining: rep.Remaining(), Kinds: map[string]int{},
 		Files: rep.Files, Directories: rep.Dirs, Clusters: rep.Clusters, FreeClusters: rep.FreeClusters,
-		BadClusters: rep.BadClusters, LostClusters: rep.LostClusters}
+		BadClusters: rep.BadClusters, LostClusters: rep.LostClusters, LostChains: rep.LostChains}
 	s.Problems = len(rep.Problems) + rep.Omitted
 	for _, p := range rep.Problems {
 		s.Kinds[p.Kind]++
@@ -56,21 +69,25 @@ func summarize(rep *fat.Report) *summary {
 	return s
 }
 
-// printReport prints the problems, fixes and the summary line, or the JSON
-// object. dev (if not nil) supplies --stats for JSON.
-func printReport(c *cli.Context, w io.Writer, spec string, rep *fat.Report, fixes []string, dev *fio.Device) {
+// printReport prints the problems, the plan or fixes, what is left and
+// the summary line, or the JSON object. dev (if not nil) supplies --stats
+// for JSON.
+func printReport(c *cli.Context, w io.Writer, spec string, m mode, res result, dev *fio.Device) {
+	rep := res.rep
 	s := summarize(rep)
 	if c.Bool(cmdutil.FlagJSON) {
 		out := &output{Device: spec, FATType: rep.Type.String(), Problems: rep.Problems, Warnings: rep.Warnings,
-			Fixes: fixes, Summary: s}
+			Fixes: []string{}, Left: rep.Left, Checked: res.checked, Summary: s}
+		if res.repaired {
+			out.Fixes = res.plan
+		} else {
+			out.Plan = res.plan
+		}
 		if out.Problems == nil {
 			out.Problems = []fat.Problem{}
 		}
 		if out.Warnings == nil {
 			out.Warnings = []string{}
-		}
-		if out.Fixes == nil {
-			out.Fixes = []string{}
 		}
 		if dev != nil && c.Bool(cmdutil.FlagStats) {
 			st := dev.Stats()
@@ -80,24 +97,40 @@ func printReport(c *cli.Context, w io.Writer, spec string, rep *fat.Report, fixe
 		return
 	}
 	for _, msg := range rep.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", msg)
+		fmt.Fprintf(w, "warning: %s\n", cmdutil.Sanitize(msg))
 	}
 	for _, p := range rep.Problems {
-		fmt.Fprintln(w, p.String())
+		fmt.Fprintln(w, cmdutil.Sanitize(p.String()))
 	}
 	if rep.Omitted > 0 {
 		fmt.Fprintf(w, "... and %d more problems\n", rep.Omitted)
 	}
-	for _, f := range fixes {
-		fmt.Fprintf(w, "fixed: %s\n", f)
+	prefix := ""
+	switch {
+	case res.repaired:
+		prefix = "fixed: "
+	case m.dryRun:
+		prefix = "would fix: "
+	case m.verbose:
+		prefix = "plan: "
 	}
-	fmt.Fprintln(w, summaryLine(spec, rep.Type, s))
+	if prefix != "" {
+		for _, f := range res.plan {
+			fmt.Fprintln(w, prefix+cmdutil.Sanitize(f))
+		}
+	}
+	if res.planned {
+		for _, p := range rep.Left {
+			fmt.Fprintln(w, "left: "+cmdutil.Sanitize(p.String()))
+		}
+	}
+	fmt.Fprintln(w, cmdutil.Sanitize(summaryLine(spec, rep.Type, s)))
 }
 
 func summaryLine(spec string, t fat.Type, s *summary) string {
 	used := s.Clusters - min(s.FreeClusters, s.Clusters)
-	line := fmt.Sprintf("%s: %s, %d files, %d directories, %d/%d clusters used, %d bad, %d lost: ",
-		spec, t, s.Files, s.Directories, used, s.Clusters, s.BadClusters, s.LostClusters)
+	line := fmt.Sprintf("%s: %s, %d files, %d directories, %d/%d clusters used, %d bad, %d lost in %d chains: ",
+		spec, t, s.Files, s.Directories, used, s.Clusters, s.BadClusters, s.LostClusters, s.LostChains)
 	if s.Clean {
 		return line + "clean"
 	}
@@ -106,7 +139,7 @@ func summaryLine(spec string, t fat.Type, s *summary) string {
 		kinds = append(kinds, fmt.Sprintf("%s %d", k, s.Kinds[k]))
 	}
 	line += fmt.Sprintf("%d problems (%s)", s.Problems, strings.Join(kinds, ", "))
-	if s.Fixed > 0 {
+	if s.Fixed > 0 || s.Remaining < s.Problems {
 		line += fmt.Sprintf(", %d fixed, %d remaining", s.Fixed, s.Remaining)
 	}
 	return line

@@ -1,44 +1,63 @@
 package fat
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"strings"
 )
 
 // Kinds of Problem. They are stable short strings: fverify prints them and
-// scripts match on them.
+// scripts match on them. Each names one class of damage, as fsck.fat's
+// messages do.
 const (
-	KindBootSector = "boot-sector" // a boot sector field is wrong, or the primary is unusable
+	KindBootSector = "boot-sector" // a boot sector field is wrong, the primary is unusable, or the volume's last sector cannot be read
 	KindBackupBoot = "backup-boot" // the FAT32 backup boot sector differs or is unusable
-	KindFSInfo     = "fsinfo"      // FSINFO signatures, free count or next free hint
+	KindFSInfo     = "fsinfo"      // FSINFO signatures or free count
 	KindFATCopies  = "fat-copies"  // the FAT copies differ
 	KindMedia      = "media"       // FAT[0] does not carry the boot sector's media byte
-	KindDirEntry   = "dir-entry"   // a directory entry's name, attributes or fields are invalid
-	KindDot        = "dot"         // a directory's "." entry is missing or wrong
-	KindDotDot     = "dotdot"      // a directory's ".." entry is missing or wrong
-	KindLFN        = "lfn"         // a long name sequence is broken or does not match its entry
-	KindDuplicate  = "duplicate"   // two members of a directory have the same name
-	KindLabel      = "label"       // a volume label outside the root, or more than one
-	KindChain      = "chain"       // a cluster chain starts out of range or runs through a free, bad or reserved cluster
-	KindCrossLink  = "cross-link"  // a cluster belongs to two chains
-	KindSize       = "size"        // a file's size does not match its chain's length
-	KindLoop       = "loop"        // a chain or a directory tree loops back on itself
-	KindLost       = "lost"        // allocated clusters no chain reaches
-	KindDirty      = "dirty"       // the dirty bit is set
-	KindCompare    = "compare"     // a file in the volume differs from its host original
+	KindFATEntry1  = "fat-entry1"  // FAT[1] is not an end-of-chain mark (its two flag bits aside)
+	KindDirty      = "dirty"       // the dirty bit is set: the boot sector's state bit, or FAT[1]'s clean-shutdown or hard-error bit
+	KindLabel      = "label"       // the volume label: boot sector and root entry disagree, invalid characters, extra or misplaced label entries
+
+	KindDot      = "dot"           // a directory's "." entry is missing or wrong
+	KindDotDot   = "dotdot"        // a directory's ".." entry is missing or wrong
+	KindDirLink  = "dir-link"      // a directory entry points at its own directory, an ancestor or the root
+	KindDup      = "duplicate"     // two members of a directory have the same name
+	KindBadName  = "bad-name"      // a short name holds characters FAT does not allow
+	KindDirSize  = "dir-size"      // a directory entry has a non-zero size
+	KindStart    = "start-cluster" // a first cluster is 1, past the last cluster, free or bad
+	KindAttr     = "attributes"    // reserved attribute bits or combinations
+	KindDirEntry = "dir-entry"     // other trouble with a directory entry (nested too deep to check)
+	KindAfterEnd = "after-end"     // entries after a directory's end marker, which Linux and fsck.fat read and Windows does not
+
+	KindLFNChecksum   = "lfn-checksum"   // long name slots whose checksum does not match the short entry after them
+	KindLFNSequence   = "lfn-sequence"   // long name slots with bad or out-of-order sequence numbers
+	KindLFNOrphan     = "lfn-orphan"     // long name slots not followed by a short entry
+	KindLFNUnfinished = "lfn-unfinished" // a long name whose first slots are missing
+	KindLFNFields     = "lfn-fields"     // a long name slot's cluster or reserved field is not 0
+	KindLFNDeleted    = "lfn-deleted"    // long name slots left behind by a deleted entry
+	KindLFNName       = "lfn-name"       // long name slots holding an empty name, or before a volume label
+
+	KindChain     = "chain"              // a chain runs into a free, bad or nonexistent cluster
+	KindSize      = "size"               // a file's size does not match its chain's length
+	KindLoop      = "loop"               // a chain loops back on itself
+	KindCrossLink = "cross-link"         // a cluster belongs to two chains
+	KindRename    = "interrupted-rename" // two entries name the same file: a move cut short
+	KindLost      = "lost"               // a chain of allocated clusters no entry reaches
+
+	KindCompare = "compare" // a file in the volume differs from its host original
 )
 
 // Problem is one thing wrong with a volume.
 type Problem struct {
-	Kind    string   `json:"kind"`    // one of the Kind* constants
-	Path    string   `json:"path"`    // the file or directory concerned ("/" for the root), "" for volume-wide problems
-	Paths   []string `json:"paths"`   // every path involved (both files of a cross-link), nil if only Path
-	Cluster Cluster  `json:"cluster"` // the cluster concerned, 0 if none
-	Offset  int64    `json:"offset"`  // byte offset on the volume of the field or entry concerned, -1 if none
-	Message string   `json:"message"` // one sentence
-	Fixed   bool     `json:"fixed,omitempty"`
+	Kind    string   `json:"kind"`            // one of the Kind* constants
+	Path    string   `json:"path"`            // the file or directory concerned ("/" for the root), "" for volume-wide problems
+	Paths   []string `json:"paths"`           // every path involved (both files of a cross-link), nil if only Path
+	Cluster Cluster  `json:"cluster"`         // the cluster concerned, 0 if none
+	Offset  int64    `json:"offset"`          // byte offset on the volume of the field or entry concerned, -1 if none
+	Message string   `json:"message"`         // one sentence
+	Fix     string   `json:"fix,omitempty"`   // what Repair does about it, "" if nothing
+	Fixed   bool     `json:"fixed,omitempty"` // Repair did it
+
+	tree bool // found by the tree walk, which Repair's verification repeats
 }
 
 // String formats the problem as one line: kind, path, message, and the
@@ -75,6 +94,15 @@ type CheckOptions struct {
 	// opened from its backup (see OpenForCheck); it is reported, and
 	// Repair copies the backup back over the primary.
 	BootError error
+	// Salvage plans lost chains to be saved as files FSCKnnnn.REC in the
+	// root directory (fsck.fat -f) instead of freed.
+	Salvage bool
+	// Visit, if not nil, is called with the path of every file and
+	// directory as it is checked (fverify -l).
+	Visit func(path string)
+	// Progress, if not nil, is told each step of the check as it starts
+	// (fverify -v), one sentence each.
+	Progress func(step string)
 }
 
 // Defaults for CheckOptions.
@@ -86,7 +114,7 @@ const (
 	DefaultMaxProblems = 10000
 )
 
-// Report is what Check found.
+// Report is what Check found, and the repair it planned.
 type Report struct {
 	Type     Type      `json:"-"`
 	Problems []Problem `json:"problems"`
@@ -96,32 +124,40 @@ type Report struct {
 	Files        int    `json:"files"`
 	Dirs         int    `json:"directories"` // the root included
 	Clusters     uint32 `json:"clusters"`
-	FreeClusters uint32 `json:"free_clusters"` // free entries in FAT 1
+	FreeClusters uint32 `json:"free_clusters"` // free entries in the FAT the check followed
 	BadClusters  uint32 `json:"bad_clusters"`
 	LostClusters uint32 `json:"lost_clusters"`
+	LostChains   int    `json:"lost_chains"`
 
-	// What Repair needs to know.
-	fromBackup  bool  // the volume was opened from the backup boot sector
-	badCopies   []int // FAT copies (0-based) that differ from FAT 1
-	fat1Sound   bool  // FAT 1 is at least as consistent as every differing copy
-	fsinfoBad   bool  // FSINFO needs rewriting
-	backupStale bool  // the backup boot sector needs the primary copied over it
-	dirty       bool  // the dirty bit is set
+	// Left lists what Repair could not fix (set by Repair; with DryRun,
+	// what it would leave).
+	Left []Problem `json:"left,omitempty"`
+
+	plan        *plan // the fixes planned while checking
 	maxProblems int
+	leftOmitted int // problems left beyond MaxProblems
 }
 
 // Clean reports whether the check found no problem.
 func (r *Report) Clean() bool { return len(r.Problems) == 0 && r.Omitted == 0 }
 
-// Remaining is the number of problems Repair has not fixed.
+// Remaining is the number of problems Repair has not fixed: before a
+// repair, every problem found.
 func (r *Report) Remaining() int {
-	n := r.Omitted
-	for _, p := range r.Problems {
-		if !p.Fixed {
-			n++
-		}
+	if r.plan != nil && r.plan.done {
+		return len(r.Left) + r.leftOmitted
 	}
-	return n
+	return len(r.Problems) + r.Omitted
+}
+
+// Plan lists the fixes Check planned, one sentence each, in the order
+// Repair would apply them (before Repair re-checks the planned volume and
+// adds what that finds).
+func (r *Report) Plan() []string {
+	if r.plan == nil {
+		return nil
+	}
+	return r.plan.sentences()
 }
 
 func (r *Report) add(p Problem) {
@@ -132,18 +168,41 @@ func (r *Report) add(p Problem) {
 	r.Problems = append(r.Problems, p)
 }
 
+// merge appends the problems and counts of sub, a tree walk's report.
+func (r *Report) merge(sub *Report) {
+	for _, p := range sub.Problems {
+		p.tree = true
+		r.add(p)
+	}
+	r.Omitted += sub.Omitted
+	r.Files, r.Dirs = sub.Files, sub.Dirs
+	r.FreeClusters, r.BadClusters = sub.FreeClusters, sub.BadClusters
+	r.LostClusters, r.LostChains = sub.LostClusters, sub.LostChains
+}
+
 func (r *Report) addf(kind, path string, c Cluster, off int64, format string, args ...any) {
 	r.add(Problem{Kind: kind, Path: path, Cluster: c, Offset: off, Message: fmt.Sprintf(format, args...)})
 }
 
-// Check checks the volume without writing to it: the boot sector and its
-// FAT32 backup, FSINFO, the media byte in FAT[0], the FAT copies against
-// each other, every directory and every cluster chain, and the clusters
-// that no chain reaches. Damage is reported in the Report; the error is
-// only for what stops the check (the device cannot be read). Chains are
-// walked with a per-cluster owner table, so loops and cross-links end the
-// walk, and the directory walk is bounded by depth and by the clusters
-// already seen.
+func (r *Report) warnf(format string, args ...any) {
+	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
+}
+
+// Check checks the volume without writing to it, with fsck.fat's checks and
+// more: the boot sector and its FAT32 backup (byte by byte), the volume's
+// last sector, FSINFO, the reserved FAT entries 0 and 1 (media byte and
+// the dirty flags), the FAT copies against each other (and which one is
+// sound), the volume label, every directory entry and long name, every
+// cluster chain, and the chains that no entry reaches. Damage is reported
+// in the Report, each problem with the fix Repair would make; the error is
+// only for what stops the check (the device cannot be read).
+//
+// Chains are walked with a per-cluster owner table, so loops and
+// cross-links end the walk, and the directory walk is bounded by depth and
+// by the clusters already seen. When the FAT copies differ, the tree is
+// walked with each copy's chains scored, and the report then describes the
+// volume as the soundest copy has it (FAT 1 on a tie): lost clusters and
+// the free count are counted against that copy.
 func Check(v *Volume, opts CheckOptions) (*Report, error) {
 	if opts.MaxDepth <= 0 {
 		opts.MaxDepth = DefaultMaxDepth
@@ -152,207 +211,56 @@ func Check(v *Volume, opts CheckOptions) (*Report, error) {
 		opts.MaxProblems = DefaultMaxProblems
 	}
 	l := v.layout
-	rep := &Report{Type: l.Type, Clusters: l.Clusters, maxProblems: opts.MaxProblems, fromBackup: opts.BootError != nil}
-	if rep.fromBackup {
-		rep.addf(KindBootSector, "", 0, 0, "the boot sector is unusable (%v); checked with the backup at byte %d", opts.BootError, l.BackupBootOffset)
+	rep := &Report{Type: l.Type, Clusters: l.Clusters, maxProblems: opts.MaxProblems}
+	step := func(format string, args ...any) {
+		if opts.Progress != nil {
+			opts.Progress(fmt.Sprintf(format, args...))
+		}
 	}
-	if err := checkBoot(v, rep); err != nil {
+	p := newPlan(v, opts)
+	step("checking the boot sector (%s, %d-byte sectors, %d-byte clusters, %d clusters, data from byte %d)",
+		l.Type, l.SectorSize, l.ClusterSize, l.Clusters, l.DataOffset)
+	if err := checkBoot(v, rep, p, opts.BootError); err != nil {
 		return nil, err
 	}
-	checkMedia(v, rep)
-	copies, err := readFATCopies(v, rep)
+	step("comparing the %d FAT copies of %d bytes from byte %d, while walking the directory tree and every cluster chain", l.NumFATs, l.FATSize, l.FATOffset)
+	job := startFATCopies(v, rep)
+	sound := 0
+	p.volume = len(p.steps)
+	t, err := runTree(&image{v: v, tb: v.table}, p, opts)
+	copies, cerr := job.wait(v, rep)
+	if err == nil {
+		err = cerr
+	}
 	if err != nil {
+		if t != nil {
+			t.release()
+		}
 		return nil, err
 	}
-	t := newTreeCheck(v, rep, opts)
-	if err := t.walk(); err != nil {
-		return nil, err
-	}
-	t.lost()
-	if len(rep.badCopies) > 0 {
-		judgeCopies(v, rep, t, copies)
-	}
-	if err := checkFSInfo(v, rep); err != nil {
-		return nil, err
-	}
-	return rep, nil
-}
-
-// checkBoot checks what Layout does not: the volume against the device, the
-// dirty bit and the FAT32 backup boot sector.
-func checkBoot(v *Volume, rep *Report) error {
-	bs, l := v.boot, v.layout
-	for _, w := range bs.Warnings() {
-		if !bs.Dirty() || !strings.HasPrefix(w, "dirty bit") { // reported as a problem below
-			rep.Warnings = append(rep.Warnings, w)
-		}
-	}
-	if l.TotalSize > v.dev.Size() {
-		rep.addf(KindBootSector, "", 0, offTotalSectors32, "the boot sector says the volume has %d bytes but the device holds only %d", l.TotalSize, v.dev.Size())
-	}
-	if bs.Dirty() {
-		ext := int64(ext16)
-		if bs.Is32 {
-			ext = ext32
-		}
-		rep.dirty = true
-		rep.addf(KindDirty, "", 0, ext+relState, "the dirty bit is set: the volume was not unmounted cleanly")
-	}
-	if l.Type != FAT32 || rep.fromBackup {
-		return nil
-	}
-	if l.BackupBootOffset == 0 {
-		rep.Warnings = append(rep.Warnings, "no backup boot sector")
-		return nil
-	}
-	b := make([]byte, l.SectorSize)
-	if _, err := v.dev.ReadAt(b, l.BackupBootOffset); err != nil {
-		return fmt.Errorf("fat: reading the backup boot sector at byte %d: %w", l.BackupBootOffset, err)
-	}
-	if _, err := DecodeBootSector(b); err != nil {
-		rep.backupStale = true
-		rep.addf(KindBackupBoot, "", 0, l.BackupBootOffset, "the backup boot sector is unusable: %v", err)
-		return nil
-	}
-	// The dirty bit lives in the primary only, as Linux keeps it.
-	primary, backup := withoutDirty(v.raw), withoutDirty(b)
-	if i := firstDiff(primary[:bootSectorSize], backup[:bootSectorSize]); i >= 0 {
-		rep.backupStale = true
-		rep.addf(KindBackupBoot, "", 0, l.BackupBootOffset+int64(i), "the backup boot sector differs from the boot sector, first at byte %d of the sector", i)
-	}
-	return nil
-}
-
-// firstDiff is the index of the first byte where a and b differ, or -1.
-func firstDiff(a, b []byte) int {
-	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	if len(a) != len(b) {
-		return n
-	}
-	return -1
-}
-
-// checkMedia checks that FAT[0] holds the media byte with all other bits set.
-func checkMedia(v *Volume, rep *Report) {
-	want := Cluster(0xF00) | Cluster(v.boot.Media)
-	switch v.layout.Type {
-	case FAT16:
-		want |= 0xFF00
-	case FAT32:
-		want |= 0x0FFFFF00
-	}
-	if got := v.table.Get(0); got != want {
-		rep.addf(KindMedia, "", 0, v.layout.FATOffset, "FAT entry 0 is %#x, want %#x for media byte %#02x", uint32(got), uint32(want), v.boot.Media)
-	}
-}
-
-// readFATCopies reads FAT copies 2.. (one request each) and notes which
-// differ from FAT 1 in the bytes that hold entries.
-func readFATCopies(v *Volume, rep *Report) ([][]byte, error) {
-	l := v.layout
-	if l.NumFATs < 2 {
-		return nil, nil
-	}
-	if v.boot.Is32 && v.boot.ExtFlags&0x80 != 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("FAT mirroring is off (only FAT %d is active); the copies were not compared", v.boot.ExtFlags&0x0F+1))
-		return nil, nil
-	}
-	n := fatBytes(l.Type, l.Clusters)
-	fat1 := v.table.Bytes()[:n]
-	copies := make([][]byte, l.NumFATs)
-	for i := 1; i < l.NumFATs; i++ {
-		off := l.FATCopyOffset(i)
-		if off+l.FATSize > v.dev.Size() {
-			rep.addf(KindFATCopies, "", 0, off, "FAT %d lies past the end of the device", i+1)
-			continue
-		}
-		b, release := bigAlloc(l.FATSize)
-		if _, err := v.dev.ReadAt(b, off); err != nil {
-			release()
-			return nil, fmt.Errorf("fat: reading FAT %d at byte %d: %w", i+1, off, err)
-		}
-		j := firstDiff(fat1, b[:n])
-		if j < 0 {
-			// Equal copies are not needed again.
-			release()
-			continue
-		}
-		// A differing copy is kept (in the heap: this is the rare case)
-		// for judging which copy is sound.
-		copies[i] = bytes.Clone(b)
-		release()
-		b = copies[i]
-		diff := 0
-		for k := j; k < int(n); k++ {
-			if fat1[k] != b[k] {
-				diff++
+	if len(copies.differ) > 0 {
+		if sound = judgeCopies(v, rep, t, copies); sound != 0 {
+			step("walking the tree again with FAT %d, the sound copy", sound+1)
+			t.release()
+			p = p.restart(copies.tables[sound])
+			if t, err = runTree(&image{v: v, tb: copies.tables[sound]}, p, opts); err != nil {
+				return nil, err
 			}
 		}
-		rep.badCopies = append(rep.badCopies, i)
-		rep.addf(KindFATCopies, "", 0, off+int64(j), "FAT %d differs from FAT 1 in %d bytes, first at byte %d of the FAT", i+1, diff, j)
+		p.copyFAT(copies, sound)
 	}
-	return copies, nil
-}
-
-// judgeCopies decides whether FAT 1 may be copied over the others: its
-// FAT[0] must carry the media byte and its chains must check out at least
-// as well as each differing copy's.
-func judgeCopies(v *Volume, rep *Report, t *treeCheck, copies [][]byte) {
-	if v.table.Get(0)&0xFF != Cluster(v.boot.Media) {
-		rep.Warnings = append(rep.Warnings, "FAT 1 does not carry the media byte: it will not be copied over the other FATs")
-		return
+	step("counting free, bad and lost clusters")
+	t.lost()
+	step("checking the volume label")
+	t.checkLabel()
+	t.release()
+	rep.merge(t.rep)
+	checkReserved(v, rep, p, copies.tables[sound])
+	step("checking FSINFO")
+	if err := checkFSInfo(v, rep, p); err != nil {
+		return nil, err
 	}
-	mine := t.score(v.table)
-	for _, i := range rep.badCopies {
-		tb, err := NewTable(v.layout.Type, bytes.Clone(copies[i]), v.layout.Clusters)
-		if err != nil {
-			return
-		}
-		if theirs := t.score(tb); theirs < mine {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("FAT %d has fewer chain errors (%d) than FAT 1 (%d): FAT 1 will not be copied over it", i+1, theirs, mine))
-			return
-		}
-	}
-	rep.fat1Sound = true
-}
-
-// checkFSInfo checks the FAT32 FSINFO sector's signatures and both hints.
-func checkFSInfo(v *Volume, rep *Report) error {
-	l := v.layout
-	if l.Type != FAT32 {
-		return nil
-	}
-	if l.FSInfoOffset == 0 {
-		rep.Warnings = append(rep.Warnings, "no FSINFO sector")
-		return nil
-	}
-	sec := make([]byte, l.SectorSize)
-	if _, err := v.dev.ReadAt(sec, l.FSInfoOffset); err != nil {
-		return fmt.Errorf("fat: reading FSINFO at byte %d: %w", l.FSInfoOffset, err)
-	}
-	fi, err := DecodeFSInfo(sec)
-	if err != nil {
-		rep.fsinfoBad = true
-		off := l.FSInfoOffset
-		var fe *FormatError
-		if errors.As(err, &fe) && fe.Offset >= 0 {
-			off += fe.Offset
-		}
-		rep.addf(KindFSInfo, "", 0, off, "%v", err)
-		return nil
-	}
-	if fi.FreeCount != FSInfoUnknown && fi.FreeCount != rep.FreeClusters {
-		rep.fsinfoBad = true
-		rep.addf(KindFSInfo, "", 0, l.FSInfoOffset+offFSInfoFree, "free count is %d but the FAT has %d free clusters", fi.FreeCount, rep.FreeClusters)
-	}
-	if nf := fi.NextFree; nf != FSInfoUnknown && (nf < 2 || nf > uint32(l.MaxCluster())) {
-		rep.fsinfoBad = true
-		rep.addf(KindFSInfo, "", 0, l.FSInfoOffset+offFSInfoNext, "next free cluster %d is out of range 2..%d", nf, l.MaxCluster())
-	}
-	return nil
+	checkDirty(v, rep, p)
+	rep.plan = p
+	return rep, nil
 }

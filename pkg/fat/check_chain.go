@@ -7,42 +7,65 @@ const (
 	endEOC   chainEnd = iota // an end-of-chain mark: the chain is sound
 	endStart                 // the first cluster is not a data cluster
 	endOwned                 // the walk reached a cluster already claimed (a loop or a cross-link)
-	endFree                  // a cluster in the chain is marked free
-	endBad                   // a cluster in the chain is marked bad
-	endRange                 // a cluster links outside the data clusters (or to a reserved value)
+	endFree                  // the next cluster is marked free
+	endBad                   // the next cluster is marked bad
+	endRange                 // the last cluster claimed links outside the data clusters (or to a reserved value)
+	endLimit                 // the walk claimed as many clusters as it was allowed and the chain goes on
 )
 
+// chainWalk is how one chain walk went.
+type chainWalk struct {
+	end  chainEnd
+	at   Cluster // where the walk stopped: the cluster not claimed (endOwned, endFree, endBad, endLimit, endStart), or the last one claimed (endEOC, endRange)
+	val  Cluster // endRange: the out-of-range value at's entry holds
+	n    int64   // clusters claimed
+	last Cluster // the last cluster claimed, 0 if none
+}
+
 // walkChain follows the chain from first in tb, claiming every cluster for
-// id in owner (which has tb.Entries() elements; 0 means unclaimed). It stops
-// at the end mark or at the first fault, so it takes at most Entries()
-// steps whatever the table holds. visit, if not nil, sees each claimed
-// cluster in order. It returns how the walk ended, the cluster where it
-// ended (the faulty one; for endOwned the cluster already claimed), that
-// cluster's FAT value, and the number of clusters claimed.
-func walkChain(tb Table, owner []uint32, id uint32, first Cluster, visit func(Cluster)) (end chainEnd, at, val Cluster, n int64) {
-	last := Cluster(tb.Entries() - 1)
-	if first < FirstCluster || first > last {
-		return endStart, first, 0, 0
+// id in owner (which has tb.Entries() elements; 0 means unclaimed), at most
+// limit clusters (a negative limit: no bound but the table's). It stops before a
+// cluster that is already claimed, free or bad, after one whose entry
+// holds an end mark or links out of range, or when the limit is reached,
+// so it takes at most Entries() steps whatever the table holds. visit, if
+// not nil, sees each claimed cluster in order.
+func walkChain(tb Table, owner []uint32, id uint32, first Cluster, limit int64, visit func(Cluster)) chainWalk {
+	top := Cluster(tb.Entries() - 1)
+	if first < FirstCluster || first > top {
+		return chainWalk{end: endStart, at: first}
 	}
+	var w chainWalk
 	for c := first; ; {
-		if owner[c] != 0 {
-			return endOwned, c, 0, n
+		if limit >= 0 && w.n >= limit {
+			w.end, w.at = endLimit, c
+			return w
 		}
-		owner[c] = id
-		n++
-		if visit != nil {
-			visit(c)
+		if owner[c] != 0 {
+			w.end, w.at = endOwned, c
+			return w
 		}
 		v := tb.Get(c)
 		switch {
-		case tb.IsEOC(v):
-			return endEOC, c, v, n
 		case tb.IsFree(v):
-			return endFree, c, v, n
+			w.end, w.at = endFree, c
+			return w
 		case tb.IsBad(v):
-			return endBad, c, v, n
-		case v < FirstCluster || v > last:
-			return endRange, c, v, n
+			w.end, w.at = endBad, c
+			return w
+		}
+		owner[c] = id
+		w.n++
+		w.last = c
+		if visit != nil {
+			visit(c)
+		}
+		switch {
+		case tb.IsEOC(v):
+			w.end, w.at = endEOC, c
+			return w
+		case v < FirstCluster || v > top:
+			w.end, w.at, w.val = endRange, c, v
+			return w
 		}
 		c = v
 	}
@@ -63,29 +86,39 @@ func fatEntryOffset(l *Layout, c Cluster) int64 {
 // clustersFor is the number of clusters a file of size bytes needs.
 func clustersFor(size uint32, cs int64) int64 { return (int64(size) + cs - 1) / cs }
 
+// dirClusterLimit is the most clusters a directory may have: FAT's limit
+// of 65,536 entries.
+func dirClusterLimit(l *Layout) int64 { return MaxDirEntries * DirEntrySize / l.ClusterSize }
+
+// limitFor is how many clusters a walk may claim for a node: a file as
+// many as its size needs (the rest of a longer chain is not its data), a
+// directory up to FAT's size limit.
+func (t *treeCheck) limitFor(nd *node) int64 { return t.limit(nd.dir, nd.size) }
+
+func (t *treeCheck) limit(dir bool, size uint32) int64 {
+	if dir {
+		return dirClusterLimit(t.l)
+	}
+	return clustersFor(size, t.l.ClusterSize)
+}
+
 // score counts the chain faults of table tb for the chains the directory
-// walk found: every chain that does not end properly, every file whose
-// chain length does not match its size, and every lost cluster. judgeCopies
-// compares FAT copies with it.
+// walk found: every chain that does not end properly and every file whose
+// chain length does not match its size. judgeCopies compares FAT copies
+// with it. Lost clusters do not count: a crash leaves them in the copy
+// written first, which is the newer and sound one.
 func (t *treeCheck) score(tb Table) int {
-	owner := make([]uint32, tb.Entries())
+	owner, release := bigUint32s(int64(tb.Entries()))
+	defer release()
 	faults := 0
-	cs := t.v.layout.ClusterSize
 	for i := range t.nodes {
 		nd := &t.nodes[i]
-		if nd.first == 0 {
+		if nd.first0 == 0 || nd.gone {
 			continue
 		}
-		end, _, _, n := walkChain(tb, owner, uint32(i+1), nd.first, nil)
-		switch {
-		case end != endEOC:
-			faults++
-		case !nd.dir && n != clustersFor(nd.size, cs):
-			faults++
-		}
-	}
-	for c := FirstCluster; uint32(c) < tb.Entries(); c++ {
-		if v := tb.Get(c); owner[c] == 0 && !tb.IsFree(v) && !tb.IsBad(v) {
+		need := t.limit(nd.dir, nd.size0)
+		w := walkChain(tb, owner, uint32(i+1), nd.first0, need, nil)
+		if w.end != endEOC || !nd.dir && w.n != need {
 			faults++
 		}
 	}

@@ -68,6 +68,7 @@ func FuzzCheck(f *testing.F) {
 		if err != nil {
 			return
 		}
+
 		rep, err := Check(v, CheckOptions{BootError: bootErr})
 		if err != nil {
 			t.Fatalf("Check on a memory device: %v", err)
@@ -75,13 +76,92 @@ func FuzzCheck(f *testing.F) {
 		for _, p := range rep.Problems {
 			_ = p.String()
 		}
-		if _, err := Repair(v, rep); err != nil {
+		if _, err := Repair(v, rep, RepairOptions{}); err != nil {
+			t.Fatalf("Repair: %v\n%s", err, dumpProblems(rep))
+		}
+		v2, bootErr, err := OpenForCheck(dev)
+		if err != nil {
+			if rep.Remaining() == 0 {
+				t.Fatalf("a repaired volume does not open: %v", err)
+			}
+			return
+		}
+		rep2, err := Check(v2, CheckOptions{BootError: bootErr})
+		if err != nil {
+			t.Fatalf("Check after Repair: %v", err)
+		}
+		if rep.Remaining() == 0 && !rep2.Clean() {
+			t.Fatalf("Repair left nothing, but the volume checks with problems:\n%s\nbefore:\n%s", dumpProblems(rep2), dumpProblems(rep))
+		}
+	})
+}
+
+// FuzzCheckDir puts fuzzed slots into the root directory and into /sub's
+// first cluster of a small valid volume: the checks of entries, dots,
+// names, long names and labels, and their fixes, must not panic, and a
+// repair that leaves nothing must leave a volume that checks clean.
+func FuzzCheckDir(f *testing.F) {
+	lfn := func(long, short string) []byte {
+		var n ShortName
+		copy(n[:], short)
+		slots, _ := LongNameSlots(long, ShortNameChecksum(n))
+		var out []byte
+		for _, s := range slots {
+			out = append(out, s[:]...)
+		}
+		e := DirEntry{Name: n, Attr: AttrArchive}
+		b := make([]byte, DirEntrySize)
+		e.Encode(b)
+		return append(out, b...)
+	}
+	dot := func(name ShortName, c uint16) []byte {
+		b := make([]byte, DirEntrySize)
+		e := DirEntry{Name: name, Attr: AttrDirectory, Cluster: Cluster(c)}
+		e.Encode(b)
+		return b
+	}
+	f.Add(uint8(0), lfn("A long name.txt", "ALONGN~1TXT"), append(dot(DotName, 9), dot(DotDotName, 0)...))
+	f.Add(uint8(1), append(lfn("x", "X          ")[:32], dot(DotName, 3)...), dot(DotDotName, 7))
+	f.Add(uint8(2), []byte("LABEL      \x08"), append(lfn("dup", "DUP        "), lfn("DUP", "DUP~1      ")...))
+	f.Fuzz(func(t *testing.T, typ uint8, root, sub []byte) {
+		base := fuzzImages(t)[int(typ)%3]
+		img := bytes.Clone(base.img)
+		v0, _, err := OpenForCheck(memDevice(t, base.img))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := v0.layout
+		rootOff, rootLen := l.RootDirOffset, l.RootDirSize
+		if l.Type == FAT32 {
+			rootOff, rootLen = l.ClusterOffset(l.RootCluster), l.ClusterSize
+		}
+		copy(img[rootOff:rootOff+min(rootLen, int64(len(root)))], root)
+		if _, r, err := v0.lookup("find", "/sub"); err == nil && r != nil {
+			off := l.ClusterOffset(r.Entry.Cluster)
+			copy(img[off:off+min(l.ClusterSize, int64(len(sub)))], sub)
+		}
+		dev := memDevice(t, img)
+		v, bootErr, err := OpenForCheck(dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Check(v, CheckOptions{BootError: bootErr, Salvage: typ&4 != 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Repair(v, rep, RepairOptions{}); err != nil {
 			t.Fatalf("Repair: %v", err)
 		}
-		if v2, bootErr, err := OpenForCheck(dev); err == nil {
-			if _, err := Check(v2, CheckOptions{BootError: bootErr}); err != nil {
-				t.Fatalf("Check after Repair: %v", err)
-			}
+		v2, bootErr, err := OpenForCheck(dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep2, err := Check(v2, CheckOptions{BootError: bootErr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Remaining() == 0 && !rep2.Clean() {
+			t.Fatalf("Repair left nothing, but the volume checks with problems:\n%s\nbefore:\n%s", dumpProblems(rep2), dumpProblems(rep))
 		}
 	})
 }

@@ -74,11 +74,18 @@ func memDevice(t testing.TB, img []byte) *fio.Device {
 // checkBytes opens and checks an image held in memory.
 func checkBytes(t testing.TB, img []byte) (*Volume, *Report) {
 	t.Helper()
-	v, bootErr, err := OpenForCheck(memDevice(t, img))
+	return checkDev(t, memDevice(t, img), CheckOptions{})
+}
+
+// checkDev opens and checks the volume on dev.
+func checkDev(t testing.TB, dev *fio.Device, opts CheckOptions) (*Volume, *Report) {
+	t.Helper()
+	v, bootErr, err := OpenForCheck(dev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Check(v, CheckOptions{BootError: bootErr})
+	opts.BootError = bootErr
+	rep, err := Check(v, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +175,7 @@ func TestCheckDamage(t *testing.T) {
 				}
 				img[off] |= 1
 			}},
-			{KindDirEntry, func(img []byte) { img[aOff] = '*' }},
+			{KindBadName, func(img []byte) { img[aOff] = '*' }},
 		}
 		_ = a
 		for _, c := range cases {
@@ -201,7 +208,7 @@ func TestRepairRestoresBoot(t *testing.T) {
 	if !hasKind(rep, KindBootSector) {
 		t.Fatalf("no boot-sector problem:\n%s", dumpProblems(rep))
 	}
-	fixes, err := Repair(v, rep)
+	fixes, err := Repair(v, rep, RepairOptions{})
 	if err != nil || len(fixes) == 0 || rep.Remaining() != 0 {
 		t.Fatalf("Repair: %v %v, %d remaining:\n%s", fixes, err, rep.Remaining(), dumpProblems(rep))
 	}
@@ -220,18 +227,11 @@ func TestRepairFATCopiesAndFSInfo(t *testing.T) {
 	patchEntry(img, l, 40, 0x77, 1)
 	binary.LittleEndian.PutUint32(img[l.FSInfoOffset+offFSInfoFree:], 3)
 	dev := memDevice(t, img)
-	v, _, err := OpenForCheck(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Check(v, CheckOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, rep := checkDev(t, dev, CheckOptions{})
 	if !hasKind(rep, KindFATCopies) || !hasKind(rep, KindFSInfo) {
 		t.Fatalf("problems:\n%s", dumpProblems(rep))
 	}
-	if _, err := Repair(v, rep); err != nil || rep.Remaining() != 0 {
+	if _, err := Repair(v, rep, RepairOptions{}); err != nil || rep.Remaining() != 0 {
 		t.Fatalf("Repair: %v; remaining:\n%s", err, dumpProblems(rep))
 	}
 	if _, rep := checkBytes(t, memBytes(t, dev)); !rep.Clean() {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // node is a file or directory the walk found.
@@ -12,51 +13,108 @@ type node struct {
 	first    Cluster
 	size     uint32
 	dir      bool
-	entryOff int64 // byte offset of its short entry on the volume, -1 for the root
+	gone     bool      // the plan deletes its entry
+	entryOff int64     // byte offset of its short entry on the volume, -1 for the root
+	parent   int       // the node of the directory holding its entry, -1 for the root
+	slot     int       // the first slot of its record there (a long name's first slot)
+	slots    int       // slots in its record
+	chain    []Cluster // a directory's clusters, once claimed
+
+	// As found on the volume, before the plan changed first or size.
+	first0 Cluster
+	size0  uint32
+	// The size problem reported for it (index+1 in the report and the
+	// plan), so that a second size fix rewrites the first.
+	sizeProb, sizeStep int
 }
 
 // dirWork is a directory waiting to be read.
 type dirWork struct {
-	idx    int       // its node
-	parent int       // its parent's node, -1 for the root
-	chain  []Cluster // its clusters (nil for the fixed root)
-	depth  int
+	idx   int // its node
+	depth int
 }
 
-// treeCheck walks the directory tree and every chain it names.
+// treeCheck is one pass over the directory tree and every chain it names:
+// it reports what it finds into rep and plans the fix of each problem.
 type treeCheck struct {
-	v     *Volume
-	rep   *Report
-	opts  CheckOptions
-	owner []uint32 // per FAT entry: 1 + index into nodes of the chain that holds it
-	nodes []node
-	stack []dirWork
+	im      *image
+	v       *Volume
+	l       *Layout
+	tb      Table
+	rep     *Report
+	plan    *plan
+	opts    CheckOptions
+	owner   []uint32 // per FAT entry: 1 + index into nodes of the chain that holds it
+	free    func()
+	nodes   []node
+	stack   []dirWork
+	label   *rootLabel // the root directory's label entry, nil if none
+	cur     int        // the directory being checked
+	curRaw  []byte     // and its contents
+	lostID  uint32     // owner value of clusters in lost chains
+	claimed int64      // clusters the chain walks claimed
 }
 
-func newTreeCheck(v *Volume, rep *Report, opts CheckOptions) *treeCheck {
-	owner, release := bigUint32s(int64(v.table.Entries()))
-	t := &treeCheck{v: v, rep: rep, opts: opts, owner: owner}
+// rootLabel is the root directory's (first) volume label entry.
+type rootLabel struct {
+	name ShortName
+	slot int
+	off  int64
+}
+
+// runTree walks the tree of the image and returns the walk (its report
+// is t.rep; its owner table stays until release, for lost).
+func runTree(im *image, p *plan, opts CheckOptions) (*treeCheck, error) {
+	owner, release := bigUint32s(int64(im.tb.Entries()))
+	// release runs once: from t.release, or from the cleanup if t is
+	// dropped first. A second munmap could hit a later mapping at the
+	// same address.
+	release = sync.OnceFunc(release)
+	rep := &Report{Type: im.v.layout.Type, Clusters: im.v.layout.Clusters, maxProblems: opts.MaxProblems}
+	t := &treeCheck{im: im, v: im.v, l: im.v.layout, tb: im.tb, rep: rep, plan: p, opts: opts, owner: owner, free: release, cur: -1}
 	runtime.AddCleanup(t, func(r func()) { r() }, release)
-	return t
+	if err := t.walk(); err != nil {
+		t.release()
+		return nil, err
+	}
+	return t, nil
 }
 
-// walk checks the root and everything under it, depth first.
+// release gives back the owner table.
+func (t *treeCheck) release() {
+	if t.free != nil {
+		t.free()
+		t.free, t.owner = nil, nil
+	}
+}
+
+// fix reports a problem and records its fix in the plan.
+func (t *treeCheck) fix(p Problem, format string, args ...any) {
+	p.Fix = t.plan.step(format, args...)
+	t.rep.add(p)
+}
+
+// problem builds a Problem; fix or t.rep.add reports it.
+func (t *treeCheck) problem(kind, path string, c Cluster, off int64, format string, args ...any) Problem {
+	return Problem{Kind: kind, Path: path, Cluster: c, Offset: off, Message: fmt.Sprintf(format, args...)}
+}
+
+// walk checks the root and everything under it, depth first and in slot
+// order, as fsck.fat does (so that of two files sharing clusters, the
+// same one is the second).
 func (t *treeCheck) walk() error {
-	l := t.v.layout
-	root := node{path: "/", dir: true, entryOff: -1}
+	l := t.l
+	root := node{path: "/", dir: true, entryOff: -1, parent: -1}
 	if l.Type == FAT32 {
-		root.first = l.RootCluster
+		root.first, root.first0 = l.RootCluster, l.RootCluster
 	}
 	t.nodes = append(t.nodes, root)
 	t.rep.Dirs = 1
-	var chain []Cluster
-	if l.Type == FAT32 {
-		chain, _, _ = t.claim(0)
-		if len(chain) == 0 {
-			return nil
-		}
+	t.visit("/")
+	if l.Type == FAT32 && !t.claimRoot() {
+		return nil
 	}
-	t.stack = append(t.stack, dirWork{idx: 0, parent: -1, chain: chain})
+	t.stack = append(t.stack, dirWork{idx: 0})
 	for len(t.stack) > 0 {
 		w := t.stack[len(t.stack)-1]
 		t.stack = t.stack[:len(t.stack)-1]
@@ -67,235 +125,270 @@ func (t *treeCheck) walk() error {
 	return nil
 }
 
-// claim walks node idx's chain, reports its faults, and returns the
-// clusters of a directory (up to FAT's size limit for one), the number of
-// clusters claimed, and whether the chain ended properly.
-func (t *treeCheck) claim(idx int) ([]Cluster, int64, bool) {
-	l := t.v.layout
-	nd := t.nodes[idx]
-	var chain []Cluster
-	var visit func(Cluster)
-	if nd.dir {
-		limit := int(MaxDirEntries * DirEntrySize / l.ClusterSize)
-		visit = func(c Cluster) {
-			if len(chain) < limit {
-				chain = append(chain, c)
-			}
-		}
+func (t *treeCheck) visit(path string) {
+	if t.opts.Visit != nil {
+		t.opts.Visit(path)
 	}
-	end, at, val, n := walkChain(t.v.table, t.owner, uint32(idx+1), nd.first, visit)
-	if nd.dir && int(n) > len(chain) {
-		t.rep.addf(KindChain, nd.path, nd.first, nd.entryOff, "directory of %d clusters, more than FAT's limit of %d entries; only the first %d clusters were read", n, MaxDirEntries, len(chain))
-	}
-	switch end {
-	case endEOC:
-		return chain, n, true
-	case endStart:
-		t.rep.addf(KindChain, nd.path, at, nd.entryOff, "first cluster %d is not a data cluster (2..%d)", at, l.MaxCluster())
-	case endFree:
-		t.rep.addf(KindChain, nd.path, at, fatEntryOffset(l, at), "cluster %d (number %d of the chain) is marked free", at, n)
-	case endBad:
-		t.rep.addf(KindChain, nd.path, at, fatEntryOffset(l, at), "cluster %d (number %d of the chain) is marked bad", at, n)
-	case endRange:
-		t.rep.addf(KindChain, nd.path, at, fatEntryOffset(l, at), "cluster %d links to %#x, not a data cluster (2..%d) or end of chain", at, uint32(val), l.MaxCluster())
-	case endOwned:
-		o := int(t.owner[at]) - 1
-		other := t.nodes[o]
-		switch {
-		case o == idx:
-			t.rep.addf(KindLoop, nd.path, at, fatEntryOffset(l, at), "the chain loops back to cluster %d after %d clusters", at, n)
-		case nd.dir && other.dir && other.first == at && isAncestor(other.path, nd.path):
-			t.rep.add(Problem{Kind: KindLoop, Path: nd.path, Paths: []string{nd.path, other.path}, Cluster: at, Offset: nd.entryOff,
-				Message: fmt.Sprintf("directory is its own ancestor %s (cluster %d): the tree loops", other.path, at)})
-		default:
-			t.rep.add(Problem{Kind: KindCrossLink, Path: nd.path, Paths: []string{nd.path, other.path}, Cluster: at, Offset: l.ClusterOffset(at),
-				Message: fmt.Sprintf("cluster %d (number %d of the chain) also belongs to %s", at, n+1, other.path)})
-		}
-	}
-	return chain, n, false
 }
 
-func isAncestor(dir, p string) bool {
-	return dir == "/" || strings.HasPrefix(p, dir+"/")
+// claimRoot claims the FAT32 root directory's chain; false if the root
+// has no usable cluster.
+func (t *treeCheck) claimRoot() bool {
+	nd := &t.nodes[0]
+	w := t.walkNode(0)
+	switch {
+	case w.n == 0:
+		what := "is marked free"
+		if w.end == endBad {
+			what = "is marked bad"
+		}
+		t.rep.add(t.problem(KindStart, "/", nd.first, fatEntryOffset(t.l, nd.first), "the root directory's first cluster %d %s: the root cannot be read", nd.first, what))
+		return false
+	case w.end != endEOC:
+		t.chainFault(0, w)
+	}
+	return true
+}
+
+// walkNode walks node idx's chain, collecting a directory's clusters.
+func (t *treeCheck) walkNode(idx int) chainWalk {
+	nd := &t.nodes[idx]
+	var visit func(Cluster)
+	if nd.dir {
+		nd.chain = nd.chain[:0]
+		visit = func(c Cluster) { nd.chain = append(nd.chain, c) }
+	}
+	w := walkChain(t.tb, t.owner, uint32(idx+1), nd.first, t.limitFor(nd), visit)
+	t.claimed += w.n
+	return w
+}
+
+// slotOff maps slot i of directory idx to its byte offset on the volume.
+func (t *treeCheck) slotOff(idx, i int) int64 {
+	nd := &t.nodes[idx]
+	off := int64(i) * DirEntrySize
+	if nd.first == 0 {
+		return t.l.RootDirOffset + off
+	}
+	k := off / t.l.ClusterSize
+	if k >= int64(len(nd.chain)) {
+		return -1
+	}
+	return t.l.ClusterOffset(nd.chain[k]) + off%t.l.ClusterSize
+}
+
+// dirPlan returns the plan of directory idx, reading it again if it is
+// not the one being checked.
+func (t *treeCheck) dirPlan(idx int) *planDir {
+	nd := &t.nodes[idx]
+	if pd := t.plan.dirs[nd.first]; pd != nil {
+		return pd
+	}
+	raw := t.curRaw
+	if idx != t.cur {
+		var err error
+		if raw, err = t.im.readDir(nd.first, nd.chain); err != nil {
+			// It was read a moment ago; a device that fails now fails the
+			// repair's writes too, where the error is reported.
+			raw = make([]byte, int64(len(nd.chain))*t.l.ClusterSize)
+		}
+	}
+	return t.plan.dir(nd.first, nd.chain, raw)
+}
+
+// entry returns node idx's short entry for writing.
+func (t *treeCheck) entry(idx int) []byte {
+	nd := &t.nodes[idx]
+	return t.dirPlan(nd.parent).slot(nd.slot + nd.slots - 1)
+}
+
+// deleteEntry plans node idx's record (long name slots and short entry)
+// deleted.
+func (t *treeCheck) deleteEntry(idx int) {
+	nd := &t.nodes[idx]
+	t.dirPlan(nd.parent).remove(nd.slot, nd.slots)
+	nd.gone = true
+}
+
+// setStart plans node idx's first cluster to be c.
+func (t *treeCheck) setStart(idx int, c Cluster) {
+	b := t.entry(idx)
+	putU16(b[direntClusterLow:], uint16(c))
+	if t.l.Type == FAT32 {
+		putU16(b[direntClusterHigh:], uint16(c>>16))
+	}
+	t.nodes[idx].first = c
+}
+
+// setSize plans node idx's size to be n bytes.
+func (t *treeCheck) setSize(idx int, n uint32) {
+	putU32(t.entry(idx)[direntSize:], n)
+	t.nodes[idx].size = n
 }
 
 // checkDir reads directory w, checks its entries and queues its subdirectories.
 func (t *treeCheck) checkDir(w dirWork) error {
-	v, l := t.v, t.v.layout
-	nd := t.nodes[w.idx]
+	nd := &t.nodes[w.idx]
+	if nd.first != 0 && len(nd.chain) == 0 {
+		return nil
+	}
+	for i, c := range nd.chain {
+		if t.l.ClusterOffset(c)+t.l.ClusterSize > t.v.dev.Size() {
+			t.rep.add(t.problem(KindChain, nd.path, c, t.l.ClusterOffset(c), "cluster %d lies past the end of the device", c))
+			nd.chain = nd.chain[:i]
+			break
+		}
+	}
+	if nd.first == 0 && t.l.RootDirOffset+t.l.RootDirSize > t.v.dev.Size() {
+		t.rep.add(t.problem(KindBootSector, nd.path, 0, t.l.RootDirOffset, "the root directory lies past the end of the device"))
+		return nil
+	}
+	raw, err := t.im.readDir(nd.first, nd.chain)
+	if err != nil {
+		return fmt.Errorf("fat: reading directory %s: %w", nd.path, err)
+	}
+	t.cur, t.curRaw = w.idx, raw
 	isRoot := w.idx == 0
-	var raw []byte
-	if nd.first == 0 {
-		if l.RootDirOffset+l.RootDirSize > v.dev.Size() {
-			t.rep.addf(KindBootSector, nd.path, 0, l.RootDirOffset, "the root directory lies past the end of the device")
-			return nil
-		}
-		raw = make([]byte, l.RootDirSize)
-		if _, err := v.dev.ReadAt(raw, l.RootDirOffset); err != nil {
-			return fmt.Errorf("fat: reading the root directory at byte %d: %w", l.RootDirOffset, err)
-		}
-	} else {
-		chain := w.chain
-		for i, c := range chain {
-			if l.ClusterOffset(c)+l.ClusterSize > v.dev.Size() {
-				t.rep.addf(KindChain, nd.path, c, l.ClusterOffset(c), "cluster %d lies past the end of the device", c)
-				chain = chain[:i]
-				break
-			}
-		}
-		raw = make([]byte, int64(len(chain))*l.ClusterSize)
-		if err := v.readClusters(raw, chain); err != nil {
-			return fmt.Errorf("fat: reading directory %s: %w", nd.path, err)
-		}
-		w.chain = chain
-		if len(chain) == 0 {
-			return nil
-		}
+	t.checkAfterEnd(w.idx, raw)
+	recs, _ := ParseDir(raw, t.l.Type)
+	t.checkLongNames(w.idx, raw, recs)
+	if !isRoot {
+		recs = t.checkDots(w.idx, raw, recs)
 	}
-	slotOff := func(slot int) int64 {
-		off := int64(slot) * DirEntrySize
-		if nd.first == 0 {
-			return l.RootDirOffset + off
-		}
-		return l.ClusterOffset(w.chain[off/l.ClusterSize]) + off%l.ClusterSize
-	}
-	recs, probs := ParseDir(raw, l.Type)
-	for _, p := range probs {
-		t.rep.addf(KindLFN, nd.path, 0, slotOff(p.Slot), "%s: %s", p.Kind, p.Msg)
-	}
-	seen := map[string]int{}
-	hasDot, hasDotDot, labels := false, false, 0
+	names := newDirNames()
+	var subdirs []int
 	for i := range recs {
 		r := &recs[i]
-		e := &r.Entry
-		short := r.Slot + r.Slots - 1
-		off := slotOff(short)
-		switch {
-		case r.Short == DotName || r.Short == DotDotName:
-			if r.Short == DotName {
-				hasDot = true
-			} else {
-				hasDotDot = true
-			}
-			t.checkDots(w, r, off, isRoot)
-			continue
-		case e.IsLabel():
-			switch {
-			case !isRoot:
-				t.rep.addf(KindLabel, nd.path, 0, off, "volume label %q in a subdirectory", r.Short.Label())
-			case labels > 0:
-				t.rep.addf(KindLabel, nd.path, 0, off, "a second volume label %q", r.Short.Label())
-			case e.Cluster != 0 || e.Size != 0:
-				t.rep.addf(KindLabel, nd.path, 0, off, "volume label %q has cluster %d and size %d, not 0", r.Short.Label(), e.Cluster, e.Size)
-			}
-			labels++
+		if r.Slots == 0 {
+			continue // taken by "." or ".."
+		}
+		idx, path := len(t.nodes), joinPath(nd.path, r.Name)
+		t.nodes = append(t.nodes, node{path: path, first: r.Entry.Cluster, size: r.Entry.Size, dir: r.Entry.IsDir(),
+			entryOff: t.slotOff(w.idx, r.Slot+r.Slots-1), parent: w.idx, slot: r.Slot, slots: r.Slots,
+			first0: r.Entry.Cluster, size0: r.Entry.Size})
+		if t.checkEntry(idx, r, isRoot) {
 			continue
 		}
-		path := joinPath(nd.path, r.Name)
-		if msg := badShortName(r.Short); msg != "" {
-			t.rep.addf(KindDirEntry, path, 0, off, "short name %q %s", r.Short.String(), msg)
+		t.visit(path)
+		if t.checkMember(idx) {
+			t.checkName(idx, r)
+			names.check(t, idx, r)
+			if t.nodes[idx].dir && !t.nodes[idx].gone {
+				subdirs = append(subdirs, idx)
+			}
 		}
-		if e.Attr&^0x3F != 0 {
-			t.rep.addf(KindDirEntry, path, 0, off+direntAttr, "attributes %#02x have reserved bits 6-7 set", uint8(e.Attr))
-		}
-		if e.Attr&AttrDirectory != 0 && e.Attr&AttrVolumeID != 0 {
-			t.rep.addf(KindDirEntry, path, 0, off+direntAttr, "attributes %#02x mark both a directory and a volume label", uint8(e.Attr))
-		}
-		t.checkDuplicate(seen, nd.path, path, r, off)
-		t.checkMember(w, path, e, off)
+		nd = &t.nodes[w.idx]
 	}
-	if !isRoot {
-		if !hasDot {
-			t.rep.addf(KindDot, nd.path, nd.first, slotOff(0), "the \".\" entry is missing")
+	for i := len(subdirs) - 1; i >= 0; i-- {
+		sub := subdirs[i]
+		if w.depth+1 > t.opts.MaxDepth {
+			t.rep.add(t.problem(KindDirEntry, t.nodes[sub].path, t.nodes[sub].first, t.nodes[sub].entryOff, "nested deeper than %d directories: not checked", t.opts.MaxDepth))
+			continue
 		}
-		if !hasDotDot {
-			t.rep.addf(KindDotDot, nd.path, nd.first, slotOff(min(1, len(raw)/DirEntrySize-1)), "the \"..\" entry is missing")
-		}
+		t.stack = append(t.stack, dirWork{idx: sub, depth: w.depth + 1})
 	}
 	return nil
 }
 
-// checkMember checks a file or subdirectory entry and claims its chain.
-func (t *treeCheck) checkMember(w dirWork, path string, e *DirEntry, off int64) {
-	l := t.v.layout
-	nd := node{path: path, first: e.Cluster, size: e.Size, dir: e.IsDir(), entryOff: off}
-	if nd.dir {
-		t.rep.Dirs++
-		if e.Size != 0 {
-			t.rep.addf(KindDirEntry, path, e.Cluster, off+direntSize, "directory has size %d, not 0", e.Size)
+// checkAfterEnd finds slots in use after a slot that marks the end of the
+// directory (first byte 0). Windows and mtools stop reading at the mark;
+// Linux and fsck.fat read on, so that what they see differs. The plan
+// marks such an end marker deleted instead, as it does not end the
+// directory: then every system sees the entries after it, and this pass
+// checks them (which fsck.fat does too), so that their clusters are not
+// taken for lost ones.
+func (t *treeCheck) checkAfterEnd(idx int, raw []byte) {
+	slots := len(raw) / DirEntrySize
+	last := -1 // the last slot in use
+	for i := slots - 1; i >= 0; i-- {
+		if b := raw[i*DirEntrySize]; b != SlotEnd && b != SlotDeleted {
+			last = i
+			break
 		}
-		if e.Cluster == 0 {
-			t.rep.addf(KindDirEntry, path, 0, off+direntClusterLow, "directory has no cluster")
-			return
-		}
-		idx := len(t.nodes)
-		t.nodes = append(t.nodes, nd)
-		chain, _, _ := t.claim(idx)
-		if len(chain) == 0 {
-			return
-		}
-		if w.depth+1 > t.opts.MaxDepth {
-			t.rep.addf(KindDirEntry, path, e.Cluster, off, "nested deeper than %d directories: not checked", t.opts.MaxDepth)
-			return
-		}
-		t.stack = append(t.stack, dirWork{idx: idx, parent: w.idx, chain: chain, depth: w.depth + 1})
+	}
+	end := DirEnd(raw)
+	if end >= last {
 		return
 	}
-	t.rep.Files++
-	if e.Cluster == 0 {
-		if e.Size != 0 {
-			t.rep.addf(KindSize, path, 0, off+direntSize, "file of %d bytes has no cluster", e.Size)
+	var marks []int
+	for i := end; i < last; i++ {
+		if raw[i*DirEntrySize] == SlotEnd {
+			marks = append(marks, i)
 		}
-		return
 	}
-	idx := len(t.nodes)
-	t.nodes = append(t.nodes, nd)
-	_, n, ok := t.claim(idx)
-	if need := clustersFor(e.Size, l.ClusterSize); ok && n != need {
-		t.rep.addf(KindSize, path, e.Cluster, off+direntSize, "size %d bytes needs %d clusters but the chain has %d", e.Size, need, n)
+	dirPath := t.nodes[idx].path
+	t.fix(t.problem(KindAfterEnd, dirPath, 0, t.slotOff(idx, end),
+		"slot %d marks the end of the directory, but slots up to %d are in use (Linux and fsck.fat read them, Windows does not)", end, last),
+		"mark the %d end markers before slot %d of %s deleted, so that every system reads the slots after them", len(marks), last, dirPath)
+	pd := t.dirPlan(idx)
+	for _, i := range marks {
+		pd.slot(i)[0] = SlotDeleted
 	}
 }
 
-// checkDots checks a "." or ".." entry: only in subdirectories, in slot 0
-// or 1, a directory, pointing at the directory itself or at its parent (0
-// for the root).
-func (t *treeCheck) checkDots(w dirWork, r *Record, off int64, isRoot bool) {
-	nd := t.nodes[w.idx]
-	kind, name, slot, want := KindDot, ".", 0, nd.first
-	if r.Short == DotDotName {
-		kind, name, slot, want = KindDotDot, "..", 1, 0
-		if w.parent > 0 {
-			want = t.nodes[w.parent].first
+// checkEntry checks what an entry is: its attributes, a volume label or a
+// stray "." or "..". It returns true when the entry is not a file or
+// directory to check further.
+func (t *treeCheck) checkEntry(idx int, r *Record, isRoot bool) bool {
+	nd := &t.nodes[idx]
+	e := &r.Entry
+	if e.Attr&^0x3F != 0 {
+		t.fix(t.problem(KindAttr, nd.path, 0, nd.entryOff+direntAttr, "attributes %#02x have the reserved bits 6-7 set", uint8(e.Attr)),
+			"clear the reserved attribute bits of %s", nd.path)
+		e.Attr &= 0x3F
+		t.entry(idx)[direntAttr] = byte(e.Attr)
+	}
+	if e.Attr&AttrDirectory != 0 && e.Attr&AttrVolumeID != 0 {
+		drop, keep := AttrVolumeID, "a directory"
+		if e.Cluster == 0 {
+			drop, keep = AttrDirectory, "a volume label"
 		}
+		t.fix(t.problem(KindAttr, nd.path, e.Cluster, nd.entryOff+direntAttr, "attributes %#02x mark both a directory and a volume label", uint8(e.Attr)),
+			"make %s %s", nd.path, keep)
+		e.Attr &^= drop
+		t.entry(idx)[direntAttr] = byte(e.Attr)
+		nd.dir = e.IsDir()
 	}
 	switch {
-	case isRoot:
-		t.rep.addf(kind, nd.path, 0, off, "the root directory has a %q entry", name)
-	case r.Slot != slot || r.Slots != 1:
-		t.rep.addf(kind, nd.path, 0, off, "%q entry at slot %d, not %d", name, r.Slot+r.Slots-1, slot)
-	case !r.Entry.IsDir():
-		t.rep.addf(kind, nd.path, 0, off+direntAttr, "%q entry is not marked as a directory", name)
-	case r.Entry.Cluster != want:
-		t.rep.addf(kind, nd.path, r.Entry.Cluster, off+direntClusterLow, "%q entry points to cluster %d, want %d", name, r.Entry.Cluster, want)
+	case e.IsLabel():
+		nd.gone = true // not a member: its node only locates the entry
+		t.checkLabelEntry(idx, r, isRoot)
+		return true
+	case r.Short == DotName || r.Short == DotDotName:
+		kind := KindDot
+		if r.Short == DotDotName {
+			kind = KindDotDot
+		}
+		t.fix(t.problem(kind, t.nodes[nd.parent].path, e.Cluster, nd.entryOff, "a %q entry at slot %d, where it does not belong", r.Short.String(), r.Slot+r.Slots-1),
+			"delete the stray %q entry in %s", r.Short.String(), t.nodes[nd.parent].path)
+		t.deleteEntry(idx)
+		return true
 	}
+	return false
 }
 
-// checkDuplicate reports a member whose long or short name another member
-// of the directory already has (FAT names match case-insensitively).
-func (t *treeCheck) checkDuplicate(seen map[string]int, dirPath, path string, r *Record, off int64) {
-	keys := []string{FoldName(r.Name)}
-	if s := FoldName(r.Short.String()); s != keys[0] {
-		keys = append(keys, s)
-	}
-	for _, k := range keys {
-		if prev, ok := seen[k]; ok {
-			t.rep.add(Problem{Kind: KindDuplicate, Path: path, Paths: []string{path, joinPath(dirPath, k)}, Offset: off,
-				Message: fmt.Sprintf("name %q is already used by the entry at slot %d", k, prev)})
-			return
+// checkLabelEntry checks a volume label entry: the root's first is the
+// volume's label; others are deleted, as no system reads them.
+func (t *treeCheck) checkLabelEntry(idx int, r *Record, isRoot bool) {
+	nd := &t.nodes[idx]
+	dirPath := t.nodes[nd.parent].path
+	switch {
+	case !isRoot:
+		t.fix(t.problem(KindLabel, dirPath, 0, nd.entryOff, "volume label entry %q in a subdirectory", r.Short.Label()),
+			"delete the label entry %q in %s", r.Short.Label(), dirPath)
+		t.deleteEntry(idx)
+	case t.label != nil:
+		t.fix(t.problem(KindLabel, dirPath, 0, nd.entryOff, "a second volume label entry %q (the first is %q)", r.Short.Label(), t.label.name.Label()),
+			"delete the second label entry %q", r.Short.Label())
+		t.deleteEntry(idx)
+	default:
+		t.label = &rootLabel{name: r.Short, slot: r.Slot + r.Slots - 1, off: nd.entryOff}
+		if r.Entry.Cluster != 0 || r.Entry.Size != 0 {
+			t.fix(t.problem(KindLabel, dirPath, r.Entry.Cluster, nd.entryOff, "volume label entry %q has cluster %d and size %d, not 0", r.Short.Label(), r.Entry.Cluster, r.Entry.Size),
+				"clear the cluster and size of the label entry")
+			t.setStart(idx, 0)
+			t.setSize(idx, 0)
 		}
-	}
-	for _, k := range keys {
-		seen[k] = r.Slot + r.Slots - 1
 	}
 }
 
@@ -306,59 +399,6 @@ func joinPath(dir, name string) string {
 	return dir + "/" + name
 }
 
-// badShortName says what is wrong with an on-disk short name, or "".
-func badShortName(n ShortName) string {
-	if n[0] == ' ' {
-		return "starts with a space"
-	}
-	for i, c := range n {
-		switch {
-		case i == 0 && c == SlotKanjiE5:
-		case c < 0x20:
-			return fmt.Sprintf("holds control character %#02x at byte %d", c, i)
-		case c < 0x80 && strings.IndexByte(shortInvalid, c) >= 0:
-			return fmt.Sprintf("holds %q at byte %d, not allowed in short names", rune(c), i)
-		}
-	}
-	return ""
-}
-
-// lost counts free, bad and lost clusters and reports the lost ones as
-// ranges of consecutive cluster numbers.
-func (t *treeCheck) lost() {
-	tb, l := t.v.table, t.v.layout
-	var start, prev Cluster
-	flush := func() {
-		if start == 0 {
-			return
-		}
-		n := prev - start + 1
-		what := fmt.Sprintf("cluster %d is", start)
-		if n > 1 {
-			what = fmt.Sprintf("%d clusters %d-%d are", n, start, prev)
-		}
-		t.rep.addf(KindLost, "", start, fatEntryOffset(l, start), "%s allocated but in no chain", what)
-		start = 0
-	}
-	for c := FirstCluster; uint32(c) < tb.Entries(); c++ {
-		v := tb.Get(c)
-		switch {
-		case tb.IsFree(v):
-			t.rep.FreeClusters++
-			continue
-		case tb.IsBad(v):
-			t.rep.BadClusters++
-			continue
-		case t.owner[c] != 0:
-			continue
-		}
-		t.rep.LostClusters++
-		if start != 0 && c == prev+1 {
-			prev = c
-			continue
-		}
-		flush()
-		start, prev = c, c
-	}
-	flush()
+func isAncestor(dir, p string) bool {
+	return dir == "/" || strings.HasPrefix(p, dir+"/")
 }

@@ -293,6 +293,31 @@ func (t *fatCache) Bytes() []byte {
 // rebase points a table at other bytes of the same content.
 func (b *tableBase) rebase(raw []byte) { b.raw = raw }
 
+// markDirty marks bytes [start, start+n) of the table changed (for code
+// that changes the bytes Bytes returned in place), so that FlushFAT writes
+// them. Call recount afterwards: the summary does not see such changes.
+func (t *fatCache) markDirty(start, n int64) {
+	for off := start; off < start+n; {
+		i := int(off / t.winBytes)
+		w := t.win(i)
+		base := t.winOffset(i)
+		end := min(start+n, base+int64(len(w.raw)))
+		w.t.(interface{ markDirty(start, n int64) }).markDirty(off-base, end-off)
+		if !w.isDirty {
+			w.isDirty = true
+			t.dirty = append(t.dirty, w)
+		}
+		off = end
+	}
+}
+
+// recount forgets the summary and the clusters found in use although
+// free, to be worked out again from the table as it is (after markDirty).
+func (t *fatCache) recount() {
+	t.sum = summary{}
+	t.inUse = nil
+}
+
 // DirtyRanges returns the changed byte ranges of the whole table, widened
 // to multiples of align.
 func (t *fatCache) DirtyRanges(align int) [][2]int64 {

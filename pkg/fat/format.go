@@ -68,7 +68,9 @@ func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layou
 		info := make([]byte, ss)
 		fi.Encode(info)
 		queue(l.FSInfoOffset, info)
-		if l.BackupBootOffset != 0 {
+		if l.BackupBootOffset != 0 && l.BackupBootOffset+ss < l.FATCopyOffset(0) {
+			// FSINFO's backup follows the backup boot sector when that
+			// is not the last reserved sector.
 			queue(l.BackupBootOffset+ss, info)
 		}
 	}

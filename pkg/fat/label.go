@@ -2,6 +2,7 @@ package fat
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -38,16 +39,8 @@ func (v *Volume) RootLabel() (string, bool, error) {
 // when missing. The label is upper-cased and must fit 11 bytes without the
 // characters mkfs.fat refuses; "" (or only spaces) removes the label: the
 // entry is deleted and the boot sector says "NO NAME".
-//
-// Labels are ASCII only: code page 850 could hold more, but fsck.fat 4.2
-// (and mkfs.fat) compare the label's bytes as signed chars, so every byte
-// from 0x80 up counts as a control character and fsck removes the label.
+// The label is checked as encodeLabel checks it (ASCII only).
 func (v *Volume) SetLabel(s string) error {
-	for _, c := range s {
-		if c >= utf8.RuneSelf {
-			return paramErrorf("label %q holds %q: only ASCII characters make a label fsck.fat accepts", s, c)
-		}
-	}
 	raw, err := encodeLabel(s)
 	if err != nil {
 		return err
@@ -112,16 +105,74 @@ func (v *Volume) writeLabel() error {
 		return fmt.Errorf("fat: reading the backup boot sector at byte %d: %w", off, err)
 	}
 	bs, err := DecodeBootSector(b)
-	if err != nil || bs.BootSig != ExtBootSig {
+	if err != nil || bs.BootSig != v.boot.BootSig {
 		// A damaged backup is fverify's to report; leave it as it is.
 		return nil
 	}
-	bs.VolumeLabel = raw
+	bs.VolumeID = v.boot.VolumeID
+	if bs.BootSig == ExtBootSig {
+		bs.VolumeLabel = raw
+	}
 	bs.EncodeOver(b)
 	if _, err := v.dev.WriteAt(b, off); err != nil {
 		return fmt.Errorf("fat: writing the backup boot sector at byte %d: %w", off, err)
 	}
 	return nil
+}
+
+// SetVolumeID sets the volume serial number (volume id) in the boot
+// sector and the FAT32 backup boot sector, as mlabel -N does; like the
+// label, it is written when the volume is committed.
+func (v *Volume) SetVolumeID(id uint32) error {
+	if v.boot.BootSig != ExtBootSig && v.boot.BootSig != extBootSigOld {
+		return &FormatError{Structure: "boot sector", Field: "extended boot signature", Offset: -1,
+			Value: fmt.Sprintf("%#02x", v.boot.BootSig), Msg: "the boot sector has no volume id field", Err: ErrCorrupt}
+	}
+	if err := v.begin(); err != nil {
+		return err
+	}
+	v.boot.VolumeID = id
+	v.labelDirty = true
+	return nil
+}
+
+// encodeLabel upper-cases the label and encodes it in the OEM code page
+// (850 unless SetCodePage chose another, as mkfs.fat --codepage), refusing
+// what mkfs.fat refuses. Every label ftools writes (Plan's for fmkfs,
+// SetLabel's for flabel) goes through it.
+//
+// Labels are ASCII only: code page 850 could hold more, but fsck.fat 4.2
+// (and mkfs.fat) compare the label's bytes as signed chars, so every byte
+// from 0x80 up counts as a control character and fsck removes the label.
+func encodeLabel(s string) ([11]byte, error) {
+	var out [11]byte
+	copy(out[:], noLabel)
+	if strings.TrimRight(s, " ") == "" {
+		return out, nil
+	}
+	up := strings.ToUpper(s)
+	if n := utf8.RuneCountInString(up); n > 11 {
+		return out, paramErrorf("label %q has %d characters: at most 11 fit", s, n)
+	}
+	enc, err := oem().NewEncoder().String(up)
+	if err != nil {
+		return out, paramErrorf("label %q has characters code page %d cannot hold", s, CodePage())
+	}
+	for _, c := range s {
+		if c >= utf8.RuneSelf {
+			return out, paramErrorf("label %q holds %q: only ASCII characters make a label fsck.fat accepts", s, c)
+		}
+	}
+	if enc[0] == ' ' {
+		return out, paramErrorf("label %q starts with a space", s)
+	}
+	for i := 0; i < len(enc); i++ {
+		if c := enc[i]; c < 0x20 || strings.IndexByte(`*?.,;:/\|+=<>[]"`, c) >= 0 {
+			return out, paramErrorf("label %q holds %q: control characters and *?.,;:/\\|+=<>[]\" are not allowed", s, rune(c))
+		}
+	}
+	copy(out[:], enc+"           ")
+	return out, nil
 }
 
 // labelShort is the label as a directory entry name: a first byte of 0xE5

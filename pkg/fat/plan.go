@@ -1,10 +1,6 @@
 package fat
 
-import (
-	"fmt"
-	"strings"
-	"unicode/utf8"
-)
+import "fmt"
 
 // FormatParams describes the volume Plan should lay out. Zero values ask
 // for mkfs.fat's choice.
@@ -31,6 +27,20 @@ type FormatParams struct {
 	// Without it such a volume is refused: systems that go by the cluster
 	// count (Windows among them) would take it for FAT16.
 	AllowSmallFAT32 bool
+	// BackupBootSector places the FAT32 backup boot sector (mkfs.fat -b):
+	// 0 as mkfs.fat places it (sector 6), -1 for no backup, else that
+	// reserved sector (2 or more). FSINFO's backup follows it when the
+	// next sector is reserved too. Ignored on FAT12/16.
+	BackupBootSector int
+	// BootMessage, when not nil, makes the boot code print it (mkfs.fat
+	// -m): bytes as the BIOS shows them (CR LF line ends), at most
+	// MaxBootMessage.
+	BootMessage []byte
+	// FakeMBR writes mkfs.fat --mbr's partition table into the boot
+	// sector: DiskID as the disk signature and one partition over the
+	// whole volume, for systems that want a partitioned disk.
+	FakeMBR bool
+	DiskID  uint32
 	// FATSectors, when not 0, is the size of each FAT in sectors, used as
 	// given instead of the smallest that fits (the SD layout sizes its FATs
 	// itself so that the data area starts on an erase-block boundary). It
@@ -116,9 +126,22 @@ func Plan(p FormatParams) (*BootSector, *Layout, error) {
 		return nil, nil, err
 	}
 	bs := in.bootSector(f)
+	if bs.Is32 && p.BackupBootSector != 0 {
+		switch b := p.BackupBootSector; {
+		case b < 0:
+			bs.BackupBootSector = 0
+		case b < 2 || int64(b) >= f.reserved:
+			return nil, nil, paramErrorf("backup boot sector %d: it must be one of the reserved sectors 2 to %d (0 and 1 hold the boot sector and FSINFO)", b, f.reserved-1)
+		default:
+			bs.BackupBootSector = uint16(b)
+		}
+	}
 	l, err := bs.Layout()
 	if err != nil {
 		return nil, nil, fmt.Errorf("fat: internal error: planned boot sector is invalid: %w", err)
+	}
+	if bs.BootCode, err = p.bootCode(bs, l); err != nil {
+		return nil, nil, err
 	}
 	if int64(l.Clusters) != f.clusters {
 		return nil, nil, fmt.Errorf("fat: internal error: planned %d clusters but the layout has %d", f.clusters, l.Clusters)
@@ -316,35 +339,6 @@ func fat32ClusterSectors(total int64) int64 {
 		return 8
 	}
 	return 1
-}
-
-// encodeLabel upper-cases the label and encodes it in the OEM code page
-// (850 unless SetCodePage chose another, as mkfs.fat --codepage), refusing
-// what mkfs.fat refuses.
-func encodeLabel(s string) ([11]byte, error) {
-	var out [11]byte
-	copy(out[:], noLabel)
-	if strings.TrimRight(s, " ") == "" {
-		return out, nil
-	}
-	up := strings.ToUpper(s)
-	if n := utf8.RuneCountInString(up); n > 11 {
-		return out, paramErrorf("label %q has %d characters: at most 11 fit", s, n)
-	}
-	enc, err := oem().NewEncoder().String(up)
-	if err != nil {
-		return out, paramErrorf("label %q has characters code page %d cannot hold", s, CodePage())
-	}
-	if enc[0] == ' ' {
-		return out, paramErrorf("label %q starts with a space", s)
-	}
-	for i := 0; i < len(enc); i++ {
-		if c := enc[i]; c < 0x20 || strings.IndexByte(`*?.,;:/\|+=<>[]"`, c) >= 0 {
-			return out, paramErrorf("label %q holds %q: control characters and *?.,;:/\\|+=<>[]\" are not allowed", s, rune(c))
-		}
-	}
-	copy(out[:], enc+"           ")
-	return out, nil
 }
 
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }

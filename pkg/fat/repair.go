@@ -2,152 +2,254 @@ package fat
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 )
 
-// Repair fixes on v's device what is safe to fix among the problems rep
-// (Check's report on v) lists, marks those problems Fixed, and returns one
-// sentence per fix. v must be open on a writable device; nothing else in
-// the volume is changed. The fixes, in the order they are written:
+// RepairOptions tune Repair.
+type RepairOptions struct {
+	// DryRun works out the repair, and what it would leave, without
+	// writing anything.
+	DryRun bool
+}
+
+// maxPasses bounds the verification passes: each checks the volume as the
+// plan leaves it and plans what that finds (a truncated directory's
+// entries, say); the plan is final when a pass finds nothing new to fix.
+const maxPasses = 4
+
+// Repair carries out the repair Check planned in rep (Check's report on v)
+// and returns the plan, one sentence per fix. It repairs what fsck.fat -a
+// repairs, and keeps more: shared clusters are copied so that both files
+// keep their bytes, renamed members keep their long names, and a FAT copy
+// whose chains hold together is used when FAT 1's do not.
 //
-//   - a primary boot sector Check could not use (v was opened from the
-//     backup, see OpenForCheck): the backup is copied over it;
-//   - FAT copies that differ from FAT 1, when FAT 1 is the sound one (it
-//     carries the media byte and its chains check out at least as well):
-//     FAT 1's differing sectors are copied over them, in one batch;
-//   - FSINFO with bad signatures, a wrong free count or an invalid hint: it
-//     is rewritten with the free count of FAT 1 and a valid hint;
-//   - a backup boot sector that differs from the primary: the primary is
-//     copied over it;
-//   - the dirty bit: it is cleared, last.
+// Before writing, Repair checks the volume as the plan would leave it,
+// again and again until a pass finds nothing new to fix (at most four
+// passes); what is left then is in rep.Left, and the problems fixed are
+// marked Fixed. The dirty bit (and FAT[1]'s flags) are cleared only when
+// nothing is left.
 //
-// Lost clusters, cross-links, bad chains and directory damage are left
-// alone: fixing them means choosing which data to give up.
-func Repair(v *Volume, rep *Report) ([]string, error) {
-	if !v.dev.Writable() {
+// The writes go out through the volume's commit path, in its crash-safe
+// order: the dirty bit is set first, and the boot sector's own fixes
+// (label, backup, where FSINFO is) follow it, as they depend on no
+// cluster; then the data (copies of shared clusters, zeroed new directory
+// clusters); then the FAT, every copy in one batch; then the directory
+// entries; then FSINFO; and last, when nothing is left, the dirty bit is
+// cleared (Volume.Close, with the flushes of the sync policy between). A
+// crash in between leaves a dirty volume that Repair can take up again.
+// v must be open on a writable device unless DryRun is set.
+func Repair(v *Volume, rep *Report, opts RepairOptions) ([]string, error) {
+	p := rep.plan
+	if p == nil {
+		return nil, errors.New("fat: Repair needs the report Check made")
+	}
+	if !opts.DryRun && !v.dev.Writable() {
 		return nil, ErrReadOnly
 	}
-	l := v.layout
-	var fixes []string
-	mark := func(kind string, match func(Problem) bool) {
-		for i := range rep.Problems {
-			if p := &rep.Problems[i]; p.Kind == kind && (match == nil || match(*p)) {
-				p.Fixed = true
+	left, omitted, err := p.verify()
+	if err != nil {
+		return nil, err
+	}
+	for _, pr := range rep.Problems {
+		if pr.Fix == "" && !pr.tree {
+			left = append(left, pr)
+		}
+	}
+	clean := len(left) == 0 && omitted == 0
+	if !clean {
+		for _, pr := range rep.Problems {
+			if pr.Kind == KindDirty {
+				left = append(left, pr)
 			}
 		}
 	}
-	if rep.fromBackup {
-		if _, err := v.dev.WriteAt(v.raw, 0); err != nil {
-			return fixes, fmt.Errorf("fat: restoring the boot sector from its backup: %w", err)
-		}
-		fixes = append(fixes, fmt.Sprintf("restored the boot sector from the backup at byte %d", l.BackupBootOffset))
-		mark(KindBootSector, func(p Problem) bool { return p.Offset == 0 })
-		rep.fromBackup = false
+	rep.Left, p.done = left, true
+	rep.leftOmitted = omitted
+	if opts.DryRun || !p.changed() {
+		return p.sentences(), nil
 	}
-	if len(rep.badCopies) > 0 && rep.fat1Sound {
-		fixed, err := copyFAT1(v, rep.badCopies)
+	if err := p.execute(clean); err != nil {
+		return p.sentences(), err
+	}
+	for i := range rep.Problems {
+		pr := &rep.Problems[i]
+		pr.Fixed = pr.Fix != "" && (clean || pr.Kind != KindDirty)
+	}
+	return p.sentences(), nil
+}
+
+// verify checks the volume as the plan leaves it, planning what each pass
+// finds, and returns what the last pass found.
+func (p *plan) verify() ([]Problem, int, error) {
+	opts := CheckOptions{MaxDepth: p.opts.MaxDepth, MaxProblems: p.opts.MaxProblems}
+	var left []Problem
+	omitted := 0
+	for pass := 0; pass < maxPasses; pass++ {
+		for _, pd := range p.dirs {
+			pd.reached = false
+		}
+		before := len(p.steps) + p.omitted
+		t, err := runTree(&image{v: p.v, tb: p.tb, plan: p}, p, opts)
 		if err != nil {
-			return fixes, err
+			return nil, 0, err
 		}
-		fixes = append(fixes, fixed...)
-		mark(KindFATCopies, nil)
-		rep.badCopies = nil
-	}
-	if rep.fsinfoBad {
-		msg, err := rewriteFSInfo(v, rep.FreeClusters)
-		if err != nil {
-			return fixes, err
+		t.lost()
+		t.checkLabel()
+		t.release()
+		left, omitted = t.rep.Problems, t.rep.Omitted
+		if len(p.steps)+p.omitted == before {
+			break
 		}
-		fixes = append(fixes, msg)
-		mark(KindFSInfo, nil)
-		rep.fsinfoBad = false
 	}
-	if rep.backupStale && l.BackupBootOffset != 0 {
+	return left, omitted, nil
+}
+
+// execute writes the plan in the volume's crash-safe order; clean says
+// nothing is left, so the dirty flags may be cleared.
+func (p *plan) execute(clean bool) error {
+	v, l := p.v, p.v.layout
+	defer p.free()
+	if err := v.begin(); err != nil {
+		return err
+	}
+	// The boot sector's fixes (label, backup, FSINFO's place) depend on no
+	// cluster: they go first, so that the commit's flushes cover them
+	// before the dirty bit is cleared.
+	if err := p.writeBoot(); err != nil {
+		return err
+	}
+	buf := make([]byte, l.ClusterSize)
+	for _, d := range p.data {
+		clear(buf)
+		if d.src != 0 {
+			if _, err := v.dev.ReadAt(buf, l.ClusterOffset(d.src)); err != nil {
+				return fmt.Errorf("fat: reading cluster %d to copy it: %w", d.src, err)
+			}
+		}
+		if err := v.writeData(l.ClusterOffset(d.dst), buf); err != nil {
+			return err
+		}
+	}
+	if clean && p.fat1Flags {
+		c, e := fat1Flags(l.Type)
+		p.set(1, p.tb.Get(1)|c|e)
+	}
+	// Links from chains on disk to filled clusters wait for the commit's
+	// entries phase, after a barrier behind the data; until then every
+	// copy gets the sound copy's value (holdLink would take FAT 1's).
+	for _, c := range p.links {
+		if v.held == nil {
+			v.held = map[Cluster]heldLink{}
+		}
+		v.held[c] = heldLink{old: p.base.Get(c), phase: phaseEntries}
+	}
+	p.syncFAT()
+	for _, pd := range p.dirs {
+		if !pd.reached || len(pd.dirty) == 0 {
+			continue
+		}
+		d := &dir{v: v, first: pd.first, chain: pd.chain, raw: pd.raw, dirty: map[int]struct{}{}}
+		for s := range pd.dirty {
+			d.markDirty(s, 1)
+		}
+	}
+	p.syncFSInfo()
+	if err := v.Commit(); err != nil {
+		return err
+	}
+	// Close clears the dirty bit when this session owns it: only when
+	// nothing is left (it also clears one the volume came with).
+	v.setDirty = clean && v.boot.Dirty()
+	return v.Close()
+}
+
+// syncFAT copies the planned FAT into the volume's table, marking every
+// sector where FAT 1 or another copy differs from it, so that the commit
+// writes those sectors to every copy in one batch.
+func (p *plan) syncFAT() {
+	fat1, want := p.v.table.Bytes(), p.tb.Bytes()
+	ss := int(p.v.layout.SectorSize)
+	dm, ok := Table(p.v.table).(interface{ markDirty(start, n int64) })
+	if !ok {
+		return
+	}
+	for s := 0; s < len(fat1) && s < len(want); s += ss {
+		e := min(s+ss, len(fat1), len(want))
+		diff := !bytes.Equal(fat1[s:e], want[s:e])
+		if p.copies != nil {
+			for _, i := range p.copies.differ {
+				diff = diff || !bytes.Equal(p.copies.tables[i].Bytes()[s:e], want[s:e])
+			}
+		}
+		if diff {
+			copy(fat1[s:e], want[s:e])
+			dm.markDirty(int64(s), int64(e-s))
+		}
+	}
+	p.v.table.recount()
+	p.v.freeCount()
+}
+
+// syncFSInfo plans FSINFO rewritten when its free count, hint or
+// signatures are not what the repaired FAT needs.
+func (p *plan) syncFSInfo() {
+	v, l := p.v, p.v.layout
+	if l.Type != FAT32 || l.FSInfoOffset == 0 {
+		return
+	}
+	if v.info == nil {
+		sec := make([]byte, l.SectorSize)
+		if _, err := v.dev.ReadAt(sec, l.FSInfoOffset); err != nil {
+			return // the commit's own FSINFO write is skipped; Check reports it again
+		}
+		v.info, v.infoRaw = &FSInfo{FreeCount: FSInfoUnknown, NextFree: FSInfoUnknown}, sec
+		v.infoDirty = true
+	}
+	nf := v.validNextFree(v.info.NextFree)
+	if v.info.FreeCount != v.freeCount() || v.info.NextFree != nf || p.fsinfo {
+		v.info.FreeCount, v.info.NextFree = v.freeCount(), nf
+		v.infoDirty = true
+	}
+}
+
+// writeBoot writes the boot sector when the plan restores it from the
+// backup or changes its label, and the FAT32 backup boot sector when it
+// differed or the primary changed.
+func (p *plan) writeBoot() error {
+	v, l := p.v, p.v.layout
+	changed := p.restoreBoot
+	if p.bootLabel != nil && *p.bootLabel != v.boot.VolumeLabel {
+		v.boot.VolumeLabel = *p.bootLabel
+		changed = true
+	}
+	if p.newFSInfo != 0 {
+		// The sector first, then the boot sector that points at it.
+		sec := make([]byte, l.SectorSize)
+		fi := &FSInfo{FreeCount: v.freeCount(), NextFree: v.validNextFree(FSInfoUnknown)}
+		fi.Encode(sec)
+		off := int64(p.newFSInfo) * l.SectorSize
+		if _, err := v.dev.WriteAt(sec, off); err != nil {
+			return fmt.Errorf("fat: writing FSINFO at byte %d: %w", off, err)
+		}
+		v.boot.FSInfoSector, l.FSInfoOffset = p.newFSInfo, off
+		v.info, v.infoRaw = fi, sec
+		changed = true
+	}
+	if p.newBackup != 0 {
+		v.boot.BackupBootSector, l.BackupBootOffset = p.newBackup, int64(p.newBackup)*l.SectorSize
+		changed = true
+	}
+	// The backup before the primary: a crash in between leaves a backup
+	// that differs, never a primary that names a backup not yet written.
+	if l.Type == FAT32 && l.BackupBootOffset != 0 && (changed || p.backupBoot) {
+		v.boot.Encode(v.raw)
 		if _, err := v.dev.WriteAt(withoutDirty(v.raw), l.BackupBootOffset); err != nil {
-			return fixes, fmt.Errorf("fat: writing the backup boot sector: %w", err)
+			return fmt.Errorf("fat: writing the backup boot sector at byte %d: %w", l.BackupBootOffset, err)
 		}
-		fixes = append(fixes, fmt.Sprintf("copied the boot sector over the backup at byte %d", l.BackupBootOffset))
-		mark(KindBackupBoot, nil)
-		rep.backupStale = false
 	}
-	if rep.dirty {
-		// Flip the one bit in the sector as read, rather than re-encoding
-		// it, so that no other byte changes.
-		off := ext16 + relState
-		if v.boot.Is32 {
-			off = ext32 + relState
-		}
-		raw := bytes.Clone(v.raw)
-		raw[off] &^= stateDirty
-		if _, err := v.dev.WriteAt(raw, 0); err != nil {
-			return fixes, fmt.Errorf("fat: clearing the dirty bit: %w", err)
-		}
-		copy(v.raw, raw)
-		v.boot.SetDirty(false)
-		v.wasDirty = false
-		fixes = append(fixes, "cleared the dirty bit")
-		mark(KindDirty, nil)
-		rep.dirty = false
+	if changed {
+		return v.writeBoot()
 	}
-	return fixes, nil
-}
-
-// copyFAT1 writes FAT 1's sectors over the sectors of each listed copy that
-// differ from them, all in one batch.
-func copyFAT1(v *Volume, copies []int) ([]string, error) {
-	l := v.layout
-	fat1 := v.table.Bytes()
-	ss := l.SectorSize
-	b := v.dev.NewBatch()
-	var fixes []string
-	for _, i := range copies {
-		base := l.FATCopyOffset(i)
-		other := make([]byte, l.FATSize)
-		if _, err := v.dev.ReadAt(other, base); err != nil {
-			return nil, fmt.Errorf("fat: reading FAT %d: %w", i+1, err)
-		}
-		sectors := 0
-		for s := int64(0); s < l.FATSize; s += ss {
-			e := min(s+ss, l.FATSize)
-			if bytes.Equal(fat1[s:e], other[s:e]) {
-				continue
-			}
-			// Extend over the following differing sectors: one write per run.
-			for e < l.FATSize && !bytes.Equal(fat1[e:min(e+ss, l.FATSize)], other[e:min(e+ss, l.FATSize)]) {
-				e = min(e+ss, l.FATSize)
-			}
-			if err := b.Write(base+s, fat1[s:e]); err != nil {
-				return nil, fmt.Errorf("fat: writing FAT %d: %w", i+1, err)
-			}
-			sectors += int((e - s + ss - 1) / ss)
-			s = e - ss
-		}
-		fixes = append(fixes, fmt.Sprintf("copied FAT 1 over FAT %d (%d sectors differed)", i+1, sectors))
-	}
-	if err := b.Flush(); err != nil {
-		return nil, fmt.Errorf("fat: writing the FAT copies: %w", err)
-	}
-	return fixes, nil
-}
-
-// rewriteFSInfo writes FSINFO with free as the free count and a valid next
-// free hint: the old one if it is valid, else the cluster before the first
-// free one.
-func rewriteFSInfo(v *Volume, free uint32) (string, error) {
-	l := v.layout
-	sec := make([]byte, l.SectorSize)
-	if _, err := v.dev.ReadAt(sec, l.FSInfoOffset); err != nil {
-		return "", fmt.Errorf("fat: reading FSINFO: %w", err)
-	}
-	fi := &FSInfo{FreeCount: free, NextFree: FSInfoUnknown}
-	if old, err := DecodeFSInfo(sec); err == nil {
-		fi.NextFree = old.NextFree
-	}
-	fi.NextFree = v.validNextFree(fi.NextFree)
-	fi.Encode(sec)
-	if _, err := v.dev.WriteAt(sec, l.FSInfoOffset); err != nil {
-		return "", fmt.Errorf("fat: writing FSINFO: %w", err)
-	}
-	v.info, v.infoRaw = fi, sec
-	return fmt.Sprintf("rewrote FSINFO: free count %d, next free cluster %d", fi.FreeCount, fi.NextFree), nil
+	return nil
 }

@@ -56,25 +56,31 @@ func (p *SyncPolicy) UnmarshalText(b []byte) error {
 	return err
 }
 
-// sizeSuffixes maps upper-cased unit suffixes to their binary multiples.
+// sizeSuffixes maps upper-cased unit suffixes to their multiples, as
+// truncate(1) and dd(1) read them: K, M, G, T and KiB, MiB, GiB, TiB (or
+// Ki, Mi, Gi, Ti) are binary; KB, MB, GB, TB are decimal.
 var sizeSuffixes = map[string]int64{
 	"": 1, "B": 1,
-	"K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10,
-	"M": 1 << 20, "MB": 1 << 20, "MIB": 1 << 20,
-	"G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30,
-	"T": 1 << 40, "TB": 1 << 40, "TIB": 1 << 40,
+	"K": 1 << 10, "KI": 1 << 10, "KIB": 1 << 10, "KB": 1e3,
+	"M": 1 << 20, "MI": 1 << 20, "MIB": 1 << 20, "MB": 1e6,
+	"G": 1 << 30, "GI": 1 << 30, "GIB": 1 << 30, "GB": 1e9,
+	"T": 1 << 40, "TI": 1 << 40, "TIB": 1 << 40, "TB": 1e12,
 }
 
-// ParseSize parses a byte count as mtools and mkfs users write it: a decimal
-// number with an optional binary unit ("512", "4K", "4k", "4KiB", "1M", "2G",
-// "1T"; K, KB and KiB all mean 1024), or a plain hexadecimal number "0x...".
-// Errors name the input.
+// SizeHelp says how ParseSize reads a size, for help texts and messages.
+const SizeHelp = "K/M/G/T or KiB/MiB/GiB/TiB binary, KB/MB/GB/TB decimal"
+
+// ParseSize parses a byte count as truncate, dd and mkfs users write it: a
+// decimal number with an optional unit ("512", "4K", "4KiB", "4Ki", "1M",
+// "2G", "1T" are binary; "4KB", "2GB" decimal, so that "2GB" is
+// 2,000,000,000 bytes as truncate reads it; units in either case), or a
+// plain hexadecimal number "0x...". Errors name the input.
 func ParseSize(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	if len(t) > 2 && (t[:2] == "0x" || t[:2] == "0X") {
 		v, err := strconv.ParseInt(t[2:], 16, 64)
 		if err != nil {
-			return 0, fmt.Errorf("io: size %q: not a hexadecimal number that fits in 63 bits", s)
+			return 0, fmt.Errorf("size %q: not a hexadecimal number that fits in 63 bits", s)
 		}
 		return v, nil
 	}
@@ -83,15 +89,15 @@ func ParseSize(s string) (int64, error) {
 		i++
 	}
 	if i == 0 {
-		return 0, fmt.Errorf("io: size %q: want a number such as 512, 4K, 1M, 2G or 0x200", s)
+		return 0, fmt.Errorf("size %q: want a number such as 512, 4K, 1M, 2G, 2GB or 0x200", s)
 	}
 	mult, ok := sizeSuffixes[strings.ToUpper(t[i:])]
 	if !ok {
-		return 0, fmt.Errorf("io: size %q: unknown unit %q (want K, M, G or T)", s, t[i:])
+		return 0, fmt.Errorf("size %q: unknown unit %q (%s)", s, t[i:], SizeHelp)
 	}
 	v, err := strconv.ParseInt(t[:i], 10, 64)
 	if err != nil || v > math.MaxInt64/mult {
-		return 0, fmt.Errorf("io: size %q: too large", s)
+		return 0, fmt.Errorf("size %q: too large", s)
 	}
 	return v * mult, nil
 }
@@ -106,11 +112,11 @@ func ParseImageSpec(s string) (path string, offset int64, err error) {
 		path = s[:i]
 		offset, err = ParseSize(s[i+2:])
 		if err != nil {
-			return "", 0, fmt.Errorf("io: image %q: offset: %w", s, err)
+			return "", 0, fmt.Errorf("image %q: offset: %w", s, err)
 		}
 	}
 	if path == "" {
-		return "", 0, fmt.Errorf("io: image %q: empty path", s)
+		return "", 0, fmt.Errorf("image %q: empty path", s)
 	}
 	return path, offset, nil
 }

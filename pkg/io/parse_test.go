@@ -12,7 +12,8 @@ func TestParseSize(t *testing.T) {
 		in   string
 		want int64
 	}{
-		{"0", 0}, {"512", 512}, {"4K", 4096}, {"4k", 4096}, {"4KiB", 4096}, {"4kb", 4096},
+		{"0", 0}, {"512", 512}, {"4K", 4096}, {"4k", 4096}, {"4KiB", 4096}, {"4Ki", 4096}, {"4kb", 4000}, {"4KB", 4000},
+		{"2GB", 2e9}, {"2Gi", 2 << 30}, {"2GiB", 2 << 30}, {"3MB", 3e6}, {"1TB", 1e12}, {"1Ti", 1 << 40}, {"5mi", 5 << 20},
 		{"1M", 1 << 20}, {"2G", 2 << 30}, {"1T", 1 << 40}, {"0x200", 512}, {"0X10", 16},
 		{" 16M ", 16 << 20}, {"100B", 100}, {"8388607T", 8388607 << 40},
 	}
@@ -84,9 +85,9 @@ func TestStatsOutput(t *testing.T) {
 	}
 	want := "writes: 9 requests, 36.0 MiB, avg 4.0 MiB\n" +
 		"reads: 2 requests, 8.0 KiB, avg 4.0 KiB\n" +
-		"zeroed: 1 requests, 1.0 MiB\n" +
+		"zeroed: 1 request, 1.0 MiB\n" +
 		"flushes: 1 (sync=close)\n" +
-		"time: 0.012 s, 3.1 GB/s\n" +
+		"time: 0.012 s, 2.9 GiB/s\n" +
 		"I/O: O_DIRECT (align 512)\n"
 	if b.String() != want {
 		t.Errorf("WriteTo:\n%s\nwant:\n%s", b.String(), want)

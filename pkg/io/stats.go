@@ -54,22 +54,23 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 // WriteTo writes the stats as the human lines --stats prints.
 func (s Stats) WriteTo(w goio.Writer) (int64, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "writes: %d requests, %s, avg %s\n", s.WriteRequests, humanBytes(s.WriteBytes), humanBytes(s.AvgWriteSize()))
+	fmt.Fprintf(&b, "writes: %s, %s, avg %s\n", requests(s.WriteRequests), humanBytes(s.WriteBytes), humanBytes(s.AvgWriteSize()))
 	var avgRead int64
 	if s.ReadRequests > 0 {
 		avgRead = s.ReadBytes / s.ReadRequests
 	}
-	fmt.Fprintf(&b, "reads: %d requests, %s, avg %s", s.ReadRequests, humanBytes(s.ReadBytes), humanBytes(avgRead))
+	fmt.Fprintf(&b, "reads: %s, %s, avg %s", requests(s.ReadRequests), humanBytes(s.ReadBytes), humanBytes(avgRead))
 	if s.MaxReadsInFlight > 0 {
 		fmt.Fprintf(&b, ", up to %d in flight", s.MaxReadsInFlight)
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "zeroed: %d requests, %s\n", s.ZeroRequests, humanBytes(s.ZeroBytes))
+	fmt.Fprintf(&b, "zeroed: %s, %s\n", requests(s.ZeroRequests), humanBytes(s.ZeroBytes))
 	fmt.Fprintf(&b, "flushes: %d (sync=%s)\n", s.Flushes, s.Policy)
 	secs := s.Elapsed.Seconds()
 	if secs > 0 {
-		rate := float64(s.WriteBytes+s.ReadBytes) / secs / 1e9
-		fmt.Fprintf(&b, "time: %.3f s, %.1f GB/s\n", secs, rate)
+		// Binary units, as the sizes above and the progress bar use.
+		rate := float64(s.WriteBytes+s.ReadBytes) / secs
+		fmt.Fprintf(&b, "time: %.3f s, %s/s\n", secs, humanBytes(int64(rate)))
 	} else {
 		fmt.Fprintf(&b, "time: %.3f s\n", secs)
 	}
@@ -86,6 +87,14 @@ func (s Stats) WriteTo(w goio.Writer) (int64, error) {
 }
 
 // humanBytes formats n with one decimal in the largest binary unit that fits.
+// requests counts requests, singular for one.
+func requests(n int64) string {
+	if n == 1 {
+		return "1 request"
+	}
+	return fmt.Sprintf("%d requests", n)
+}
+
 func humanBytes(n int64) string {
 	if n < 1024 {
 		return fmt.Sprintf("%d B", n)

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
+	"regexp"
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
@@ -49,7 +51,8 @@ const (
 )
 
 // Main runs run with the process's arguments and streams, prints its error
-// prefixed with the command name, and exits with the right status.
+// prefixed with the command name, and exits with the right status. Under
+// --json a failure that printed nothing prints its Outcome (JSONErrors).
 func Main(run RunFunc) {
 	// FTOOLS_CPUPROFILE=FILE writes a CPU profile, for finding where a
 	// slow run spends its time (go tool pprof).
@@ -71,7 +74,7 @@ func Main(run RunFunc) {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(MemoryLimit)
 	}
-	err := run(os.Args, os.Stdout, os.Stderr)
+	err := JSONErrors(run)(os.Args, os.Stdout, os.Stderr)
 	// FTOOLS_MEMPROFILE=FILE writes a heap profile of what is still live
 	// when the command ends (go tool pprof).
 	if path := os.Getenv("FTOOLS_MEMPROFILE"); path != "" {
@@ -90,9 +93,21 @@ func Main(run RunFunc) {
 func Report(w io.Writer, name string, err error) int {
 	var ee *ExitError
 	if err != nil && !(errors.As(err, &ee) && ee.Err == nil) {
-		Warn(w, name, "%v", err)
+		Warn(w, name, "%s", Message(err))
 	}
 	return ExitStatus(err)
+}
+
+// pkgPrefix finds the package prefixes ftools' libraries start their
+// messages with ("fat: ", "io: "): a command's message is in the user's
+// terms, without them.
+var pkgPrefix = regexp.MustCompile(`(^|: |\n)(?:fat|exfat|io): `)
+
+// Message is err's text as a command shows it: without the libraries'
+// package prefixes ("x.img: fat: boot sector: ..." reads "x.img: boot
+// sector: ...").
+func Message(err error) string {
+	return pkgPrefix.ReplaceAllString(err.Error(), "$1")
 }
 
 // Warn prints a message as "name: message" on w. Every line of a
@@ -148,61 +163,54 @@ func baseName(p string) string {
 	return p
 }
 
-// NewApp returns a urfave/cli application with the conventions all ftools
-// commands share: output to the given writers, no exit from inside the
-// library, --version from the build information, shell completion.
-func NewApp(name, usage, usageText string, stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
-		Name:                 name,
-		Usage:                usage,
-		UsageText:            usageText,
-		Version:              Version(),
-		Writer:               stdout,
-		ErrWriter:            stderr,
-		HideHelpCommand:      true,
-		EnableBashCompletion: true,
-		ExitErrHandler:       func(*cli.Context, error) {},
-		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return fmt.Errorf("%w (see '%s --help')", err, name)
-		},
-	}
-}
-
-// Version is the module version and VCS revision this binary was built from.
-func Version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := bi.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	var rev, modified string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				modified = "+dirty"
-			}
-		}
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if rev != "" {
-		v += " " + rev + modified
-	}
-	return v
-}
-
-// PrintJSON writes v as indented JSON followed by a newline.
+// PrintJSON writes v as indented JSON followed by a newline. Nil slices and
+// maps in v (a struct or a pointer to one) are written as [] and {}: a
+// list in ftools' JSON is never null.
 func PrintJSON(w io.Writer, v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer {
+		p := reflect.New(rv.Type())
+		p.Elem().Set(rv)
+		rv = p
+	}
+	fillNil(rv.Elem())
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return enc.Encode(rv.Interface())
+}
+
+// fillNil replaces nil slices and maps in v (settable) by empty ones,
+// through structs, pointers, slices and maps of structs.
+func fillNil(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			fillNil(v.Elem())
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if f := v.Field(i); f.CanSet() {
+				fillNil(f)
+			}
+		}
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return // bytes (and json.RawMessage) stay as they are
+		}
+		if v.IsNil() {
+			if v.CanSet() {
+				v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+			}
+			return
+		}
+		for i := 0; i < v.Len(); i++ {
+			fillNil(v.Index(i))
+		}
+	case reflect.Map:
+		if v.IsNil() && v.CanSet() {
+			v.Set(reflect.MakeMap(v.Type()))
+		}
+	}
 }
 
 // NeedArgs checks the number of positional arguments.

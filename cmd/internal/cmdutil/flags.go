@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strconv"
 	"strings"
 
@@ -38,13 +39,13 @@ func OutputFlags() []cli.Flag {
 // for commands that write.
 func IOFlags(write bool) []cli.Flag {
 	fl := []cli.Flag{
-		&cli.StringFlag{Name: FlagIOSize, Value: "4M", Usage: "largest read or write request (`SIZE`, K/M suffixes)"},
+		&cli.StringFlag{Name: FlagIOSize, Value: "4M", Usage: "largest read or write request, `SIZE` bytes (" + fio.SizeHelp + ")"},
 		&cli.BoolFlag{Name: FlagBuffered, Usage: "use buffered I/O instead of O_DIRECT"},
 		&cli.BoolFlag{Name: FlagWait, Usage: "wait while another process has the image locked, instead of failing"},
 	}
 	if write {
-		fl = append(fl, &cli.StringFlag{Name: FlagSync, Value: fio.DefaultSync.String(),
-			Usage: "flush policy: none, close (one flush at the end), file (after each file), always (O_DSYNC)"})
+		fl = append(fl, Values(&cli.StringFlag{Name: FlagSync, Value: fio.DefaultSync.String(),
+			Usage: "flush `POLICY`: none, close (one flush at the end), file (after each file), always (O_DSYNC)"}, "none", "close", "file", "always"))
 	}
 	return fl
 }
@@ -53,7 +54,7 @@ func IOFlags(write bool) []cli.Flag {
 // --partition and --codepage.
 func ImageFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.IntFlag{Name: FlagPartition, Usage: "use partition `N` (1-based) of an MBR or GPT table"},
+		&cli.IntFlag{Name: FlagPartition, Usage: "use partition `N` (from 1; 5 and up are logical) of an MBR or GPT table (default: the only FAT partition of a disk with a table)"},
 		CodePageFlag(),
 	}
 }
@@ -61,16 +62,12 @@ func ImageFlags() []cli.Flag {
 // CodePageFlag is --codepage: the OEM code page of short names and labels
 // (fmkfs takes it alone, for the label it writes).
 func CodePageFlag() cli.Flag {
-	return &cli.IntFlag{Name: FlagCodePage, Value: fat.DefaultCodePage,
-		Usage: fmt.Sprintf("DOS code page `N` of short names and labels, as mtools' and mkfs.fat's (one of %s)", codePageList())}
-}
-
-func codePageList() string {
-	var s []string
+	var pages []string
 	for _, n := range fat.CodePages() {
-		s = append(s, strconv.Itoa(n))
+		pages = append(pages, strconv.Itoa(n))
 	}
-	return strings.Join(s, ", ")
+	return Values(&cli.IntFlag{Name: FlagCodePage, Value: fat.DefaultCodePage,
+		Usage: fmt.Sprintf("DOS code page `N` of short names and labels, as mtools' and mkfs.fat's (one of %s)", strings.Join(pages, ", "))}, pages...)
 }
 
 // applyCodePage makes --codepage the code page of every volume the command
@@ -112,15 +109,17 @@ func DeviceOptions(c *cli.Context, write bool) (fio.Options, error) {
 		o.Sync = p
 	}
 	o.Partition = c.Int(FlagPartition)
-	if o.Partition < 0 {
-		return o, fmt.Errorf("--partition %d: partitions are numbered from 1", o.Partition)
+	if c.IsSet(FlagPartition) && o.Partition < 1 {
+		return o, fmt.Errorf("--partition %d: %s; leave --partition out for a disk without a table, or for the only FAT partition of one", o.Partition, PartitionRule)
 	}
 	o.Force = c.Bool(FlagForce)
 	o.Wait = c.Bool(FlagWait)
 	return o, nil
 }
 
-// OpenImage opens an image spec (PATH or PATH@@OFFSET) with the shared flags.
+// OpenImage opens an image spec (PATH or PATH@@OFFSET) with the shared
+// flags. Without --partition (or an offset, or --force) a disk with a
+// partition table opens at its only FAT partition (see choosePartition).
 func OpenImage(c *cli.Context, spec string, write bool) (*fio.Device, error) {
 	path, off, err := fio.ParseImageSpec(spec)
 	if err != nil {
@@ -131,21 +130,37 @@ func OpenImage(c *cli.Context, spec string, write bool) (*fio.Device, error) {
 		return nil, err
 	}
 	o.Offset = off
-	return open(path, o, c.App.ErrWriter, c.App.Name)
+	if !c.IsSet(FlagPartition) && off == 0 && !o.Force {
+		if o.Partition, err = choosePartition(path, c.App.ErrWriter, c.App.Name); err != nil {
+			return nil, err
+		}
+	}
+	d, err := open(path, o, c.App.ErrWriter, c.App.Name, hasFlag(c.App.Flags, FlagForce))
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == path {
+		// "open PATH: ..." from the system: name the image as given.
+		return nil, fmt.Errorf("%s: %s", spec, ErrText(pe.Err))
+	}
+	return d, err
 }
 
-// Open opens a device with pkg/io and says which flag gets past a refusal.
-// With o.Wait, SIGINT and SIGTERM end a wait for another process's lock.
-func Open(path string, o fio.Options) (*fio.Device, error) { return open(path, o, nil, "") }
+// Open opens a device with pkg/io for a command that has --force, and says
+// which flag gets past a refusal. With o.Wait, SIGINT and SIGTERM end a
+// wait for another process's lock.
+func Open(path string, o fio.Options) (*fio.Device, error) { return open(path, o, nil, "", true) }
 
-// open is Open, saying on w (when not nil) that it waits for a lock.
-func open(path string, o fio.Options, w io.Writer, name string) (*fio.Device, error) {
+// open is Open, saying on w (when not nil) that it waits for a lock; the
+// hint names --force only for a command that has it.
+func open(path string, o fio.Options, w io.Writer, name string, force bool) (*fio.Device, error) {
 	d, err := openWaiting(path, o, w, name)
 	var pe *fio.PlaceError
 	if errors.As(err, &pe) {
 		which := "N"
 		if pe.Partition > 0 {
 			which = fmt.Sprint(pe.Partition)
+		}
+		if !force {
+			return nil, fmt.Errorf("%w; give --partition %s instead", err, which)
 		}
 		what := "to write there anyway"
 		if errors.Is(err, fio.ErrPartitioned) {
@@ -177,3 +192,6 @@ func VolumeFlags(write bool, own ...cli.Flag) []cli.Flag {
 
 // AddressingHelp explains image paths in a command's usage text.
 const AddressingHelp = "Paths inside an image are written ::/path (with -i IMAGE) or IMAGE::/path;\nIMAGE may be PATH@@OFFSET."
+
+// WildcardHelp explains wildcards in a verb's usage text.
+const WildcardHelp = "The last element of a path may hold wildcards (*, ?, [...]), matched as\nmtools matches them, without case; quote them from the shell. A name that\nexists as written wins, and \\[ is a literal bracket."

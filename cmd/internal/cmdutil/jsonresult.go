@@ -4,6 +4,10 @@ import (
 	"errors"
 	"io"
 	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	fio "ftools/pkg/io"
 )
 
 // Problem is one path a command skipped or could not handle, and why, in
@@ -13,29 +17,81 @@ type Problem struct {
 	Reason string `json:"reason"`
 }
 
-// ErrorReport is what a command prints on standard output under --json
-// when it fails before it can print its own report (a bad flag, an image
-// that does not open).
-type ErrorReport struct {
-	Error      string `json:"error"`
-	ExitStatus int    `json:"exit_status"`
+// Reasons is the "error" of a report whose problems were each named: each
+// path with its reason (the reason alone when it names the path).
+func Reasons(ps []Problem) string {
+	var s []string
+	for _, p := range ps {
+		if strings.Contains(p.Reason, p.Path) {
+			s = append(s, p.Reason)
+		} else {
+			s = append(s, p.Path+": "+p.Reason)
+		}
+	}
+	return strings.Join(s, "; ")
+}
+
+// Outcome ends every command's --json object, so that all of them share
+// one shape: one object on standard output, also when the command fails;
+// "error" (only on failure) says why in one message, "exit_status" is the
+// status the command exits with, and "stats" (with --stats) what reached
+// the device. Lists in the object are never null (PrintJSON sees to it).
+// A command's report embeds it; a command that fails before it has a
+// report prints the Outcome alone (see JSONErrors).
+type Outcome struct {
+	Error      string     `json:"error,omitempty"`
+	ExitStatus int        `json:"exit_status"`
+	Stats      *fio.Stats `json:"stats,omitempty"`
+}
+
+func (o *Outcome) outcome() *Outcome { return o }
+
+// Reporter is a command's --json object: a struct that embeds Outcome.
+type Reporter interface{ outcome() *Outcome }
+
+// Finish is the tail every command shares once its images are closed: it
+// fills in rep's Outcome from err (and stats, with --stats) and prints rep
+// on standard output under --json; otherwise --stats prints the statistics
+// on standard error. It returns err, whose exit status the command exits
+// with. An ExitError without a message means each failure was named on
+// standard error already; rep.Error then keeps what the command put there.
+func Finish(c *cli.Context, stdout, stderr io.Writer, rep Reporter, stats func() fio.Stats, err error) error {
+	o := rep.outcome()
+	o.ExitStatus = ExitStatus(err)
+	var ee *ExitError
+	if err != nil && o.Error == "" && !(errors.As(err, &ee) && ee.Err == nil) {
+		o.Error = Message(err)
+	}
+	if c.Bool(FlagJSON) {
+		if c.Bool(FlagStats) && stats != nil {
+			st := stats()
+			o.Stats = &st
+		}
+		if perr := PrintJSON(stdout, rep); perr != nil && err == nil {
+			return perr
+		}
+	} else if c.Bool(FlagStats) && stats != nil {
+		st := stats()
+		st.WriteTo(stderr)
+	}
+	return err
 }
 
 // JSONErrors wraps run so that under --json every failure is JSON too: when
 // run returns an error without having written anything to standard output,
-// one ErrorReport object is printed there. The message still goes to
-// standard error.
+// one Outcome object is printed there. The message still goes to
+// standard error. Main wraps every command with it.
 func JSONErrors(run RunFunc) RunFunc {
 	return func(args []string, stdout, stderr io.Writer) error {
 		w := &countingWriter{w: stdout}
 		err := run(args, w, stderr)
 		if err != nil && w.n == 0 && WantsJSON(args) {
-			msg := err.Error()
+			msg := Message(err)
 			var ee *ExitError
 			if errors.As(err, &ee) && ee.Err == nil {
 				msg = ""
 			}
-			PrintJSON(stdout, ErrorReport{Error: msg, ExitStatus: ExitStatus(err)})
+			PrintJSON(stdout, &Outcome{Error: msg, ExitStatus: ExitStatus(err)})
 		}
 		return err
 	}

@@ -40,7 +40,7 @@ func TestJSONErrors(t *testing.T) {
 	fail := func(args []string, stdout, stderr io.Writer) error { return Exit(3, errors.New("bad image")) }
 	var out bytes.Buffer
 	err := JSONErrors(fail)([]string{"x", "--json"}, &out, io.Discard)
-	var rep ErrorReport
+	var rep Outcome
 	if jerr := json.Unmarshal(out.Bytes(), &rep); jerr != nil || rep.Error != "bad image" || rep.ExitStatus != 3 || ExitStatus(err) != 3 {
 		t.Fatalf("%q, %v: %+v", out.String(), jerr, rep)
 	}
@@ -63,5 +63,31 @@ func TestJSONErrors(t *testing.T) {
 	}
 	if n != 1 {
 		t.Fatalf("%d JSON objects on stdout, want 1", n)
+	}
+}
+
+// A list in ftools' JSON is never null: PrintJSON writes nil slices and
+// maps, at any depth, as [] and {}.
+func TestPrintJSONFillsNil(t *testing.T) {
+	type inner struct {
+		Names []string       `json:"names"`
+		Kinds map[string]int `json:"kinds"`
+		Raw   []byte         `json:"raw"`
+	}
+	type rep struct {
+		Items  []inner  `json:"items"`
+		Nested *inner   `json:"nested"`
+		Empty  []string `json:"empty"`
+		Outcome
+	}
+	var b bytes.Buffer
+	PrintJSON(&b, rep{Items: []inner{{}}, Nested: &inner{}})
+	var got map[string]any
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"empty":[],"exit_status":0,"items":[{"kinds":{},"names":[],"raw":null}],"nested":{"kinds":{},"names":[],"raw":null}}`
+	if out, _ := json.Marshal(got); string(out) != want {
+		t.Errorf("PrintJSON: %s\nwant %s", out, want)
 	}
 }

@@ -17,7 +17,7 @@ const FlagImage = "image"
 
 // ImageFlag is -i/--image.
 func ImageFlag() cli.Flag {
-	return &cli.StringFlag{Name: FlagImage, Aliases: []string{"i"}, Usage: "the image that `IMAGE` paths starting with :: refer to"}
+	return &cli.StringFlag{Name: FlagImage, Aliases: []string{"i"}, Usage: "the `IMAGE` that ::/PATH operands refer to"}
 }
 
 // Operand is one path argument as mtools writes them: a host path, or a

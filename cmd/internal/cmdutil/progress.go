@@ -32,6 +32,7 @@ func NewBar(c *cli.Context, stderr io.Writer, total int64, what string) *progres
 		progressbar.OptionSetWriter(stderr),
 		progressbar.OptionSetDescription(what),
 		progressbar.OptionShowBytes(true),
+		progressbar.OptionUseIECUnits(true), // MiB, as --stats counts
 		progressbar.OptionSetPredictTime(true),
 		progressbar.OptionShowCount(),
 		progressbar.OptionThrottle(100e6),

@@ -37,7 +37,7 @@ func CatchInterrupts() {
 				if !deferring {
 					err := InterruptError(s, "stopped before anything was written")
 					if WantsJSON(os.Args) {
-						PrintJSON(os.Stdout, ErrorReport{Error: err.Error(), ExitStatus: signalStatus(s)})
+						PrintJSON(os.Stdout, &Outcome{Error: err.Error(), ExitStatus: signalStatus(s)})
 					}
 					os.Exit(Report(os.Stderr, progName(), err))
 				}

@@ -6,15 +6,14 @@ import "github.com/urfave/cli/v2"
 // standard error (as mcopy -v does).
 const FlagVerbose = "verbose"
 
-// VerboseFlag is -v/--verbose. A command that takes it gives up -v as the
-// short form of --version (see VersionLongOnly).
+// VerboseFlag is -v/--verbose, as mtools' and dosfstools' -v: --version
+// is long only in every command (see Run).
 func VerboseFlag(usage string) cli.Flag {
 	return &cli.BoolFlag{Name: FlagVerbose, Aliases: []string{"v"}, Usage: usage}
 }
 
-// VersionLongOnly leaves --version without its -v alias, for a command
-// whose -v means verbose as in mtools. It changes urfave/cli's global
-// version flag, so a command calls it once, before building its app.
-func VersionLongOnly() {
-	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
-}
+// VersionLongOnly is kept for commands written before NewApp made
+// --version long only for every command; it does nothing more.
+//
+// Deprecated: NewApp leaves -v to the command.
+func VersionLongOnly() {}

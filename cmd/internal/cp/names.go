@@ -109,4 +109,4 @@ func numbered(name string, n int) string {
 
 // quote shows a user's path in a message: in single quotes, as cp does,
 // with control characters escaped so that a message stays one line.
-func quote(p string) string { return "'" + cmdutil.Sanitize(p) + "'" }
+func quote(p string) string { return cmdutil.Quote(p) }

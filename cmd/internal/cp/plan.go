@@ -183,8 +183,7 @@ func (p *Plan) plan(srcs []cmdutil.Operand, dstOp cmdutil.Operand, vols map[stri
 		h.top = filepath.Clean(dstOp.Path)
 		dside = h
 	} else {
-		dpath = volumePath(dstOp)
-		dpath = unescape(dpath)
+		dpath = cmdutil.LiteralPath(dstOp)
 	}
 	dst := end{dside, dpath, dstOp.Show(dpath)}
 	if !dstOp.InImage() {

@@ -132,7 +132,7 @@ func (x *runner) mkdir(i int, it *item) error {
 	}
 	if err := to.side.mkdir(to.path, it.mtime.t()); err != nil {
 		x.failed[i] = true
-		if fe := fatal(err); fe != nil {
+		if fe := fatal(err, to.show); fe != nil {
 			x.res.Failed = append(x.res.Failed, problemOf(from.show, err))
 			return fe
 		}
@@ -148,14 +148,15 @@ func (x *runner) mkdir(i int, it *item) error {
 }
 
 // fatal says whether err stops every later file: the volume or its
-// directory is full.
-func fatal(err error) error {
+// directory is full. The message names dst, the file or directory that
+// did not fit.
+func fatal(err error, dst string) error {
 	var ns *fat.NoSpaceError
 	if errors.As(err, &ns) {
-		return &fatalError{ns}
+		return &fatalError{fmt.Errorf("%s: %w", quote(dst), ns)}
 	}
 	if errors.Is(err, fat.ErrNoSpace) || errors.Is(err, fat.ErrDirFull) {
-		return &fatalError{errors.New(errText(err))}
+		return &fatalError{fmt.Errorf("%s: %s", quote(dst), errText(err))}
 	}
 	return nil
 }
@@ -213,8 +214,8 @@ func (x *runner) copyFile(it *item) error {
 
 // fileError records a file that failed; a full volume stops the copy.
 func (x *runner) fileError(it *item, what string, err error) error {
-	from := x.p.end(it.src)
-	if fe := fatal(err); fe != nil {
+	from, to := x.p.ends2(it)
+	if fe := fatal(err, to.show); fe != nil {
 		x.res.Failed = append(x.res.Failed, problemOf(from.show, err))
 		return fe
 	}

@@ -1,0 +1,414 @@
+package fat
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// volFix reports a volume-wide problem with its fix.
+func volFix(rep *Report, p *plan, pr Problem, format string, args ...any) {
+	pr.Fix = p.step(format, args...)
+	rep.add(pr)
+}
+
+// volProblem reports a volume-wide problem Repair cannot fix.
+func volProblem(rep *Report, kind string, off int64, format string, args ...any) {
+	rep.add(Problem{Kind: kind, Offset: off, Message: fmt.Sprintf(format, args...)})
+}
+
+// checkBoot checks what Layout does not: the primary boot sector (when the
+// volume was opened from its backup), the volume against the device, its
+// last sector, and the FAT32 backup boot sector byte by byte.
+func checkBoot(v *Volume, rep *Report, p *plan, bootErr error) error {
+	bs, l := v.boot, v.layout
+	for _, w := range bs.Warnings() {
+		// checkDirty reports the dirty bit; checkReservedSectors a missing
+		// backup or FSINFO, which fsck.fat makes.
+		if !strings.HasPrefix(w, "dirty bit") && (l.Type != FAT32 || w != "no backup boot sector" && w != "no FSINFO sector") {
+			rep.Warnings = append(rep.Warnings, w)
+		}
+	}
+	if bootErr != nil {
+		p.restoreBoot = true
+		volFix(rep, p, Problem{Kind: KindBootSector, Offset: 0, Message: fmt.Sprintf("the boot sector is unusable (%v); checked with the backup at byte %d", bootErr, l.BackupBootOffset)},
+			"copy the backup boot sector over the boot sector")
+	}
+	if l.TotalSize > v.dev.Size() {
+		volProblem(rep, KindBootSector, offTotalSectors32, "the boot sector says the volume has %d bytes but the device holds only %d", l.TotalSize, v.dev.Size())
+	} else {
+		last := make([]byte, l.SectorSize)
+		if _, err := v.dev.ReadAt(last, l.TotalSize-l.SectorSize); err != nil {
+			volProblem(rep, KindBootSector, l.TotalSize-l.SectorSize, "the volume's last sector cannot be read: %v", err)
+		}
+	}
+	if l.Type != FAT32 || bootErr != nil {
+		return nil
+	}
+	checkReservedSectors(v, rep, p)
+	if l.BackupBootOffset == 0 {
+		return nil
+	}
+	b := make([]byte, l.SectorSize)
+	if _, err := v.dev.ReadAt(b, l.BackupBootOffset); err != nil {
+		return fmt.Errorf("fat: reading the backup boot sector at byte %d: %w", l.BackupBootOffset, err)
+	}
+	if _, err := DecodeBootSector(b); err != nil {
+		p.backupBoot = true
+		volFix(rep, p, Problem{Kind: KindBackupBoot, Offset: l.BackupBootOffset, Message: fmt.Sprintf("the backup boot sector is unusable: %v", err)},
+			"copy the boot sector over its backup")
+		return nil
+	}
+	// The dirty bit lives in the primary only, as Linux keeps it.
+	primary, backup := withoutDirty(v.raw), withoutDirty(b)
+	if diffs := byteDiffs(primary[:bootSectorSize], backup[:bootSectorSize], 16); len(diffs) > 0 {
+		p.backupBoot = true
+		i := firstDiff(primary[:bootSectorSize], backup[:bootSectorSize])
+		volFix(rep, p, Problem{Kind: KindBackupBoot, Offset: l.BackupBootOffset + int64(i),
+			Message: fmt.Sprintf("the backup boot sector differs from the boot sector (offset:boot/backup) %s", strings.Join(diffs, ", "))},
+			"copy the boot sector over its backup")
+	}
+	return nil
+}
+
+// checkReservedSectors plans a FAT32 volume without a backup boot sector
+// or without FSINFO given one, where fsck.fat puts them: the backup in
+// sector 6 (else the last reserved sector), FSINFO in the first reserved
+// sector after the boot sector that the backup does not take.
+func checkReservedSectors(v *Volume, rep *Report, p *plan) {
+	bs := v.boot
+	res := int(bs.ReservedSectors)
+	backup := int(bs.BackupBootSector)
+	if backup == 0 || backup == 0xFFFF {
+		backup = 0
+		if res < 3 {
+			rep.warnf("no backup boot sector, and no room for one in the %d reserved sectors", res)
+		} else {
+			backup = 6
+			if res < 7 || int(bs.FSInfoSector) == 6 {
+				if backup = res - 1; backup == int(bs.FSInfoSector) {
+					backup--
+				}
+			}
+			p.newBackup = uint16(backup)
+			volFix(rep, p, Problem{Kind: KindBackupBoot, Offset: offBackupBootSector, Message: "there is no backup boot sector"},
+				"make a backup boot sector in sector %d", backup)
+		}
+	}
+	if fs := bs.FSInfoSector; fs == 0 || fs == 0xFFFF {
+		s := 1
+		for s < res && s == backup {
+			s++
+		}
+		if s >= res {
+			rep.warnf("no FSINFO sector, and no room for one in the %d reserved sectors", res)
+			return
+		}
+		p.newFSInfo = uint16(s)
+		volFix(rep, p, Problem{Kind: KindFSInfo, Offset: offFSInfoSector, Message: "there is no FSINFO sector"},
+			"make an FSINFO sector in sector %d", s)
+	}
+}
+
+// byteDiffs lists the bytes where a and b differ as fsck.fat does,
+// "offset:a/b" in hex, at most limit of them and then how many more.
+func byteDiffs(a, b []byte, limit int) []string {
+	var out []string
+	more := 0
+	for i := 0; i < min(len(a), len(b)); i++ {
+		if a[i] == b[i] {
+			continue
+		}
+		if len(out) < limit {
+			out = append(out, fmt.Sprintf("%d:%02x/%02x", i, a[i], b[i]))
+		} else {
+			more++
+		}
+	}
+	if more > 0 {
+		out = append(out, fmt.Sprintf("and %d more", more))
+	}
+	return out
+}
+
+// firstDiff is the index of the first byte where a and b differ, or -1.
+func firstDiff(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return n
+	}
+	return -1
+}
+
+// fatCopies holds every FAT copy: FAT 1 is the volume's table, a copy
+// equal to it is the same table, a differing one its own.
+type fatCopies struct {
+	tables []Table
+	differ []int // copies (0-based) that differ from FAT 1
+	first  []int // per copy in differ: the first byte that differs
+}
+
+// copyChunk is how much of a FAT copy readFATCopies compares at a time:
+// large enough that bigAlloc maps it (page-aligned, so that O_DIRECT reads
+// go straight into it) and that the device sees 4 MiB requests.
+const copyChunk = 16 << 20
+
+// fatCopyJob reads the FAT copies in the background while the tree is
+// walked: on a large volume reading a copy takes as long as the walk.
+type fatCopyJob struct {
+	done  chan struct{}
+	fc    *fatCopies
+	past  []int // copies that lie past the end of the device
+	err   error
+	taken bool
+}
+
+// startFATCopies starts reading FAT copies 2.. and comparing them with
+// FAT 1. FAT 1 must not change until wait returns.
+func startFATCopies(v *Volume, rep *Report) *fatCopyJob {
+	j := &fatCopyJob{done: make(chan struct{})}
+	if v.boot.Is32 && v.boot.ExtFlags&0x80 != 0 && v.layout.NumFATs > 1 {
+		rep.warnf("FAT mirroring is off (only FAT %d is active); the copies were not compared", v.boot.ExtFlags&0x0F+1)
+		j.fc = newFATCopies(v)
+		close(j.done)
+		return j
+	}
+	go func() {
+		defer close(j.done)
+		j.fc, j.past, j.err = readFATCopies(v)
+	}()
+	return j
+}
+
+// wait returns the copies once read, reporting those past the device's
+// end. It may be called more than once.
+func (j *fatCopyJob) wait(v *Volume, rep *Report) (*fatCopies, error) {
+	<-j.done
+	if !j.taken {
+		j.taken = true
+		for _, i := range j.past {
+			volProblem(rep, KindFATCopies, v.layout.FATCopyOffset(i), "FAT %d lies past the end of the device", i+1)
+		}
+	}
+	return j.fc, j.err
+}
+
+func newFATCopies(v *Volume) *fatCopies {
+	fc := &fatCopies{tables: make([]Table, max(v.layout.NumFATs, 1))}
+	for i := range fc.tables {
+		fc.tables[i] = v.table
+	}
+	return fc
+}
+
+// readFATCopies reads FAT copies 2.. a chunk at a time (one request per
+// chunk) and keeps those that differ from FAT 1 in the bytes that hold
+// entries. past lists the copies that lie past the device's end.
+func readFATCopies(v *Volume) (fc *fatCopies, past []int, err error) {
+	l := v.layout
+	fc = newFATCopies(v)
+	n := fatBytes(l.Type, l.Clusters)
+	fat1 := v.table.Bytes()[:n]
+	buf, release := bigAlloc(min(copyChunk, n))
+	defer release()
+	for i := 1; i < l.NumFATs; i++ {
+		off := l.FATCopyOffset(i)
+		if off+l.FATSize > v.dev.Size() {
+			past = append(past, i)
+			continue
+		}
+		for pos := int64(0); pos < n; pos += copyChunk {
+			b := buf[:min(copyChunk, n-pos)]
+			// Concurrent: the walk's directory reads need not wait behind
+			// this chunk for the device's lock.
+			if _, err := v.dev.ReadAtConcurrent(b, off+pos); err != nil {
+				return nil, nil, fmt.Errorf("fat: reading FAT %d at byte %d: %w", i+1, off+pos, err)
+			}
+			a := fat1[pos : pos+int64(len(b))]
+			if bytes.Equal(a, b) { // memcmp: a byte loop would cost more than the read
+				continue
+			}
+			j := firstDiff(a, b)
+			// A differing copy is kept whole (in the heap: this is the
+			// rare case) for judging which copy is sound, and for
+			// repairing from it.
+			raw := make([]byte, l.FATSize)
+			if _, err := v.dev.ReadAt(raw, off); err != nil {
+				return nil, nil, fmt.Errorf("fat: reading FAT %d at byte %d: %w", i+1, off, err)
+			}
+			tb, err := NewTable(l.Type, raw, l.Clusters)
+			if err != nil {
+				return nil, nil, err
+			}
+			fc.tables[i] = tb
+			fc.differ = append(fc.differ, i)
+			fc.first = append(fc.first, int(pos)+j)
+			break
+		}
+	}
+	return fc, past, nil
+}
+
+// judgeCopies scores every copy's chains against the tree the walk found
+// with FAT 1, reports each differing copy, and returns the sound copy:
+// the one with the fewest chain faults, FAT 1 on a tie. fsck.fat takes
+// FAT 1 unless its first entry is damaged; a copy whose chains hold
+// together better is the better source whatever FAT[0] says, and FAT[0]
+// is rewritten anyway.
+func judgeCopies(v *Volume, rep *Report, t *treeCheck, fc *fatCopies) int {
+	scores := map[int]int{0: t.score(v.table)}
+	sound := 0
+	for _, i := range fc.differ {
+		scores[i] = t.score(fc.tables[i])
+		if scores[i] < scores[sound] {
+			sound = i
+		}
+	}
+	n := fatBytes(v.layout.Type, v.layout.Clusters)
+	for k, i := range fc.differ {
+		diff := 0
+		a, b := v.table.Bytes()[:n], fc.tables[i].Bytes()[:n]
+		for j := fc.first[k]; j < int(n); j++ {
+			if a[j] != b[j] {
+				diff++
+			}
+		}
+		msg := fmt.Sprintf("FAT %d differs from FAT 1 in %d bytes, first at byte %d of the FAT; chain faults: FAT 1 %d, FAT %d %d",
+			i+1, diff, fc.first[k], scores[0], i+1, scores[i])
+		pr := Problem{Kind: KindFATCopies, Offset: v.layout.FATCopyOffset(i) + int64(fc.first[k]), Message: msg}
+		if sound == i {
+			pr.Fix = "copy FAT " + fmt.Sprint(i+1) + " over FAT 1 and the other copies"
+		} else {
+			pr.Fix = fmt.Sprintf("copy FAT %d over FAT %d", sound+1, i+1)
+		}
+		rep.add(pr)
+	}
+	return sound
+}
+
+// copyFAT plans every FAT copy made equal to the plan's table, which
+// starts from copy sound.
+func (p *plan) copyFAT(fc *fatCopies, sound int) {
+	p.copies = fc
+	for _, i := range fc.differ {
+		if sound == i {
+			p.step("copy FAT %d over FAT 1 and the other copies", i+1)
+			return
+		}
+	}
+	for _, i := range fc.differ {
+		p.step("copy FAT %d over FAT %d", sound+1, i+1)
+	}
+}
+
+// FAT[1]'s flag bits: set means clean. FAT12 has none.
+func fat1Flags(t Type) (clean, noError Cluster) {
+	switch t {
+	case FAT16:
+		return 0x8000, 0x4000
+	case FAT32:
+		return 0x08000000, 0x04000000
+	}
+	return 0, 0
+}
+
+// checkReserved checks FAT entries 0 and 1 of tb (the sound copy): entry
+// 0 must hold the media byte with all other bits set; entry 1 an end of
+// chain mark, whose top bits on FAT16 (15, 14) and FAT32 (27, 26) say the
+// volume was shut down cleanly and met no disk error.
+func checkReserved(v *Volume, rep *Report, p *plan, tb Table) {
+	l := v.layout
+	want := Cluster(0xF00) | Cluster(v.boot.Media)
+	switch l.Type {
+	case FAT16:
+		want |= 0xFF00
+	case FAT32:
+		want |= 0x0FFFFF00
+	}
+	if got := tb.Get(0); got != want {
+		volFix(rep, p, Problem{Kind: KindMedia, Offset: l.FATOffset, Message: fmt.Sprintf("FAT entry 0 is %#x, want %#x for media byte %#02x", uint32(got), uint32(want), v.boot.Media)},
+			"set FAT entry 0 to %#x", uint32(want))
+		p.set(0, want)
+	}
+	clean, noErr := fat1Flags(l.Type)
+	e1 := tb.Get(1)
+	off := fatEntryOffset(l, 1)
+	if !tb.IsEOC(e1 | clean | noErr) {
+		fixed := (tb.EOC() &^ (clean | noErr)) | (e1 & (clean | noErr))
+		volFix(rep, p, Problem{Kind: KindFATEntry1, Offset: off, Message: fmt.Sprintf("FAT entry 1 is %#x, not an end-of-chain mark", uint32(e1))},
+			"set FAT entry 1 to %#x", uint32(fixed))
+		p.set(1, fixed)
+	}
+	if clean != 0 && e1&clean == 0 {
+		p.fat1Flags = true
+		volFix(rep, p, Problem{Kind: KindDirty, Offset: off, Message: "FAT entry 1's clean-shutdown bit is clear: the volume was not unmounted cleanly"},
+			"set FAT entry 1's clean-shutdown bit once nothing else is left")
+	}
+	if noErr != 0 && e1&noErr == 0 {
+		p.fat1Flags = true
+		volFix(rep, p, Problem{Kind: KindDirty, Offset: off, Message: "FAT entry 1's hard-error bit is clear: the last writer met a disk error"},
+			"set FAT entry 1's hard-error bit once nothing else is left")
+	}
+}
+
+// checkDirty checks the boot sector's dirty bit.
+func checkDirty(v *Volume, rep *Report, p *plan) {
+	if !v.boot.Dirty() {
+		return
+	}
+	off := int64(ext16 + relState)
+	if v.boot.Is32 {
+		off = ext32 + relState
+	}
+	p.clearDirty = true
+	volFix(rep, p, Problem{Kind: KindDirty, Offset: off, Message: "the dirty bit is set: the volume was not unmounted cleanly"},
+		"clear the dirty bit once nothing else is left")
+}
+
+// checkFSInfo checks the FAT32 FSINFO sector's signatures and free count
+// (against the FAT the check followed); an unknown free count and an
+// out-of-range next free hint are warnings: both are hints that readers
+// check before use.
+func checkFSInfo(v *Volume, rep *Report, p *plan) error {
+	l := v.layout
+	if l.Type != FAT32 {
+		return nil
+	}
+	if l.FSInfoOffset == 0 {
+		return nil // the boot sector's warnings say so
+	}
+	sec := make([]byte, l.SectorSize)
+	if _, err := v.dev.ReadAt(sec, l.FSInfoOffset); err != nil {
+		return fmt.Errorf("fat: reading FSINFO at byte %d: %w", l.FSInfoOffset, err)
+	}
+	fi, err := DecodeFSInfo(sec)
+	if err != nil {
+		p.fsinfo = true
+		off := l.FSInfoOffset
+		var fe *FormatError
+		if errors.As(err, &fe) && fe.Offset >= 0 {
+			off += fe.Offset
+		}
+		volFix(rep, p, Problem{Kind: KindFSInfo, Offset: off, Message: err.Error()}, "rewrite FSINFO with its signatures and the free count")
+		return nil
+	}
+	switch {
+	case fi.FreeCount == FSInfoUnknown:
+		rep.warnf("FSINFO's free count is not set (%#x); the FAT has %d free clusters", fi.FreeCount, rep.FreeClusters)
+	case fi.FreeCount != rep.FreeClusters:
+		p.fsinfo = true
+		volFix(rep, p, Problem{Kind: KindFSInfo, Offset: l.FSInfoOffset + offFSInfoFree,
+			Message: fmt.Sprintf("free count is %d but the FAT has %d free clusters", fi.FreeCount, rep.FreeClusters)},
+			"set FSINFO's free count to the FAT's once repaired")
+	}
+	if nf := fi.NextFree; nf != FSInfoUnknown && (nf < 2 || nf > uint32(l.MaxCluster())) {
+		rep.warnf("FSINFO's next free cluster hint %d is out of range 2..%d (readers ignore it)", nf, l.MaxCluster())
+	}
+	return nil
+}

@@ -1,0 +1,140 @@
+package fat
+
+import (
+	"fmt"
+	"math"
+)
+
+// lost counts free, bad and lost clusters, and finds the lost ones'
+// chains: each is reported with its first cluster and length, and planned
+// freed or (with Salvage) saved as a file FSCKnnnn.REC in the root. A
+// chain that runs into a cluster some file holds, into a free or bad one,
+// out of range or into another lost chain ends before it; a loop of lost
+// clusters is cut, as fsck.fat does.
+func (t *treeCheck) lost() {
+	tb := t.tb
+	n := tb.Entries()
+	if tb == t.v.table && t.plan.volume == len(t.plan.steps) && int64(t.v.freeCount())+t.claimed == int64(n-2) {
+		// Every cluster is free or in a chain the walk found (its claims
+		// are all there are when it planned no fix): no bad, none lost.
+		t.rep.FreeClusters = t.v.freeCount()
+		return
+	}
+	free, bad, lost := clusterCounts(tb, t.owner)
+	t.rep.FreeClusters, t.rep.BadClusters, t.rep.LostClusters = free, bad, lost
+	if lost == 0 {
+		return
+	}
+	// A lost cluster that another lost cluster links to is no chain's head.
+	linked := make([]uint64, (n+63)/64)
+	for c := FirstCluster; uint32(c) < n; c++ {
+		if t.isLost(c) {
+			if v := tb.Get(c); v >= FirstCluster && uint32(v) < n && t.isLost(v) {
+				linked[v/64] |= 1 << (v % 64)
+			}
+		}
+	}
+	t.lostID = math.MaxUint32
+	var heads []Cluster
+	for c := FirstCluster; uint32(c) < n; c++ {
+		if t.isLost(c) && linked[c/64]&(1<<(c%64)) == 0 {
+			heads = append(heads, c)
+		}
+	}
+	for len(heads) > 0 {
+		heads = append(heads[1:], t.lostChain(heads[0])...)
+	}
+	// What is left unclaimed are loops. Each is cut at its lowest cluster,
+	// as fsck.fat cuts it, and starts at the cluster after that one: the
+	// walk from there comes round to the lowest and ends it.
+	for c := FirstCluster; uint32(c) < n; c++ {
+		if t.isLost(c) {
+			for more := []Cluster{tb.Get(c)}; len(more) > 0; {
+				more = append(more[1:], t.lostChain(more[0])...)
+			}
+		}
+	}
+}
+
+// isLost reports whether cluster c is allocated, not bad, and held by no
+// chain (nor yet by a lost chain).
+func (t *treeCheck) isLost(c Cluster) bool {
+	v := t.tb.Get(c)
+	return t.owner[c] == 0 && !t.tb.IsFree(v) && !t.tb.IsBad(v)
+}
+
+// lostChain claims the lost chain from head, reports it and plans its
+// fix. It returns the head of a rest that could not join it (a chain too
+// long for one file's size).
+func (t *treeCheck) lostChain(head Cluster) []Cluster {
+	tb, l := t.tb, t.l
+	maxN := int64(math.MaxUint32) / l.ClusterSize
+	var chain []Cluster
+	var rest []Cluster
+	for c := head; ; {
+		t.owner[c] = t.lostID
+		chain = append(chain, c)
+		v := tb.Get(c)
+		if tb.IsEOC(v) {
+			break
+		}
+		linked := v >= FirstCluster && uint32(v) < tb.Entries()
+		if linked && int64(len(chain)) == maxN && t.isLost(v) {
+			rest = append(rest, v)
+		} else if linked && t.isLost(v) {
+			c = v
+			continue
+		}
+		t.plan.set(c, tb.EOC()) // the chain links where it should not: it ends here
+		break
+	}
+	t.rep.LostChains++
+	p := t.problem(KindLost, "", head, fatEntryOffset(l, head), "%d clusters from cluster %d (%d bytes) are allocated but no entry reaches them", len(chain), head, int64(len(chain))*l.ClusterSize)
+	if t.plan.salvage {
+		if name, ok := t.saveLost(head, uint32(int64(len(chain))*l.ClusterSize)); ok {
+			t.fix(p, "save the %d lost clusters from cluster %d as /%s", len(chain), head, name)
+			return rest
+		}
+		p.Message += "; the root directory has no room to save them"
+		t.rep.add(p)
+		return rest
+	}
+	t.fix(p, "free the %d lost clusters from cluster %d", len(chain), head)
+	for _, c := range chain {
+		t.plan.set(c, 0)
+	}
+	return rest
+}
+
+// saveLost plans an entry FSCKnnnn.REC in the root directory for the lost
+// chain from head, size bytes long, as fsck.fat -f names them.
+func (t *treeCheck) saveLost(head Cluster, size uint32) (string, bool) {
+	pd := t.dirPlan(0)
+	at := freeRun(pd.raw, 1, 0)
+	if at < 0 && t.growDir(0) {
+		pd = t.dirPlan(0)
+		at = freeRun(pd.raw, 1, 0)
+	}
+	if at < 0 {
+		return "", false
+	}
+	var name ShortName
+	used := pd.usedNames()
+	for i := 0; ; i++ {
+		if i == 10000 {
+			return "", false
+		}
+		copy(name[:], fmt.Sprintf("FSCK%04dREC", i))
+		if !used.Has(name) {
+			used.Add(name)
+			break
+		}
+	}
+	e := DirEntry{Name: name, Attr: AttrArchive, Cluster: head, Size: size}
+	now := t.v.Now()
+	e.SetTimes(now, now, now)
+	var b [DirEntrySize]byte
+	e.Encode(b[:])
+	pd.put(at, b[:])
+	return name.String(), true
+}

@@ -1,0 +1,528 @@
+package fat
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+func putU16(b []byte, x uint16) { binary.LittleEndian.PutUint16(b, x) }
+func putU32(b []byte, x uint32) { binary.LittleEndian.PutUint32(b, x) }
+
+// checkDots checks slots 0 and 1 of a subdirectory, which must hold "."
+// (the directory itself) and ".." (its parent, 0 for the root), as
+// fsck.fat does: a wrong one is pointed right, a missing one made, and a
+// member in its place moved down first. It returns recs with the records
+// of the two entries marked taken (Slots 0).
+func (t *treeCheck) checkDots(idx int, raw []byte, recs []Record) []Record {
+	nd := &t.nodes[idx]
+	up := Cluster(0)
+	if p := nd.parent; p > 0 {
+		up = t.nodes[p].first
+	}
+	if t.l.Type == FAT32 && up == t.l.RootCluster {
+		up = 0
+	}
+	for i, want := range []struct {
+		name  ShortName
+		kind  string
+		first Cluster
+	}{{DotName, KindDot, nd.first}, {DotDotName, KindDotDot, up}} {
+		if (i+1)*DirEntrySize > len(raw) {
+			break
+		}
+		path, off := t.nodes[idx].path, t.slotOff(idx, i)
+		b := raw[i*DirEntrySize : (i+1)*DirEntrySize]
+		e := DecodeDirEntry(b)
+		e.ClusterFor(t.l.Type)
+		label := want.name.String()
+		switch {
+		case ShortName(e.Name) == want.name:
+			for k := range recs {
+				if recs[k].Slot == i && recs[k].Short == want.name {
+					recs[k].Slots = 0
+				}
+			}
+			if e.IsDir() && !e.IsLongName() && e.Cluster == want.first {
+				if e.NTRes&ntNoShortName != 0 {
+					t.fix(t.problem(want.kind, path, e.Cluster, off+direntNTRes, "the %q entry has the NT flag %#02x that says it is no short name", label, ntNoShortName),
+						"clear the flag of the %q entry of %s", label, path)
+					t.dirPlan(idx).slot(i)[direntNTRes] &^= ntNoShortName
+				}
+				continue
+			}
+			t.fix(t.problem(want.kind, path, e.Cluster, off, "the %q entry has attributes %#02x and cluster %d, want a directory at cluster %d", label, uint8(e.Attr), e.Cluster, want.first),
+				"point the %q entry of %s at cluster %d", label, path, want.first)
+		case b[0] == SlotEnd || b[0] == SlotDeleted:
+			t.fix(t.problem(want.kind, path, 0, off, "the %q entry is missing: slot %d is free", label, i),
+				"make the %q entry of %s", label, path)
+		default:
+			k := recordAt(recs, i)
+			if k < 0 {
+				// A long name slot no record claims: checkLongNames deletes it.
+				t.fix(t.problem(want.kind, path, 0, off, "the %q entry is missing: slot %d holds a stray long name slot", label, i),
+					"make the %q entry of %s", label, path)
+				break
+			}
+			to, ok := t.moveRecord(idx, &recs[k])
+			if !ok {
+				t.rep.add(t.problem(want.kind, path, 0, off, "the %q entry is missing: slot %d holds %q, and there is no room to move it", label, i, recs[k].Name))
+				continue
+			}
+			t.fix(t.problem(want.kind, path, 0, off, "the %q entry is missing: slot %d holds %q", label, i, recs[k].Name),
+				"move %q to slot %d of %s and make the %q entry", recs[k].Name, to, path, label)
+		}
+		pd := t.dirPlan(idx)
+		s := pd.slot(i)
+		clear(s)
+		copy(s, want.name[:])
+		s[direntAttr] = byte(AttrDirectory)
+		putU16(s[direntClusterLow:], uint16(want.first))
+		if t.l.Type == FAT32 {
+			putU16(s[direntClusterHigh:], uint16(want.first>>16))
+		}
+	}
+	return recs
+}
+
+// recordAt returns the index of the record holding slot i, or -1.
+func recordAt(recs []Record, i int) int {
+	for k := range recs {
+		if r := &recs[k]; r.Slots > 0 && r.Slot <= i && i < r.Slot+r.Slots {
+			return k
+		}
+	}
+	return -1
+}
+
+// moveRecord plans record r of directory idx moved to the first free run
+// of slots from slot 2 on, growing the directory if it must, and updates
+// r to its new place.
+func (t *treeCheck) moveRecord(idx int, r *Record) (int, bool) {
+	pd := t.dirPlan(idx)
+	to := freeRun(pd.raw, r.Slots, 2)
+	if to < 0 && !t.growDir(idx) {
+		return 0, false
+	}
+	if to < 0 {
+		pd = t.dirPlan(idx)
+		if to = freeRun(pd.raw, r.Slots, 2); to < 0 {
+			return 0, false
+		}
+	}
+	pd.put(to, append([]byte(nil), pd.raw[r.Slot*DirEntrySize:(r.Slot+r.Slots)*DirEntrySize]...))
+	pd.remove(r.Slot, r.Slots)
+	r.Slot = to
+	return to, true
+}
+
+// freeRun finds n free slots in a row from slot from on: deleted slots
+// that hold no long name attributes, or slots at or after the end marker.
+// -1 if there are none.
+func freeRun(raw []byte, n, from int) int {
+	end := DirEnd(raw)
+	run := 0
+	for i := from; i < len(raw)/DirEntrySize; i++ {
+		b := raw[i*DirEntrySize:]
+		if i >= end || b[0] == SlotDeleted && Attr(b[direntAttr])&attrLongNameMask != AttrLongName {
+			if run++; run == n {
+				return i - n + 1
+			}
+		} else {
+			run = 0
+		}
+	}
+	return -1
+}
+
+// put writes slots (whole 32-byte slots) from slot to on. When they take
+// slots from beyond the end marker, the slot after them is made the end
+// marker again, so that no stale bytes there read as entries.
+func (pd *planDir) put(to int, slots []byte) {
+	end := DirEnd(pd.raw)
+	n := len(slots) / DirEntrySize
+	for k := 0; k < n; k++ {
+		copy(pd.slot(to+k), slots[k*DirEntrySize:])
+	}
+	if next := to + n; next > end && next < len(pd.raw)/DirEntrySize && pd.raw[next*DirEntrySize] != SlotEnd {
+		clear(pd.slot(next))
+	}
+}
+
+// growDir plans one zeroed cluster added to chained directory idx.
+func (t *treeCheck) growDir(idx int) bool {
+	nd := &t.nodes[idx]
+	if nd.first == 0 || int64(len(nd.chain)) >= dirClusterLimit(t.l) || len(nd.chain) == 0 {
+		return false
+	}
+	c, ok := t.plan.alloc()
+	if !ok {
+		return false
+	}
+	t.plan.fillData(c, 0)
+	t.plan.linkTo(nd.chain[len(nd.chain)-1], c)
+	t.owner[c] = uint32(idx + 1)
+	pd := t.dirPlan(idx)
+	nd.chain = append(nd.chain, c)
+	pd.chain = nd.chain
+	pd.raw = append(pd.raw, make([]byte, t.l.ClusterSize)...)
+	if idx == t.cur {
+		t.curRaw = pd.raw
+	}
+	return true
+}
+
+// checkMember checks a file or directory entry's size and first cluster
+// and claims its chain. It returns false when the plan deletes the entry.
+func (t *treeCheck) checkMember(idx int) bool {
+	nd := &t.nodes[idx]
+	l := t.l
+	if nd.dir {
+		t.rep.Dirs++
+		if nd.size != 0 {
+			t.fix(t.problem(KindDirSize, nd.path, nd.first, nd.entryOff+direntSize, "directory has size %d, not 0", nd.size),
+				"set the size of directory %s to 0", nd.path)
+			t.setSize(idx, 0)
+		}
+		if t.dirLink(idx) {
+			return false
+		}
+	} else {
+		t.rep.Files++
+		if nd.first == 0 {
+			if nd.size != 0 {
+				t.fix(t.problem(KindSize, nd.path, 0, nd.entryOff+direntSize, "file of %d bytes has no cluster", nd.size),
+					"set the size of %s to 0", nd.path)
+				t.setSize(idx, 0)
+			}
+			return true
+		}
+	}
+	if nd.first == 1 || nd.first > l.MaxCluster() {
+		t.badStart(idx, "is not a data cluster (2..%d)", l.MaxCluster())
+		return !t.nodes[idx].gone
+	}
+	w := t.walkNode(idx)
+	if w.end == endEOC && (nd.dir || w.n == t.limitFor(nd)) {
+		return true
+	}
+	t.chainFault(idx, w)
+	return !t.nodes[idx].gone
+}
+
+// dirLink reports and plans deleted a directory entry that points at the
+// root, its own directory or that directory's parent: a link, not a
+// directory of its own (fsck.fat deletes these too).
+func (t *treeCheck) dirLink(idx int) bool {
+	nd := &t.nodes[idx]
+	container := &t.nodes[nd.parent]
+	what := ""
+	switch {
+	case nd.first == 0:
+		what = "the root directory (cluster 0)"
+	case t.l.Type == FAT32 && nd.first == t.l.RootCluster:
+		what = "the root directory"
+	case nd.first == container.first:
+		what = "its own directory " + container.path
+	case container.parent >= 0 && nd.first == t.nodes[container.parent].first:
+		what = "the parent " + t.nodes[container.parent].path + " of its directory"
+	default:
+		return false
+	}
+	t.fix(t.problem(KindDirLink, nd.path, nd.first, nd.entryOff+direntClusterLow, "directory entry points at %s", what),
+		"delete the directory entry %s", nd.path)
+	t.deleteEntry(idx)
+	return true
+}
+
+// badStart plans a first cluster that cannot be used away: a file keeps
+// its entry, empty (as fsck.fat does); a directory's entry is deleted.
+func (t *treeCheck) badStart(idx int, format string, args ...any) {
+	nd := &t.nodes[idx]
+	p := t.problem(KindStart, nd.path, nd.first, nd.entryOff+direntClusterLow, "first cluster %d "+format, append([]any{nd.first}, args...)...)
+	if nd.dir {
+		t.fix(p, "delete the directory entry %s", nd.path)
+		t.deleteEntry(idx)
+		return
+	}
+	t.fix(p, "make %s an empty file (it has no data to keep)", nd.path)
+	t.setStart(idx, 0)
+	if nd.size != 0 {
+		t.setSize(idx, 0)
+	}
+}
+
+// chainFault reports and plans the fix of a chain walk that did not end
+// where node idx needs it to.
+func (t *treeCheck) chainFault(idx int, w chainWalk) {
+	nd := &t.nodes[idx]
+	l := t.l
+	switch w.end {
+	case endEOC:
+		t.sizeFix(idx, w.n, "")
+		return
+	case endLimit:
+		if t.owner[w.at] == uint32(idx+1) {
+			t.fix(t.problem(KindLoop, nd.path, w.at, fatEntryOffset(l, w.last), "the chain loops back to cluster %d after %d clusters", w.at, w.n),
+				"end the chain of %s at cluster %d", nd.path, w.last)
+		} else if nd.dir {
+			t.fix(t.problem(KindChain, nd.path, w.at, fatEntryOffset(l, w.last), "directory chain goes on past %d clusters, FAT's limit of %d entries", w.n, MaxDirEntries),
+				"end the chain of %s after %d clusters", nd.path, w.n)
+		} else {
+			t.fix(t.problem(KindSize, nd.path, w.at, fatEntryOffset(l, max(w.last, nd.first)), "file of %d bytes needs %d clusters but its chain goes on", nd.size, w.n),
+				"end the chain of %s after %d clusters, as its size says", nd.path, w.n)
+		}
+		t.cut(idx, w.last)
+		return
+	case endRange:
+		t.fix(t.problem(KindChain, nd.path, w.at, fatEntryOffset(l, w.at), "cluster %d links to %#x, not a data cluster (2..%d) or end of chain", w.at, uint32(w.val), l.MaxCluster()),
+			"end the chain of %s at cluster %d", nd.path, w.at)
+		t.plan.set(w.at, t.tb.EOC())
+		t.sizeFix(idx, w.n, "")
+		return
+	case endFree, endBad:
+		what := "free"
+		if w.end == endBad {
+			what = "bad"
+		}
+		if w.n == 0 {
+			if idx == 0 {
+				return // the FAT32 root: claimRoot reports it
+			}
+			t.badStart(idx, "is marked %s", what)
+			return
+		}
+		t.fix(t.problem(KindChain, nd.path, w.at, fatEntryOffset(l, w.last), "cluster %d (number %d of the chain) is marked %s", w.at, w.n+1, what),
+			"end the chain of %s at cluster %d", nd.path, w.last)
+		t.cut(idx, w.last)
+		t.sizeFix(idx, w.n, "")
+		return
+	}
+	// endOwned
+	o := int(t.owner[w.at]) - 1
+	if o == idx {
+		t.fix(t.problem(KindLoop, nd.path, w.at, fatEntryOffset(l, w.last), "the chain loops back to cluster %d after %d clusters", w.at, w.n),
+			"end the chain of %s at cluster %d", nd.path, w.last)
+		t.cut(idx, w.last)
+		t.sizeFix(idx, w.n, "")
+		return
+	}
+	t.shared(idx, o, w)
+}
+
+// cut plans node idx's chain to end at cluster last (0: no clusters).
+func (t *treeCheck) cut(idx int, last Cluster) {
+	if last == 0 {
+		t.setStart(idx, 0)
+		return
+	}
+	t.plan.set(last, t.tb.EOC())
+}
+
+// sizeFix plans a file's size down to what its n clusters hold, as
+// fsck.fat does, when the chain is shorter than the size says. A second
+// size fix of the same file (a cross-link found later cuts it shorter)
+// rewrites the first.
+func (t *treeCheck) sizeFix(idx int, n int64, why string) {
+	nd := &t.nodes[idx]
+	cs := t.l.ClusterSize
+	if nd.dir || clustersFor(nd.size, cs) <= n {
+		return
+	}
+	have := uint32(min(n*cs, 0xFFFFFFFF))
+	msg := fmt.Sprintf("size %d bytes needs %d clusters but the chain has %d%s", nd.size0, clustersFor(nd.size0, cs), n, why)
+	fix := fmt.Sprintf("set the size of %s to %d bytes, what its clusters hold", nd.path, have)
+	if k, s := nd.sizeProb-1, nd.sizeStep-1; k >= 0 && s >= 0 {
+		t.rep.Problems[k].Message, t.rep.Problems[k].Fix = msg, fix
+		t.plan.steps[s] = fix
+	} else {
+		probs, steps := len(t.rep.Problems), len(t.plan.steps)
+		t.fix(Problem{Kind: KindSize, Path: nd.path, Cluster: nd.first0, Offset: nd.entryOff + direntSize, Message: msg}, "%s", fix)
+		if len(t.rep.Problems) > probs && len(t.plan.steps) > steps {
+			nd.sizeProb, nd.sizeStep = len(t.rep.Problems), len(t.plan.steps)
+		}
+	}
+	t.setSize(idx, have)
+}
+
+// shared handles node idx's walk reaching cluster w.at, which node o
+// holds: an interrupted rename (two entries, one file), a directory entry
+// linking to an ancestor, or a cross-link. Of two files sharing clusters,
+// the second gets copies of the shared clusters so that both keep their
+// bytes; where a directory is involved, or no free cluster is left, the
+// second is cut before the shared cluster (as fsck.fat does).
+func (t *treeCheck) shared(idx, o int, w chainWalk) {
+	nd, other := &t.nodes[idx], &t.nodes[o]
+	l := t.l
+	switch {
+	case w.n == 0 && other.first == nd.first && other.size == nd.size && other.dir == nd.dir:
+		t.interruptedRename(idx, o)
+		return
+	case w.n == 0 && nd.dir && other.dir && other.first == w.at && isAncestor(other.path, nd.path):
+		t.fix(Problem{Kind: KindDirLink, Path: nd.path, Paths: []string{nd.path, other.path}, Cluster: w.at, Offset: nd.entryOff + direntClusterLow,
+			Message: "directory entry points at its ancestor " + other.path},
+			"delete the directory entry %s", nd.path)
+		t.deleteEntry(idx)
+		return
+	}
+	p := Problem{Kind: KindCrossLink, Path: nd.path, Paths: []string{nd.path, other.path}, Cluster: w.at, Offset: l.ClusterOffset(w.at)}
+	p.Message = fmt.Sprintf("cluster %d (number %d of the chain) also belongs to %s", w.at, w.n+1, other.path)
+	if nd.dir && !other.dir {
+		// A file's chain that runs into a directory's clusters ran off its
+		// end: the directory keeps them, the file ends before them.
+		t.fix(p, "end the chain of %s before cluster %d, which belongs to directory %s", other.path, w.at, nd.path)
+		t.yield(o, w.at)
+		for _, c := range nd.chain {
+			t.owner[c] = 0
+		}
+		if w := t.walkNode(idx); w.end != endEOC {
+			t.chainFault(idx, w)
+		}
+		return
+	}
+	if !nd.dir && !other.dir {
+		if k, ok := t.copyTail(idx, w); ok {
+			t.fix(p, "give %s copies of the %d clusters it shares with %s, from cluster %d on", nd.path, k, other.path, w.at)
+			t.sizeFix(idx, w.n+k, " once the shared clusters are copied")
+			return
+		}
+	}
+	if w.n == 0 && nd.dir {
+		t.fix(p, "delete the directory entry %s, whose clusters are %s's", nd.path, other.path)
+		t.deleteEntry(idx)
+		return
+	}
+	t.fix(p, "end the chain of %s before cluster %d", nd.path, w.at)
+	t.cut(idx, w.last)
+	t.sizeFix(idx, w.n, "")
+}
+
+// yield plans file o's chain cut before cluster at, and gives up its
+// claim on the clusters from at on.
+func (t *treeCheck) yield(o int, at Cluster) {
+	nd := &t.nodes[o]
+	id := uint32(o + 1)
+	var prev Cluster
+	n := int64(0)
+	for c := nd.first; c != at && t.owner[c] == id && n < t.limitFor(nd); n++ {
+		prev, c = c, t.tb.Get(c)
+		if c < FirstCluster || uint32(c) >= t.tb.Entries() {
+			return // at is not in o's chain: nothing to give up
+		}
+	}
+	t.cut(o, prev)
+	for c := at; c >= FirstCluster && uint32(c) < t.tb.Entries() && t.owner[c] == id; c = t.tb.Get(c) {
+		t.owner[c] = 0
+	}
+	t.sizeFix(o, n, " once it ends where the directory begins")
+}
+
+// copyTail plans node idx, a file whose walk stopped at cluster w.at held
+// by another file, to go on through copies of the clusters from w.at on,
+// as many as its size needs (fewer if the chain ends first). It returns
+// how many it planned; false if not one free cluster was left.
+func (t *treeCheck) copyTail(idx int, w chainWalk) (int64, bool) {
+	nd := &t.nodes[idx]
+	need := t.limitFor(nd) - w.n
+	top := Cluster(t.tb.Entries() - 1)
+	prev, k := w.last, int64(0)
+	seen := map[Cluster]bool{}
+	for src := w.at; k < need && src >= FirstCluster && src <= top && !seen[src]; k++ {
+		seen[src] = true
+		dst, ok := t.plan.alloc()
+		if !ok {
+			break
+		}
+		t.plan.fillData(dst, src)
+		t.owner[dst] = uint32(idx + 1)
+		switch {
+		case prev == 0:
+			t.setStart(idx, dst)
+		case k == 0:
+			t.plan.linkTo(prev, dst) // prev is in the file's chain on disk
+		default:
+			t.plan.set(prev, dst) // between copies: in no chain on disk yet
+		}
+		prev = dst
+		v := t.tb.Get(src)
+		if t.tb.IsEOC(v) || t.tb.IsFree(v) || t.tb.IsBad(v) {
+			k++
+			break
+		}
+		src = v
+	}
+	return k, k > 0
+}
+
+// interruptedRename handles two entries that name the same file (same
+// first cluster and size): what a move between directories leaves when
+// the power fails after the new entry is written and before the old one
+// is deleted. One entry is kept: for a directory, the one in the directory
+// its ".." names (the move rewrites ".." with the new entry); otherwise
+// the first found.
+func (t *treeCheck) interruptedRename(idx, o int) {
+	nd, other := &t.nodes[idx], &t.nodes[o]
+	p := Problem{Kind: KindRename, Path: nd.path, Paths: []string{other.path, nd.path}, Cluster: nd.first, Offset: nd.entryOff + direntClusterLow,
+		Message: fmt.Sprintf("%s and %s name the same %s (cluster %d, %d bytes): a move cut short", other.path, nd.path, kindOfNode(nd), nd.first, nd.size)}
+	keepNew := false
+	if nd.dir {
+		dotdot := t.dotDotOf(nd.first)
+		keepNew = dotdot == t.upCluster(nd.parent) && dotdot != t.upCluster(other.parent)
+	}
+	if !keepNew {
+		t.fix(p, "delete the entry %s and keep %s", nd.path, other.path)
+		t.deleteEntry(idx)
+		return
+	}
+	t.fix(p, "delete the entry %s and keep %s, which its \"..\" names", other.path, nd.path)
+	t.deleteEntry(o)
+	// The clusters stay claimed under o's index: o now stands for the
+	// entry kept, and a directory queued under o is walked under its path.
+	kept := *nd
+	kept.chain = other.chain
+	*other = kept
+	nd.gone = true
+}
+
+// dotDotOf reads the ".." entry's cluster of the directory at cluster c
+// (0 if it cannot be read).
+func (t *treeCheck) dotDotOf(c Cluster) Cluster {
+	if c < FirstCluster || c > t.l.MaxCluster() {
+		return 0
+	}
+	var b [2 * DirEntrySize]byte
+	if pd := t.planned(c); pd != nil && len(pd.raw) >= len(b) {
+		copy(b[:], pd.raw)
+	} else if _, err := t.v.dev.ReadAt(b[:], t.l.ClusterOffset(c)); err != nil {
+		return 0
+	}
+	e := DecodeDirEntry(b[DirEntrySize:])
+	if ShortName(e.Name) != DotDotName {
+		return 0
+	}
+	e.ClusterFor(t.l.Type)
+	return e.Cluster
+}
+
+// planned returns the plan of the directory at cluster c when the pass
+// sees the planned volume, else nil.
+func (t *treeCheck) planned(c Cluster) *planDir {
+	if t.im.plan == nil {
+		return nil
+	}
+	return t.im.plan.dirs[c]
+}
+
+// upCluster is what ".." holds in a subdirectory of directory idx.
+func (t *treeCheck) upCluster(idx int) Cluster {
+	if idx <= 0 {
+		return 0
+	}
+	return t.nodes[idx].first
+}
+
+func kindOfNode(nd *node) string {
+	if nd.dir {
+		return "directory"
+	}
+	return "file"
+}

@@ -1,0 +1,240 @@
+package fat
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io/fs"
+	"strings"
+	"testing"
+)
+
+// repairBytes checks img in memory, repairs it and returns the repaired
+// bytes with the report.
+func repairBytes(t *testing.T, img []byte, opts CheckOptions) ([]byte, *Report) {
+	t.Helper()
+	dev := memDevice(t, img)
+	v, rep := checkDev(t, dev, opts)
+	if _, err := Repair(v, rep, RepairOptions{}); err != nil {
+		t.Fatalf("Repair: %v\n%s", err, dumpProblems(rep))
+	}
+	return memBytes(t, dev), rep
+}
+
+// mustClean checks img again and fails unless it is clean.
+func mustClean(t *testing.T, img []byte) *Volume {
+	t.Helper()
+	v, rep := checkBytes(t, img)
+	if !rep.Clean() {
+		t.Fatalf("after the repair:\n%s", dumpProblems(rep))
+	}
+	return v
+}
+
+// A crash under --sync file between the FAT writes and the entry leaves
+// FAT 1 holding a new chain no entry names and FAT 2 without it, with
+// FSINFO's count FAT 2's. FAT 1 is the sound copy: its lost clusters are
+// counted against it, it is copied over FAT 2, and the free count after
+// the repair is the FAT's (issue 17 item 3).
+func TestRepairCrashFAT1Newer(t *testing.T) {
+	for _, salvage := range []bool{false, true} {
+		t.Run(fmt.Sprintf("salvage=%v", salvage), func(t *testing.T) {
+			img := buildCheckImage(t, checkParams["FAT32"])
+			v0, _ := checkBytes(t, img)
+			l := v0.layout
+			freeBefore := v0.FreeClusters()
+			for _, c := range []Cluster{100, 101, 102} {
+				next := c + 1
+				if c == 102 {
+					next = 0x0FFFFFFF
+				}
+				patchEntry(img, l, c, next, 0)
+			}
+			v, rep := checkBytes(t, img)
+			_ = v
+			if !hasKind(rep, KindFATCopies) || rep.LostClusters != 3 || rep.LostChains != 1 || !hasKind(rep, KindFSInfo) {
+				t.Fatalf("lost %d in %d chains:\n%s", rep.LostClusters, rep.LostChains, dumpProblems(rep))
+			}
+			if plan := strings.Join(rep.Plan(), "\n"); !strings.Contains(plan, "copy FAT 1 over FAT 2") {
+				t.Fatalf("plan:\n%s", plan)
+			}
+			out, rep := repairBytes(t, img, CheckOptions{Salvage: salvage})
+			if rep.Remaining() != 0 {
+				t.Fatalf("left:\n%v", rep.Left)
+			}
+			if !bytes.Equal(out[l.FATCopyOffset(0):l.FATCopyOffset(1)], out[l.FATCopyOffset(1):l.FATCopyOffset(2)]) {
+				t.Fatal("the FATs differ after the repair")
+			}
+			v2 := mustClean(t, out)
+			want := freeBefore
+			if salvage {
+				want -= 3
+				if fi, err := fs.Stat(v2, "FSCK0000.REC"); err != nil || fi.Size() != 3*l.ClusterSize {
+					t.Fatalf("FSCK0000.REC: %v %v", fi, err)
+				}
+			}
+			if got := binary.LittleEndian.Uint32(out[l.FSInfoOffset+offFSInfoFree:]); got != want || v2.FreeClusters() != want {
+				t.Fatalf("FSINFO free count %d, FAT %d, want %d", got, v2.FreeClusters(), want)
+			}
+		})
+	}
+}
+
+// When FAT 1 is damaged and FAT 2 is sound, the repair uses FAT 2: no file
+// is cut where fsck.fat, which takes FAT 1, would cut it.
+func TestRepairFromSoundFAT2(t *testing.T) {
+	img := buildCheckImage(t, checkParams["FAT16"])
+	v0, _ := checkBytes(t, img)
+	_, big := fileEntry(t, v0, "/sub/big.bin")
+	want, err := fs.ReadFile(v0, "sub/big.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	patchEntry(img, v0.layout, big.Cluster+2, 0, 0)
+	out, rep := repairBytes(t, img, CheckOptions{})
+	if !hasKind(rep, KindFATCopies) || hasKind(rep, KindChain) || rep.Remaining() != 0 {
+		t.Fatalf("%d left:\n%s", rep.Remaining(), dumpProblems(rep))
+	}
+	got, err := fs.ReadFile(mustClean(t, out), "sub/big.bin")
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("big.bin after the repair: %d bytes, %v", len(got), err)
+	}
+}
+
+// The dirty bit is cleared only when nothing is left: a lost chain that
+// cannot be saved (the FAT16 root is full) keeps it set (issue 11 item 4).
+func TestRepairKeepsDirtyBitWhenDamageIsLeft(t *testing.T) {
+	img := buildCheckImage(t, checkParams["FAT16"])
+	v0, _ := checkBytes(t, img)
+	l := v0.layout
+	for off := l.RootDirOffset; off < l.RootDirOffset+l.RootDirSize; off += DirEntrySize {
+		if img[off] == SlotEnd || img[off] == SlotDeleted {
+			e := DirEntry{Attr: AttrArchive}
+			copy(e.Name[:], fmt.Sprintf("F%07dTXT", off/DirEntrySize))
+			e.Encode(img[off:])
+		}
+	}
+	patchEntry(img, l, 200, 0xFFFF, 0, 1)
+	img[ext16+relState] |= stateDirty
+	out, rep := repairBytes(t, img, CheckOptions{Salvage: true})
+	if rep.Remaining() == 0 || !hasKind(rep, KindDirty) {
+		t.Fatalf("nothing left:\n%s", dumpProblems(rep))
+	}
+	for _, p := range rep.Problems {
+		if p.Kind == KindDirty && p.Fixed {
+			t.Fatalf("the dirty bit counts as fixed: %v", p)
+		}
+	}
+	if out[ext16+relState]&stateDirty == 0 {
+		t.Fatal("the dirty bit was cleared with a lost chain left")
+	}
+	// Freeing the chain leaves nothing: then the bit is cleared.
+	out, rep = repairBytes(t, out, CheckOptions{})
+	if rep.Remaining() != 0 || out[ext16+relState]&stateDirty != 0 {
+		t.Fatalf("%d left, dirty %v:\n%s", rep.Remaining(), out[ext16+relState]&stateDirty != 0, dumpProblems(rep))
+	}
+	mustClean(t, out)
+}
+
+// An out-of-range next free hint is a warning: readers check the hint
+// before they use it (issue 17 item 8).
+func TestFSInfoHintIsAWarning(t *testing.T) {
+	img := buildCheckImage(t, checkParams["FAT32"])
+	v0, _ := checkBytes(t, img)
+	binary.LittleEndian.PutUint32(img[v0.layout.FSInfoOffset+offFSInfoNext:], 0x0FFFFFF0)
+	_, rep := checkBytes(t, img)
+	if !rep.Clean() || !strings.Contains(strings.Join(rep.Warnings, "\n"), "next free cluster hint") {
+		t.Fatalf("warnings %q, problems:\n%s", rep.Warnings, dumpProblems(rep))
+	}
+}
+
+// A move between directories cut short leaves two entries naming one
+// file. The repair keeps one: for a directory, the one its ".." names.
+func TestRepairInterruptedRename(t *testing.T) {
+	for _, moved := range []bool{false, true} {
+		t.Run(fmt.Sprintf("dotdot-updated=%v", moved), func(t *testing.T) {
+			img := buildCheckImage(t, checkParams["FAT32"])
+			v0, _ := checkBytes(t, img)
+			off, e := fileEntry(t, v0, "/sub/deeper")
+			root, err := v0.rootDir()
+			if err != nil {
+				t.Fatal(err)
+			}
+			slot := FindFreeSlots(root.raw, 1, 0)
+			dst := root.offsetOf(int64(slot) * DirEntrySize)
+			copy(img[dst:dst+DirEntrySize], img[off:off+DirEntrySize])
+			if moved {
+				dd := v0.layout.ClusterOffset(e.Cluster) + DirEntrySize
+				binary.LittleEndian.PutUint16(img[dd+direntClusterLow:], 0)
+				binary.LittleEndian.PutUint16(img[dd+direntClusterHigh:], 0)
+			}
+			_, rep := checkBytes(t, img)
+			if !hasKind(rep, KindRename) || hasKind(rep, KindCrossLink) {
+				t.Fatalf("problems:\n%s", dumpProblems(rep))
+			}
+			out, rep := repairBytes(t, img, CheckOptions{})
+			if rep.Remaining() != 0 {
+				t.Fatalf("left %v", rep.Left)
+			}
+			v := mustClean(t, out)
+			keep, gone := "sub/deeper/empty", "deeper"
+			if moved {
+				keep, gone = "deeper/empty", "sub/deeper"
+			}
+			if _, err := fs.Stat(v, keep); err != nil {
+				t.Fatalf("%s: %v", keep, err)
+			}
+			if _, err := fs.Stat(v, gone); err == nil {
+				t.Fatalf("%s is still there", gone)
+			}
+		})
+	}
+}
+
+// Two files sharing clusters both keep their bytes: the second gets
+// copies of the shared clusters.
+func TestRepairCrossLinkCopies(t *testing.T) {
+	img := buildCheckImage(t, checkParams["FAT12"])
+	v0, _ := checkBytes(t, img)
+	aOff, a := fileEntry(t, v0, "/a.txt")
+	_, big := fileEntry(t, v0, "/sub/big.bin")
+	patchEntry(img, v0.layout, a.Cluster, big.Cluster+1, 0, 1)
+	binary.LittleEndian.PutUint32(img[aOff+direntSize:], 3000)
+	v1, _ := checkBytes(t, img)
+	wantA, err1 := fs.ReadFile(v1, "a.txt")
+	wantBig, err2 := fs.ReadFile(v1, "sub/big.bin")
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	out, rep := repairBytes(t, img, CheckOptions{})
+	if !hasKind(rep, KindCrossLink) || rep.Remaining() != 0 {
+		t.Fatalf("%d left:\n%s", rep.Remaining(), dumpProblems(rep))
+	}
+	v := mustClean(t, out)
+	gotA, _ := fs.ReadFile(v, "a.txt")
+	gotBig, _ := fs.ReadFile(v, "sub/big.bin")
+	if !bytes.Equal(gotA, wantA) || !bytes.Equal(gotBig, wantBig) {
+		t.Fatalf("a.txt %d bytes (want %d), big.bin %d (want %d)", len(gotA), len(wantA), len(gotBig), len(wantBig))
+	}
+}
+
+// A dry run plans and verifies, and writes nothing.
+func TestRepairDryRun(t *testing.T) {
+	img := buildCheckImage(t, checkParams["FAT16"])
+	v0, _ := checkBytes(t, img)
+	patchEntry(img, v0.layout, 300, 0xFFFF, 0, 1)
+	dev := memDevice(t, img)
+	v, rep := checkDev(t, dev, CheckOptions{})
+	plan, err := Repair(v, rep, RepairOptions{DryRun: true})
+	if err != nil || len(plan) == 0 || len(rep.Left) != 0 {
+		t.Fatalf("plan %q, left %v, %v", plan, rep.Left, err)
+	}
+	if !bytes.Equal(memBytes(t, dev), img) {
+		t.Fatal("a dry run wrote to the volume")
+	}
+	for _, p := range rep.Problems {
+		if p.Fixed {
+			t.Fatalf("a dry run marks %v fixed", p)
+		}
+	}
+}

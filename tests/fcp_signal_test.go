@@ -61,7 +61,13 @@ func signalFcp(t *testing.T, stdin *os.File, ready func() bool, sigs []syscall.S
 		}
 	}
 	start := time.Now()
-	for _, s := range sigs {
+	for i, s := range sigs {
+		if i > 0 {
+			// Later signals come while fcp stops, not in the same
+			// instant: Linux hands signals sent together to whichever of
+			// a process's threads runs first, so their order is not kept.
+			time.Sleep(time.Millisecond)
+		}
 		cmd.Process.Signal(s)
 	}
 	select {

@@ -7,12 +7,13 @@ import (
 )
 
 // An image file that holds a partition table is a disk, as a card is:
-// formatting it whole, or writing it whole with any writer, is refused
-// without --force in one line naming the table and its partitions and
-// suggesting --partition N; a new table over one whose partition holds a
-// file system needs --force too (no terminal here to ask on). A table that
-// holds no file system yet, as sfdisk leaves it, is replaced without
-// --force, so that build pipelines keep working.
+// formatting it whole is refused without --force, in one line naming the
+// table and its partitions and suggesting --partition N (the other writers
+// take its only FAT partition and say so, as issue 13 asks); a new table
+// over one whose partition holds a file system needs --force too (no
+// terminal here to ask on). A table that holds no file system yet, as
+// sfdisk leaves it, is replaced without --force, so that build pipelines
+// keep working.
 func TestFmkfsImageWithTableNeedsForce(t *testing.T) {
 	need(t, "sfdisk", "fsck.fat")
 	dir := t.TempDir()
@@ -27,7 +28,6 @@ func TestFmkfsImageWithTableNeedsForce(t *testing.T) {
 			refusals := [][]string{
 				{"fmkfs", img},
 				{"fmkfs", "-F", "32", img},
-				{"fcp", "-i", img, src, "::/Y.TXT"},
 			}
 			for _, args := range refusals {
 				msg := fails(t, args[0], args[1:]...)
@@ -53,6 +53,14 @@ func TestFmkfsImageWithTableNeedsForce(t *testing.T) {
 			}
 			if got := ok(t, "fcat", "-i", img, "--partition", "1", "::/X.TXT"); len(got) != 1000 {
 				t.Fatalf("X.TXT holds %d bytes after the refusals", len(got))
+			}
+			// A writer given the whole image takes its only FAT
+			// partition and says so (issue 13), never the whole disk.
+			if r := run(t, "fcp", "-i", img, src, "::/Y.TXT"); r.code != 0 || !strings.Contains(r.stderr, "partition 1") {
+				t.Fatalf("fcp into the image's only partition: exit %d, %q", r.code, r.stderr)
+			}
+			if got := ok(t, "fcat", "-i", img, "--partition", "1", "::/Y.TXT"); len(got) != 1000 {
+				t.Fatalf("Y.TXT holds %d bytes in partition 1", len(got))
 			}
 			ok(t, "fmkfs", "--force", "--table", "mbr", img)
 			fsckClean(t, img, 1<<20)

@@ -20,6 +20,9 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == rssRunArg {
+		os.Exit(rssRun(os.Args[2:]))
+	}
 	dir, err := os.MkdirTemp("", "ftools-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -780,15 +780,17 @@ func (rr *replayRun) oldFilesZeroed(t *testing.T) {
 	var old fsinfoJSON
 	jsonOut(t, &old, "fsinfo", "--json", orig)
 	dataOff := (int64(old.ReservedSectors)+int64(old.NumFATs)*old.FATSectors)*int64(old.BytesPerSector) + int64(old.RootEntries)*32
-	var ents []struct {
-		Size  int64  `json:"size"`
-		First uint32 `json:"first_cluster"`
-		Runs  int    `json:"runs"`
-		Dir   bool   `json:"dir"`
+	var ls struct {
+		Entries []struct {
+			Size  int64  `json:"size"`
+			First uint32 `json:"first_cluster"`
+			Runs  int    `json:"runs"`
+			Dir   bool   `json:"dir"`
+		} `json:"entries"`
 	}
-	jsonOut(t, &ents, "fls", "--json", "-R", "-i", orig, "::/")
+	jsonOut(t, &ls, "fls", "--json", "-R", "-i", orig, "::/")
 	var files [][2]int64 // byte ranges of the old files' data
-	for _, e := range ents {
+	for _, e := range ls.Entries {
 		if e.Dir || e.Size == 0 {
 			continue
 		}

@@ -100,12 +100,7 @@ func describe(v *fat.Volume) *volumeInfo {
 		in.FSInfoSector = int(bs.FSInfoSector)
 		in.BackupBootSector = int(bs.BackupBootSector)
 	}
-	t := v.Table()
-	for c := fat.Cluster(2); c <= l.MaxCluster(); c++ {
-		if t.IsBad(t.Get(c)) {
-			in.BadClusters++
-		}
-	}
+	in.BadClusters = v.BadClusters()
 	in.UsedClusters = l.Clusters - in.FreeClusters - in.BadClusters
 	in.FreeBytes = int64(in.FreeClusters) * l.ClusterSize
 	if fi := v.FSInfo(); fi != nil {

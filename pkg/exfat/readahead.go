@@ -24,15 +24,21 @@ type AheadFile = readahead.File
 // from File. The consumer must not change those files until it has read
 // them.
 func (v *Volume) ReadAhead(names []string, o ReadAheadOptions) *ReadAhead {
+	return v.ReadAheadFunc(len(names), func(i int) string { return names[i] }, o)
+}
+
+// ReadAheadFunc is ReadAhead for n files whose names name gives, asked
+// for (on the caller's goroutine) as the read-ahead reaches them, so that
+// a long list need not be held as strings.
+func (v *Volume) ReadAheadFunc(n int, name func(int) string, o ReadAheadOptions) *ReadAhead {
 	flushErr := v.flushData()
-	srcs := make([]readahead.Source, len(names))
-	for i, name := range names {
-		srcs[i] = v.aheadSource(name)
-		if srcs[i].Err == nil && flushErr != nil {
-			srcs[i].Err = flushErr
+	return readahead.NewFunc(v.dev, n, func(i int) readahead.Source {
+		src := v.aheadSource(name(i))
+		if src.Err == nil && flushErr != nil {
+			src.Err = flushErr
 		}
-	}
-	return readahead.New(v.dev, srcs, o)
+		return src
+	}, o)
 }
 
 // aheadSource places a file's bytes on the volume: its valid data run by

@@ -2,7 +2,7 @@ package fat
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 )
 
 // Extent is a run of consecutive clusters.
@@ -40,14 +40,19 @@ func (v *Volume) cursorStart() Cluster {
 // first new one. It prefers one contiguous run, the first that fits at or
 // after the cursor (wrapping around), so that consecutive files lie next to
 // each other; failing that it takes the largest free runs, the fewest that
-// hold n clusters. A chain being extended grows in place when the clusters
-// after its end are free. Only the in-memory FAT changes; FlushFAT writes
-// it.
+// hold n clusters (see fewestRuns). A chain being extended grows in place
+// when the clusters after its end are free. The search reads the free-space
+// summary (fatsum.go), not the whole FAT. Only the in-memory FAT changes;
+// FlushFAT writes it.
 func (v *Volume) allocate(n uint32, after Cluster) ([]Extent, error) {
 	if n == 0 {
 		return nil, nil
 	}
-	if free := v.allocatable(); n > free {
+	free := v.allocatable()
+	if err := v.table.Err(); err != nil {
+		return nil, err
+	}
+	if n > free {
 		return nil, &NoSpaceError{Need: int64(n) * v.layout.ClusterSize, Free: int64(free) * v.layout.ClusterSize}
 	}
 	if err := v.begin(); err != nil {
@@ -58,8 +63,8 @@ func (v *Volume) allocate(n uint32, after Cluster) ([]Extent, error) {
 		exts = v.takeInOrder(n)
 	} else if after != 0 && after < v.layout.MaxCluster() {
 		// Extending a chain: right after its end, if that is free.
-		if e, ok := v.scanRun(after+1, after+Cluster(n), n); ok {
-			exts = []Extent{e}
+		if s, ok := v.table.findRun(after+1, after+Cluster(n), n); ok && s == after+1 {
+			exts = []Extent{{s, n}}
 		}
 	}
 	if exts == nil {
@@ -67,6 +72,12 @@ func (v *Volume) allocate(n uint32, after Cluster) ([]Extent, error) {
 	}
 	if exts == nil {
 		exts = v.fewestRuns(n)
+	}
+	if err := v.table.Err(); err != nil {
+		return nil, err
+	}
+	if exts == nil {
+		return nil, &NoSpaceError{Need: int64(n) * v.layout.ClusterSize, Free: int64(free) * v.layout.ClusterSize}
 	}
 	t := v.table
 	prev := after
@@ -79,7 +90,6 @@ func (v *Volume) allocate(n uint32, after Cluster) ([]Extent, error) {
 		}
 	}
 	t.Set(prev, t.EOC())
-	v.free -= n
 	last := exts[len(exts)-1]
 	v.cursor = last.End()
 	if v.cursor > v.layout.MaxCluster() {
@@ -87,10 +97,10 @@ func (v *Volume) allocate(n uint32, after Cluster) ([]Extent, error) {
 	}
 	if v.info != nil {
 		v.info.NextFree = uint32(last.End() - 1)
-		v.info.FreeCount = v.free
+		v.info.FreeCount = t.sum.free
 		v.infoDirty = true
 	}
-	return exts, nil
+	return exts, v.table.Err()
 }
 
 // firstFit finds the first run of n free clusters at or after the cursor,
@@ -100,76 +110,77 @@ func (v *Volume) firstFit(n uint32) []Extent {
 	if v.cursor < 2 || v.cursor > max {
 		v.cursor = 2
 	}
-	if e, ok := v.scanRun(v.cursor, max, n); ok {
-		return []Extent{e}
+	if s, ok := v.table.findRun(v.cursor, max, n); ok {
+		return []Extent{{s, n}}
 	}
-	if e, ok := v.scanRun(2, v.cursor+Cluster(n)-1, n); ok {
-		return []Extent{e}
+	if s, ok := v.table.findRun(2, v.cursor+Cluster(n)-1, n); ok {
+		return []Extent{{s, n}}
 	}
 	return nil
 }
 
-// scanRun looks for n free clusters in a row in [from, to].
-func (v *Volume) scanRun(from, to Cluster, n uint32) (Extent, bool) {
-	if to > v.layout.MaxCluster() {
-		to = v.layout.MaxCluster()
-	}
-	var start Cluster
-	var run uint32
-	for c := from; c <= to; c++ {
-		if !v.usable(c) {
-			run = 0
-			continue
-		}
-		if run == 0 {
-			start = c
-		}
-		run++
-		if run == n {
-			return Extent{start, n}, true
-		}
-	}
-	return Extent{}, false
-}
+// maxPieces bounds how many of the largest free runs fewestRuns takes one
+// by one; the rest of a request comes from the cursor on, in disk order.
+const maxPieces = 64
 
-// fewestRuns gathers every free run, takes the longest first until n
-// clusters are covered, and returns them in disk order.
+// fewestRuns takes the largest free runs, longest first (the first of
+// equals), until n clusters are covered, and returns them in disk order:
+// the fewest pieces that hold n. Each run comes from the summary, so a
+// piece costs a pass over the summary and one window, not over the FAT.
+// After maxPieces pieces the remainder is taken in disk order from the
+// cursor (a volume whose free space is dust). The clusters are marked
+// taken (end of chain) as they are chosen; allocate links them.
 func (v *Volume) fewestRuns(n uint32) []Extent {
-	var all []Extent
-	max := v.layout.MaxCluster()
-	for c := Cluster(2); c <= max; c++ {
-		if !v.usable(c) {
-			continue
-		}
-		s := c
-		for c <= max && v.usable(c) {
-			c++
-		}
-		all = append(all, Extent{s, uint32(c - s)})
-	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].Len > all[j].Len })
+	t := v.table
 	var got []Extent
-	for _, e := range all {
-		if n == 0 {
-			break
-		}
-		if e.Len > n {
-			e.Len = n
+	mark := func(e Extent) {
+		for c := e.Start; c < e.End(); c++ {
+			t.Set(c, t.EOC())
 		}
 		got = append(got, e)
 		n -= e.Len
 	}
-	sort.Slice(got, func(i, j int) bool { return got[i].Start < got[j].Start })
+	for len(got) < maxPieces && n > 0 {
+		e := t.largestRun()
+		if e.Len == 0 {
+			break
+		}
+		e.Len = min(e.Len, n)
+		mark(e)
+	}
+	if n > 0 {
+		rest := v.takeInOrder(n)
+		if rest == nil {
+			for _, e := range got {
+				for c := e.Start; c < e.End(); c++ {
+					t.Set(c, 0)
+				}
+			}
+			return nil
+		}
+		for _, e := range rest {
+			mark(e)
+		}
+	}
+	slices.SortFunc(got, func(a, b Extent) int { return int(a.Start) - int(b.Start) })
 	return got
 }
 
-func (v *Volume) freeClusters(cs []Cluster) {
-	for _, c := range cs {
-		v.table.Set(c, 0)
+// freeClusters marks the clusters of exts free. A cluster already free
+// (one a damaged volume lists twice) is not counted twice: the summary
+// counts what the FAT holds.
+func (v *Volume) freeClusters(exts []Extent) {
+	if len(exts) == 0 {
+		return
 	}
-	v.free += uint32(len(cs))
-	if v.info != nil && len(cs) > 0 {
-		v.info.FreeCount = v.free
+	v.freeCount()
+	for _, e := range exts {
+		for c := e.Start; c < e.End(); c++ {
+			v.table.Set(c, 0)
+		}
+	}
+	if v.info != nil {
+		v.info.FreeCount = v.table.sum.free
 		v.infoDirty = true
 	}
 }
@@ -185,4 +196,15 @@ func extentsOf(cs []Cluster) []Extent {
 		out = append(out, Extent{c, 1})
 	}
 	return out
+}
+
+// clusterAt is the i-th cluster (from 0) of the chain exts.
+func clusterAt(exts []Extent, i int64) (Cluster, bool) {
+	for _, e := range exts {
+		if i < int64(e.Len) {
+			return e.Start + Cluster(i), true
+		}
+		i -= int64(e.Len)
+	}
+	return 0, false
 }

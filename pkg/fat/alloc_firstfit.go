@@ -22,27 +22,32 @@ const (
 func (v *Volume) SetAllocPolicy(p AllocPolicy) { v.allocPolicy = p }
 
 // takeInOrder collects the first n usable clusters at or after the cursor,
-// wrapping around to cluster 2, as runs in the order taken. Like the
-// contiguous allocator it skips clusters the FAT marks free although a chain
-// still links to them (usable), so a damaged FAT never gains a cross-link.
-// The caller has checked (allocatable) that n clusters are usable.
+// wrapping around to cluster 2, as runs in the order taken; nil if there
+// are fewer. Windows without a usable cluster are skipped by their
+// summary.
 func (v *Volume) takeInOrder(n uint32) []Extent {
 	max := v.layout.MaxCluster()
 	if v.cursor < 2 || v.cursor > max {
 		v.cursor = 2
 	}
+	t := v.table
 	var out []Extent
 	take := func(from, to Cluster) {
-		for c := from; c <= to && n > 0; c++ {
-			if !v.usable(c) {
+		for c := from; c <= to && n > 0; {
+			w := t.winOf(c)
+			if c == t.winFirst(w) && t.winLast(w) <= to && t.sums(w).best == 0 {
+				c = t.winLast(w) + 1
 				continue
 			}
-			if k := len(out); k > 0 && out[k-1].End() == c {
-				out[k-1].Len++
-			} else {
-				out = append(out, Extent{c, 1})
+			if t.usable(c) {
+				if k := len(out); k > 0 && out[k-1].End() == c {
+					out[k-1].Len++
+				} else {
+					out = append(out, Extent{c, 1})
+				}
+				n--
 			}
-			n--
+			c++
 		}
 	}
 	take(v.cursor, max)

@@ -36,7 +36,7 @@ func chainOf(t *testing.T, v *Volume, start Cluster) []Extent {
 
 func TestAllocContiguousAndAdjacent(t *testing.T) {
 	v := allocVolume(t)
-	free := v.free
+	free := v.FreeClusters()
 	a, err := v.allocate(100, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -56,8 +56,8 @@ func TestAllocContiguousAndAdjacent(t *testing.T) {
 	if got := chainOf(t, v, a[0].Start); len(got) != 1 || got[0] != a[0] {
 		t.Fatalf("first chain %v, want %v", got, a)
 	}
-	if v.free != free-150 || v.info.NextFree != uint32(b[0].End()-1) {
-		t.Fatalf("free %d (want %d), next free %d (want %d)", v.free, free-150, v.info.NextFree, b[0].End()-1)
+	if v.FreeClusters() != free-150 || v.info.NextFree != uint32(b[0].End()-1) {
+		t.Fatalf("free %d (want %d), next free %d (want %d)", v.FreeClusters(), free-150, v.info.NextFree, b[0].End()-1)
 	}
 	// Extending the first chain cannot grow in place (the second file
 	// follows it), so it continues after the cursor.
@@ -95,7 +95,9 @@ func TestAllocFragmented(t *testing.T) {
 		}
 		n += l
 	}
-	v.free = n
+	if got := v.FreeClusters(); got != n {
+		t.Fatalf("free count %d, want %d", got, n)
+	}
 	v.cursor = 2
 	exts, err := v.allocate(55, 0)
 	if err != nil {
@@ -125,7 +127,6 @@ func TestAllocWrapAround(t *testing.T) {
 	for c := max - 99; c <= max-10; c++ {
 		v.table.Set(c, v.table.EOC())
 	}
-	v.free -= 90
 	v.cursor = max - 9
 	exts, err := v.allocate(20, 0)
 	if err != nil {
@@ -145,7 +146,7 @@ func TestAllocWrapAround(t *testing.T) {
 // A full volume: the request fails with the numbers, and nothing changes.
 func TestAllocFull(t *testing.T) {
 	v := allocVolume(t)
-	free := v.free
+	free := v.FreeClusters()
 	before := append([]byte(nil), v.table.Bytes()...)
 	_, err := v.allocate(free+1, 0)
 	var ns *NoSpaceError
@@ -158,13 +159,13 @@ func TestAllocFull(t *testing.T) {
 	if err.Error() != fmt.Sprintf("no space left on volume: need %d bytes, %d free", ns.Need, ns.Free) {
 		t.Fatalf("message %q", err)
 	}
-	if v.free != free || string(before) != string(v.table.Bytes()) || v.setDirty {
+	if v.FreeClusters() != free || string(before) != string(v.table.Bytes()) || v.setDirty {
 		t.Fatal("a refused allocation changed the volume")
 	}
 	// Exactly the free space fits.
 	exts, err := v.allocate(free, 0)
-	if err != nil || v.free != 0 {
-		t.Fatalf("allocating all %d free clusters: %v (free now %d)", free, err, v.free)
+	if err != nil || v.FreeClusters() != 0 {
+		t.Fatalf("allocating all %d free clusters: %v (free now %d)", free, err, v.FreeClusters())
 	}
 	total := uint32(0)
 	for _, e := range exts {

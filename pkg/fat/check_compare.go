@@ -1,6 +1,10 @@
 package fat
 
-import "ftools/pkg/internal/fsutil"
+import (
+	"io/fs"
+
+	"ftools/pkg/internal/fsutil"
+)
 
 // Compare compares the host file or tree at hostPath with the file or tree
 // at volPath in v ("/A/B", "::/A/B" or "A/B") byte for byte, and returns
@@ -12,10 +16,33 @@ import "ftools/pkg/internal/fsutil"
 // what stops the comparison (the host path cannot be read). The walk is
 // pkg/exfat's too (package fsutil).
 func Compare(v *Volume, hostPath, volPath string) ([]Problem, error) {
-	diffs, err := fsutil.Compare(v, FoldName, hostPath, volPath)
+	diffs, err := fsutil.Compare(looseFS{v}, FoldName, hostPath, volPath)
 	var out []Problem
 	for _, d := range diffs {
 		out = append(out, Problem{Kind: KindCompare, Path: d.Path, Offset: -1, Message: d.Message})
 	}
 	return out, err
+}
+
+// looseFS serves fsutil.Compare the volume with the toolkit's looser
+// volume paths ("/a/b"), which Volume's fs.FS methods refuse.
+type looseFS struct{ v *Volume }
+
+func (l looseFS) Open(name string) (fs.File, error) {
+	l.v.settle()
+	f, err := l.v.openPath(name)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func (l looseFS) Stat(name string) (fs.FileInfo, error) {
+	l.v.settle()
+	return l.v.statPath(name)
+}
+
+func (l looseFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	l.v.settle()
+	return l.v.readDirPath(name)
 }

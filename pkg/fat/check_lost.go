@@ -14,10 +14,10 @@ import (
 func (t *treeCheck) lost() {
 	tb := t.tb
 	n := tb.Entries()
-	if tb == t.v.table && t.plan.volume == len(t.plan.steps) && int64(t.v.free)+t.claimed == int64(n-2) {
+	if tb == t.v.table && t.plan.volume == len(t.plan.steps) && int64(t.v.freeCount())+t.claimed == int64(n-2) {
 		// Every cluster is free or in a chain the walk found (its claims
 		// are all there are when it planned no fix): no bad, none lost.
-		t.rep.FreeClusters = t.v.free
+		t.rep.FreeClusters = t.v.freeCount()
 		return
 	}
 	free, bad, lost := clusterCounts(tb, t.owner)

@@ -1,11 +1,19 @@
 package fat
 
 import (
+	"container/list"
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
+	"unicode"
+	"unicode/utf8"
 )
+
+// maxRecordSlots is the most slots a record takes: 20 long-name slots and
+// its short entry.
+const maxRecordSlots = lfnMaxSlots + 1
 
 // MaxDirEntries is the most 32-byte slots one directory may hold: FAT
 // limits a directory to 2 MiB (65,536 entries).
@@ -19,13 +27,26 @@ type dir struct {
 	first  Cluster   // first cluster; 0 for the FAT12/16 fixed root
 	chain  []Cluster // the directory's clusters (nil for the fixed root)
 	raw    []byte
-	recs   []*Record          // in slot order; removed ones are nil
-	byName map[string]*Record // FoldName of long and short names
+	recs   []*Record // in slot order
+	byName nameIndex // by long and short name
 	shorts *ShortNameSet
 	dirty  map[int]struct{} // sectors of raw to write back
 	end    int              // index of the end-marker slot (len(raw)/32 if none)
-	hint   int              // no free run starts before this slot
-	walk   uint64           // the last path lookup that went through it (lookupPath)
+	hint   int              // no free slot lies before this slot
+	// fit[n]: no run of n free slots that a record may take (one within a
+	// sector, unless n is longer than one) starts before this slot. Each
+	// record length has its own, so that holes too short for the names
+	// being added (the slots a record skips to stay within a sector) are
+	// passed over once, not on every insert.
+	fit  [maxRecordSlots + 1]int
+	walk uint64 // the last path lookup that went through it (lookupPath)
+
+	// The cache (dircache.go): the charge for keeping it, what holds it
+	// in memory (an open Writer's parent, changes waiting for a later
+	// phase), and its place in least-recently-used order.
+	cost int64
+	pins int
+	lru  *list.Element
 }
 
 // isRoot reports whether d is the volume's root directory.
@@ -36,6 +57,7 @@ func (d *dir) isRoot() bool {
 // loadDir reads the directory whose first cluster is first (0: fixed root).
 func (v *Volume) loadDir(first Cluster) (*dir, error) {
 	if d, ok := v.dirs[first]; ok {
+		v.touchDir(d)
 		return d, nil
 	}
 	l := v.layout
@@ -64,7 +86,7 @@ func (v *Volume) loadDir(first Cluster) (*dir, error) {
 		}
 	}
 	recs, _ := ParseDir(d.raw, l.Type)
-	d.byName = make(map[string]*Record, 2*len(recs))
+	d.byName.m = make(map[uint64]*Record, 2*len(recs))
 	d.shorts = NewShortNameSet()
 	for i := range recs {
 		r := &recs[i]
@@ -86,25 +108,112 @@ func (v *Volume) loadDir(first Cluster) (*dir, error) {
 			break
 		}
 	}
-	v.dirs[first] = d
+	v.cacheDir(d)
 	return d, nil
 }
 
 func (d *dir) index(r *Record) {
-	d.byName[FoldName(r.Name)] = r
-	d.byName[FoldName(r.Short.String())] = r
+	d.byName.add(r.Name, r)
+	if short := r.Short.String(); !foldEqual(short, r.Name) {
+		d.byName.add(short, r)
+	}
 }
 
 // lookup finds a member by name, case-insensitively, by long or short name.
 func (d *dir) lookup(name string) *Record {
-	return d.byName[FoldName(name)]
+	return d.byName.get(name)
+}
+
+// nameIndex finds records by name as FoldName compares them. It keys them
+// by a 64-bit hash of the folded name, not the folded name itself (a
+// folder of 60,000 names would otherwise hold 120,000 more strings), and
+// checks the name of the record it finds; a name whose hash another
+// name's record holds goes into collide, keyed by its folded form.
+type nameIndex struct {
+	m       map[uint64]*Record
+	collide map[string]*Record
+}
+
+// add indexes r under name (its long or short name).
+func (x *nameIndex) add(name string, r *Record) {
+	if x.m == nil {
+		x.m = map[uint64]*Record{}
+	}
+	h := foldHash(name)
+	if o := x.m[h]; o != nil && o != r && !o.named(name) {
+		if x.collide == nil {
+			x.collide = map[string]*Record{}
+		}
+		x.collide[FoldName(name)] = r
+		return
+	}
+	x.m[h] = r
+}
+
+// get returns the record named name, or nil.
+func (x *nameIndex) get(name string) *Record {
+	if r := x.m[foldHash(name)]; r != nil && r.named(name) {
+		return r
+	}
+	if len(x.collide) > 0 {
+		return x.collide[FoldName(name)]
+	}
+	return nil
+}
+
+// remove drops name's entry if it is r's.
+func (x *nameIndex) remove(name string, r *Record) {
+	h := foldHash(name)
+	if x.m[h] == r && r.named(name) {
+		delete(x.m, h)
+		return
+	}
+	if k := FoldName(name); len(x.collide) > 0 && x.collide[k] == r {
+		delete(x.collide, k)
+	}
+}
+
+// named reports whether name is r's long or short name, as FoldName
+// compares them.
+func (r *Record) named(name string) bool {
+	return foldEqual(r.Name, name) || foldEqual(r.Short.String(), name)
+}
+
+// foldHash is the FNV-1a hash of FoldName(s), computed without building
+// it.
+func foldHash(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range s {
+		c = unicode.ToUpper(c)
+		for i := 0; i < 4; i++ {
+			h ^= uint64(byte(c >> (8 * i)))
+			h *= 1099511628211
+		}
+	}
+	return h
+}
+
+// foldEqual reports whether FoldName(a) == FoldName(b), without building
+// them.
+func foldEqual(a, b string) bool {
+	for _, ca := range a {
+		if len(b) == 0 {
+			return false
+		}
+		cb, n := utf8.DecodeRuneInString(b)
+		if unicode.ToUpper(ca) != unicode.ToUpper(cb) {
+			return false
+		}
+		b = b[n:]
+	}
+	return len(b) == 0
 }
 
 // list returns the members, without ".", ".." and the volume label.
 func (d *dir) list() []*Record {
 	out := make([]*Record, 0, len(d.recs))
 	for _, r := range d.recs {
-		if r == nil || r.Entry.IsLabel() || r.Short == DotName || r.Short == DotDotName {
+		if r.Entry.IsLabel() || r.Short == DotName || r.Short == DotDotName {
 			continue
 		}
 		out = append(out, r)
@@ -251,11 +360,12 @@ func (d *dir) anyRun(n int) int {
 	return -1
 }
 
+// insertSorted adds r to d.recs in slot order: a binary search, and a
+// move of the records after it (none when it is the last, as new names
+// mostly are).
 func (d *dir) insertSorted(r *Record) {
-	i := sort.Search(len(d.recs), func(i int) bool { return d.recs[i] != nil && d.recs[i].Slot > r.Slot })
-	d.recs = append(d.recs, nil)
-	copy(d.recs[i+1:], d.recs[i:])
-	d.recs[i] = r
+	i := sort.Search(len(d.recs), func(i int) bool { return d.recs[i].Slot > r.Slot })
+	d.recs = slices.Insert(d.recs, i, r)
 }
 
 // update rewrites r's short entry in place (size, cluster, times).
@@ -282,18 +392,13 @@ func (d *dir) attach(r *Record) {
 // leaves its slots, and its short name, taken until they are marked
 // deleted.
 func (d *dir) detach(r *Record) {
-	for i, x := range d.recs {
-		if x == r {
-			d.recs[i] = nil
-			break
-		}
+	// Live records have disjoint slots: r is where its slot sorts.
+	i := sort.Search(len(d.recs), func(i int) bool { return d.recs[i].Slot >= r.Slot })
+	if i < len(d.recs) && d.recs[i] == r {
+		d.recs = slices.Delete(d.recs, i, i+1)
 	}
-	if d.byName[FoldName(r.Name)] == r {
-		delete(d.byName, FoldName(r.Name))
-	}
-	if d.byName[FoldName(r.Short.String())] == r {
-		delete(d.byName, FoldName(r.Short.String()))
-	}
+	d.byName.remove(r.Name, r)
+	d.byName.remove(r.Short.String(), r)
 }
 
 // ErrDirFull is returned when a directory cannot take another name.
@@ -329,6 +434,7 @@ func (d *dir) grow() error {
 			}
 			d.chain = append(d.chain, c)
 			d.raw = append(d.raw, zero...)
+			d.v.grew(d, len(zero))
 		}
 	}
 	return nil

@@ -21,6 +21,28 @@
 // lower-case flags and long names, no FAT12/16 > 4 GiB, files of at most
 // 4 GiB - 1 byte, 512- to 4096-byte sectors.
 //
+// # Scale
+//
+// Memory does not grow with the volume. The FAT is read in windows of 64
+// KiB as entries are asked for, at most 128 kept (fatcache.go); changed
+// windows are written to every FAT copy in one batch per commit, or early
+// (as the current phase allows) when more would have to stay in memory.
+// The free count and a per-window summary of free runs come from one
+// streaming pass the first time a count or an allocation needs them
+// (fatsum.go), so readers never read the whole FAT and allocation reads
+// only the window where its run begins. Checkers stream whole copies with
+// ScanFAT and ReadFAT; Table.Bytes still reads the whole table. Loaded
+// directories are a bounded cache (dircache.go), and a writer commits on
+// its own when the directories it changed grow past their budget. Chains
+// are kept as extents. So on a 2 TiB FAT32 (a 256 MiB FAT) or a 16 TiB one
+// of 4 KiB sectors the commands stay within 64 MiB; tests/scale_test.go
+// holds them to it.
+//
+// Time grows with the work: adding a name costs O(1) amortized (per
+// record length, a hint of where the next fitting run of free slots may
+// start), and reading a file through File is linear in the bytes read
+// (the run that holds an offset is found by binary search).
+//
 // # Write order and crash consistency
 //
 // A device with a volatile cache (every SD card and USB stick) may persist

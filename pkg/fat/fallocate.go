@@ -42,6 +42,9 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 	if !v.writable {
 		return nil, ErrReadOnly
 	}
+	if err := v.settleWrite(); err != nil {
+		return nil, err
+	}
 	parent, base, err := v.parentOf("fallocate", name)
 	if err != nil {
 		return nil, err
@@ -57,7 +60,7 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 	} else if rec.Entry.IsDir() || rec.Entry.IsLabel() {
 		return nil, &fs.PathError{Op: "fallocate", Path: p, Err: ErrIsDir}
 	}
-	var chain []Cluster
+	var chain []Extent
 	var oldSize int64
 	if rec != nil {
 		oldSize = int64(rec.Entry.Size)
@@ -66,7 +69,11 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 		}
 	}
 	cs := v.layout.ClusterSize
-	need := max(v.clustersFor(length)-int64(len(chain)), 0)
+	have := int64(0)
+	for _, e := range chain {
+		have += int64(e.Len)
+	}
+	need := max(v.clustersFor(length)-have, 0)
 	// Checked before anything is allocated, zeroed or written, so that a
 	// failure leaves the volume byte for byte as it was.
 	if rec == nil {
@@ -81,7 +88,7 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 	if need > 0 {
 		var after Cluster
 		if len(chain) > 0 {
-			after = chain[len(chain)-1]
+			after = chain[len(chain)-1].End() - 1
 		}
 		if res.Extents, err = v.allocateAfter(uint32(need), after, phaseEntries); err != nil {
 			return nil, &fs.PathError{Op: "fallocate", Path: p, Err: err}
@@ -108,7 +115,7 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 	}
 	first := Cluster(0)
 	if len(chain) > 0 {
-		first = chain[0]
+		first = chain[0].Start
 	} else if len(res.Extents) > 0 {
 		first = res.Extents[0].Start
 	}
@@ -150,16 +157,16 @@ func (v *Volume) updateExtended(parent *dir, rec *Record) {
 
 // zeroNew zeroes the new extents, and the bytes of the old last cluster
 // between the old size and the new one.
-func (v *Volume) zeroNew(chain []Cluster, oldSize, newSize int64, exts []Extent) error {
+func (v *Volume) zeroNew(chain []Extent, oldSize, newSize int64, exts []Extent) error {
 	cs := v.layout.ClusterSize
 	if newSize > oldSize && len(chain) > 0 && oldSize%cs != 0 {
 		last := oldSize / cs
-		if last < int64(len(chain)) {
+		if c, ok := clusterAt(chain, last); ok {
 			end := cs
 			if newSize < (last+1)*cs {
 				end = newSize - last*cs
 			}
-			off := v.layout.ClusterOffset(chain[last])
+			off := v.layout.ClusterOffset(c)
 			if err := v.dev.Zero(off+oldSize%cs, end-oldSize%cs); err != nil {
 				return err
 			}

@@ -19,8 +19,15 @@ var (
 )
 
 // Volume implements fs.FS, fs.StatFS and fs.ReadDirFS, so fs.WalkDir works
-// on it. Names are slash-separated paths from the root ("." is the root);
-// they match case-insensitively, by long or short name, as FAT requires.
+// on it (and testing/fstest.TestFS passes). Names are as io/fs has them
+// (fs.ValidPath: slash-separated from the root, "." for the root, no
+// leading slash, no empty, "." or ".." element, and no backslash), with
+// one addition: a trailing slash says the name must be a directory, as
+// for open(2). Other names fail with fs.ErrInvalid. They match
+// case-insensitively, by long or short name, as FAT requires. The
+// writers (Create, Mkdir, Remove, ...) take the toolkit's looser volume
+// paths ("/a/b", "::/a").
+
 var (
 	_ fs.FS        = (*Volume)(nil)
 	_ fs.StatFS    = (*Volume)(nil)
@@ -29,6 +36,16 @@ var (
 
 // Open opens a file or directory for reading.
 func (v *Volume) Open(name string) (fs.File, error) {
+	if err := checkFSName("open", name); err != nil {
+		return nil, err
+	}
+	v.settle()
+	return v.openPath(name)
+}
+
+// openPath is Open for a volume path in the toolkit's looser form ("/a",
+// "::/a", "a/b/").
+func (v *Volume) openPath(name string) (*File, error) {
 	_, r, walk, err := v.lookupPath("open", name)
 	if err != nil {
 		return nil, err
@@ -44,16 +61,22 @@ func (v *Volume) Open(name string) (fs.File, error) {
 		return f, nil
 	}
 	if r.Entry.Cluster != 0 {
-		chain, err := Chain(v.table, r.Entry.Cluster)
+		exts, err := ChainExtents(v.table, r.Entry.Cluster)
 		if err != nil {
 			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 		}
-		need := (int64(r.Entry.Size) + v.layout.ClusterSize - 1) / v.layout.ClusterSize
-		if int64(len(chain)) < need {
-			return nil, &fs.PathError{Op: "open", Path: name, Err: &FormatError{Structure: "file", Field: "cluster chain", Offset: v.layout.ClusterOffset(r.Entry.Cluster),
-				Value: len(chain), Msg: "is shorter than the file's size " + strconv.FormatUint(uint64(r.Entry.Size), 10), Err: ErrCorrupt}}
+		f.exts = exts
+		f.starts = make([]int64, len(exts))
+		have := int64(0)
+		for i, e := range exts {
+			f.starts[i] = have * v.layout.ClusterSize
+			have += int64(e.Len)
 		}
-		f.chain = chain
+		need := (int64(r.Entry.Size) + v.layout.ClusterSize - 1) / v.layout.ClusterSize
+		if have < need {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: &FormatError{Structure: "file", Field: "cluster chain", Offset: v.layout.ClusterOffset(r.Entry.Cluster),
+				Value: have, Msg: "is shorter than the file's size " + strconv.FormatUint(uint64(r.Entry.Size), 10), Err: ErrCorrupt}}
+		}
 	} else if r.Entry.Size != 0 {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: &FormatError{Structure: "directory entry", Field: "first cluster", Offset: -1, Value: 0,
 			Msg: "is 0 for a file of " + strconv.FormatUint(uint64(r.Entry.Size), 10) + " bytes", Err: ErrCorrupt}}
@@ -63,6 +86,15 @@ func (v *Volume) Open(name string) (fs.File, error) {
 
 // Stat describes a file or directory.
 func (v *Volume) Stat(name string) (fs.FileInfo, error) {
+	if err := checkFSName("stat", name); err != nil {
+		return nil, err
+	}
+	v.settle()
+	return v.statPath(name)
+}
+
+// statPath is Stat for a volume path in the toolkit's looser form.
+func (v *Volume) statPath(name string) (fs.FileInfo, error) {
 	_, r, err := v.lookup("stat", name)
 	if err != nil {
 		return nil, err
@@ -72,12 +104,20 @@ func (v *Volume) Stat(name string) (fs.FileInfo, error) {
 
 // ReadDir lists a directory in name order.
 func (v *Volume) ReadDir(name string) ([]fs.DirEntry, error) {
-	f, err := v.Open(name)
+	if err := checkFSName("readdir", name); err != nil {
+		return nil, err
+	}
+	v.settle()
+	return v.readDirPath(name)
+}
+
+// readDirPath is ReadDir for a volume path in the toolkit's looser form.
+func (v *Volume) readDirPath(name string) ([]fs.DirEntry, error) {
+	df, err := v.openPath(name)
 	if err != nil {
 		return nil, err
 	}
-	df, ok := f.(*File)
-	if !ok || !df.isDir() {
+	if !df.isDir() {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: ErrNotDir}
 	}
 	ents, err := df.ReadDir(-1)
@@ -87,13 +127,14 @@ func (v *Volume) ReadDir(name string) ([]fs.DirEntry, error) {
 
 // File is an open file or directory of a volume.
 type File struct {
-	v     *Volume
-	rec   *Record // nil for the root
-	name  string
-	chain []Cluster
-	off   int64
-	dir   *dir
-	dirAt int
+	v      *Volume
+	rec    *Record // nil for the root
+	name   string
+	exts   []Extent // the file's clusters, as runs
+	starts []int64  // the file offset at which each run begins
+	off    int64
+	dir    *dir
+	dirAt  int
 }
 
 func (f *File) isDir() bool { return f.rec == nil || f.rec.Entry.IsDir() }
@@ -124,10 +165,16 @@ func (f *File) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// ReadAt reads len(p) bytes from offset off of the file.
+// ReadAt reads len(p) bytes from offset off of the file: one request per
+// contiguous run of clusters the range covers. Finding the run that holds
+// off is a binary search over the runs, so reading a file costs time in
+// proportion to the bytes read, whatever the size of p.
 func (f *File) ReadAt(p []byte, off int64) (int, error) {
 	if f.isDir() {
 		return 0, &fs.PathError{Op: "read", Path: f.name, Err: ErrIsDir}
+	}
+	if off < 0 {
+		return 0, &fs.PathError{Op: "read", Path: f.name, Err: fs.ErrInvalid}
 	}
 	v := f.v
 	if err := v.flushData(); err != nil {
@@ -136,25 +183,17 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 	size := int64(f.rec.Entry.Size)
 	cs := v.layout.ClusterSize
 	done := 0
-	for done < len(p) && off < size {
-		ci := off / cs
-		within := off % cs
-		run := int64(1)
-		for ci+run < int64(len(f.chain)) && f.chain[ci+run] == f.chain[ci]+Cluster(run) {
-			run++
-		}
-		n := run*cs - within
-		if rem := size - off; n > rem {
-			n = rem
-		}
-		if want := int64(len(p) - done); n > want {
-			n = want
-		}
-		if _, err := v.dev.ReadAt(p[done:done+int(n)], v.layout.ClusterOffset(f.chain[ci])+within); err != nil {
+	i := sort.Search(len(f.starts), func(i int) bool { return f.starts[i] > off }) - 1
+	for done < len(p) && off < size && i >= 0 && i < len(f.exts) {
+		e := f.exts[i]
+		within := off - f.starts[i]
+		n := min(int64(e.Len)*cs-within, size-off, int64(len(p)-done))
+		if _, err := v.dev.ReadAt(p[done:done+int(n)], v.layout.ClusterOffset(e.Start)+within); err != nil {
 			return done, &fs.PathError{Op: "read", Path: f.name, Err: err}
 		}
 		done += int(n)
 		off += n
+		i++
 	}
 	if done < len(p) {
 		return done, io.EOF

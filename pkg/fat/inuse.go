@@ -1,72 +1,66 @@
 package fat
 
-// freeInUse records clusters the FAT marks free although something uses
-// them: another FAT entry links to them (the rest of a chain whose entry was
-// zeroed), or an entry of a directory the volume has loaded starts there.
-// The allocator never hands them out, so a damaged FAT is not made worse by
-// a new cross-link; the walks that meet them (Chain) report the damage.
-type freeInUse struct {
-	scanned bool
-	// by maps such a cluster to the cluster whose FAT entry links to it,
-	// or to 0 when a directory entry names it.
-	by map[Cluster]Cluster
+// Clusters the FAT marks free although something uses them: another FAT
+// entry links to them (the rest of a chain whose entry was zeroed), or an
+// entry of a directory the volume has loaded starts there. The allocator
+// never hands them out, so a damaged FAT is not made worse by a new
+// cross-link; the walks that meet them (Chain) report the damage. The
+// links are found by the counting pass (fatCache.count, one streaming pass
+// over the FAT before the first allocation; readers never pay for it), the
+// entries as directories load.
+
+// noteBusy records c as in use although free (by is the cluster whose
+// entry links to it, 0 for a directory entry), unless it is known.
+func (t *fatCache) noteBusy(c, by Cluster) {
+	if t.inUse == nil {
+		t.inUse = map[Cluster]Cluster{}
+	}
+	if _, ok := t.inUse[c]; ok {
+		return
+	}
+	t.inUse[c] = by
+	if t.sum.wins != nil {
+		t.sum.wins[t.winOf(c)].stale = true
+	}
 }
 
-// note records c as in use although free, unless it is already known.
-func (u *freeInUse) note(c, by Cluster) {
-	if u.by == nil {
-		u.by = map[Cluster]Cluster{}
+// busy reports whether c is in use although marked free.
+func (t *fatCache) busy(c Cluster) bool {
+	if len(t.inUse) == 0 {
+		return false
 	}
-	if _, ok := u.by[c]; !ok {
-		u.by[c] = by
-	}
+	_, ok := t.inUse[c]
+	return ok
 }
 
 // noteEntryCluster records the first cluster of a directory entry when the
-// FAT marks it free.
+// FAT marks it free. Only a volume that allocates needs to know.
 func (v *Volume) noteEntryCluster(c Cluster) {
-	if c >= FirstCluster && c <= v.layout.MaxCluster() && v.table.IsFree(v.table.Get(c)) {
-		v.inUse.note(c, 0)
+	if v.writable && c >= FirstCluster && c <= v.layout.MaxCluster() && v.table.IsFree(v.table.Get(c)) {
+		v.table.noteBusy(c, 0)
 	}
 }
 
-// scanInUse finds the free clusters that FAT entries link to: one pass over
-// the in-memory FAT, made once, before the first allocation (readers never
-// pay for it). It costs what counting the free clusters at open costs; no
-// directory is read.
-func (v *Volume) scanInUse() {
-	if v.inUse.scanned {
-		return
-	}
-	v.inUse.scanned = true
-	t, max := v.table, v.layout.MaxCluster()
-	for c := FirstCluster; c <= max; c++ {
-		n := t.Get(c)
-		if n >= FirstCluster && n <= max && t.IsFree(t.Get(n)) {
-			v.inUse.note(n, c)
+// noteLoadedEntries notes the first clusters of the entries of every
+// directory loaded so far (the counting pass calls it: entries loaded
+// before the FAT was counted are judged by the FAT as it is then).
+func (v *Volume) noteLoadedEntries() {
+	for _, d := range v.dirs {
+		for _, r := range d.recs {
+			if r != nil && !r.Entry.IsLabel() && r.Short != DotName && r.Short != DotDotName {
+				v.noteEntryCluster(r.Entry.Cluster)
+			}
 		}
 	}
-}
-
-// usable reports whether the allocator may hand out cluster c.
-func (v *Volume) usable(c Cluster) bool {
-	if !v.table.IsFree(v.table.Get(c)) {
-		return false
-	}
-	if len(v.inUse.by) == 0 {
-		return true
-	}
-	_, busy := v.inUse.by[c]
-	return !busy
 }
 
 // allocatable is the number of clusters the allocator may hand out: the
 // free ones less those in use although marked free.
 func (v *Volume) allocatable() uint32 {
-	v.scanInUse()
-	n := uint32(len(v.inUse.by))
-	if n > v.free {
+	free := v.freeCount()
+	n := uint32(len(v.table.inUse))
+	if n > free {
 		return 0
 	}
-	return v.free - n
+	return free - n
 }

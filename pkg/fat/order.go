@@ -1,6 +1,9 @@
 package fat
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+)
 
 // Crash order (see the package doc): a commit writes in phases with a
 // barrier (fio.Device.Barrier: a flush under --sync close and file)
@@ -100,6 +103,7 @@ type deferredChange struct {
 // later queues a change to d for phase p.
 func (v *Volume) later(d *dir, p phase, apply func()) {
 	v.deferred = append(v.deferred, deferredChange{d: d, apply: apply, phase: p})
+	d.pins++
 }
 
 // deleteRecord marks the slots of r (already detached from d) deleted. A
@@ -161,6 +165,7 @@ func (v *Volume) applyDeferred(p phase) {
 		}
 		// A directory removed since (its clusters freed with it) is not
 		// written back.
+		s.d.pins--
 		if v.dirs[s.d.first] == s.d {
 			s.apply()
 		}
@@ -178,8 +183,16 @@ func (d *dir) markDeleted(slot, n int, short *ShortName) {
 	if short != nil {
 		d.shorts.Remove(*short)
 	}
-	if slot < d.hint {
-		d.hint = slot
+	d.freed(slot)
+}
+
+// freed lowers the free-slot hints for slots freed at slot: a run that
+// takes them starts in slot's sector at the earliest.
+func (d *dir) freed(slot int) {
+	d.hint = min(d.hint, slot)
+	per := int(d.v.layout.SectorSize) / DirEntrySize
+	for k := range d.fit {
+		d.fit[k] = min(d.fit[k], slot/per*per)
 	}
 }
 
@@ -190,10 +203,10 @@ func (d *dir) markDeleted(slot, n int, short *ShortName) {
 // directory that cannot grow, gets a run across a boundary.
 //
 // Slots past the end marker that the record skips are marked deleted, so
-// that the end marker does not hide it. They go out with the data
-// (phaseData), before the record: were the record's sector durable
-// without them, the record would lie past the end marker, where Linux,
-// mtools and fverify do not look but fsck.fat does.
+// that the end marker does not hide it. They go out in phaseData (with
+// the FAT, writeSkips), before the record: were the record's sector
+// durable without them, the record would lie past the end marker, where
+// Linux, mtools and fverify do not look but fsck.fat does.
 func (d *dir) freeRun(n int) (int, error) {
 	for {
 		if pos := d.fitRun(n); pos >= 0 {
@@ -201,10 +214,8 @@ func (d *dir) freeRun(n int) (int, error) {
 				for i := d.end; i < pos; i++ {
 					d.raw[i*DirEntrySize] = SlotDeleted
 				}
-				skipped := d.raw[d.end*DirEntrySize : pos*DirEntrySize]
-				if err := d.v.writeData(d.offsetOf(int64(d.end)*DirEntrySize), skipped); err != nil {
-					return -1, err
-				}
+				d.v.skips = append(d.v.skips, skipped{d: d, slot: d.end, n: pos - d.end})
+				d.pins++
 			}
 			return pos, nil
 		}
@@ -219,17 +230,23 @@ func (d *dir) freeRun(n int) (int, error) {
 }
 
 // fitRun is where a record of n slots can go without growing d: the first
-// free run from the hint on that does not straddle a sector boundary
+// free run from the hints on that does not straddle a sector boundary
 // (unless n is longer than a sector), or -1.
 func (d *dir) fitRun(n int) int {
 	per := int(d.v.layout.SectorSize) / DirEntrySize
 	slots := len(d.raw) / DirEntrySize
-	for from := d.hint; ; {
+	k := min(n, maxRecordSlots)
+	for from := max(d.hint, d.fit[k]); ; {
 		pos := findFreeSlots(d.raw, n, from, d.end)
 		if pos < 0 || pos+n > slots {
+			d.fit[k] = max(d.fit[k], from)
 			return -1
 		}
 		if n > per || pos/per == (pos+n-1)/per {
+			// Nothing that fits n (or more) starts before pos.
+			for j := k; j < len(d.fit); j++ {
+				d.fit[j] = max(d.fit[j], pos)
+			}
 			return pos
 		}
 		from = (pos/per + 1) * per // the next run that can fit starts in the next sector
@@ -246,6 +263,9 @@ func (v *Volume) noteNewDir(d *dir) {
 	if v.newDirs == nil {
 		v.newDirs = map[Cluster]*dir{}
 	}
+	if v.newDirs[d.first] != d {
+		d.pins++ // kept in the directory cache until written (settle)
+	}
 	v.newDirs[d.first] = d
 }
 
@@ -261,6 +281,7 @@ func (v *Volume) writeNewDirs() error {
 	cs := v.layout.ClusterSize
 	for c, d := range v.newDirs {
 		delete(v.newDirs, c)
+		d.pins--
 		if v.dirs[c] != d {
 			continue // removed since
 		}
@@ -278,6 +299,80 @@ func (v *Volume) writeNewDirs() error {
 	}
 	if err := b.Flush(); err != nil {
 		return fmt.Errorf("fat: writing new directories: %w", err)
+	}
+	return nil
+}
+
+// skipped is a run of slots a new record skipped (freeRun): marked deleted
+// on disk in phaseData.
+type skipped struct {
+	d       *dir
+	slot, n int
+}
+
+// writeSkips writes the deleted marks of the skipped slots, in phaseData:
+// each over the sector as it is on disk (the records around them wait for
+// phaseEntries). The sectors of one directory that hold marks are read
+// and written as runs, all in one batch: not one small write per record,
+// which would break the data stream into pieces.
+func (v *Volume) writeSkips() error {
+	if len(v.skips) == 0 {
+		return nil
+	}
+	ss := v.layout.SectorSize
+	per := int(ss) / DirEntrySize
+	// Each directory's marked sectors, in order.
+	marks := map[*dir][]int{}
+	var order []*dir
+	for _, s := range v.skips {
+		s.d.pins--
+		if v.dirs[s.d.first] != s.d {
+			continue // removed since: its clusters are free
+		}
+		if _, ok := marks[s.d]; !ok {
+			order = append(order, s.d)
+		}
+		for i := s.slot; i < s.slot+s.n; i++ {
+			marks[s.d] = append(marks[s.d], i)
+		}
+	}
+	v.skips = v.skips[:0]
+	if len(order) == 0 {
+		return nil
+	}
+	v.metaWritten = true
+	b := v.dev.NewBatch()
+	for _, d := range order {
+		slots := marks[d]
+		sort.Ints(slots)
+		for i := 0; i < len(slots); {
+			// A run of sectors that lie one after another on the device.
+			s0 := slots[i] / per
+			s1 := s0
+			j := i
+			for ; j < len(slots) && slots[j]/per <= s1+1; j++ {
+				next := slots[j] / per
+				if next == s1+1 && d.offsetOf(int64(next)*ss) != d.offsetOf(int64(s1)*ss)+ss {
+					break
+				}
+				s1 = next
+			}
+			off := d.offsetOf(int64(s0) * ss)
+			buf := make([]byte, int64(s1-s0+1)*ss)
+			if _, err := v.dev.ReadAt(buf, off); err != nil {
+				return fmt.Errorf("fat: reading directory sectors at byte %d: %w", off, err)
+			}
+			for _, sl := range slots[i:j] {
+				buf[(sl-s0*per)*DirEntrySize] = SlotDeleted
+			}
+			if err := b.Write(off, buf); err != nil {
+				return fmt.Errorf("fat: writing directory sectors at byte %d: %w", off, err)
+			}
+			i = j
+		}
+	}
+	if err := b.Flush(); err != nil {
+		return fmt.Errorf("fat: writing directories: %w", err)
 	}
 	return nil
 }

@@ -15,6 +15,21 @@ var (
 	namesDir  = fsutil.NamesDir
 )
 
+// checkFSName refuses a name that io/fs does not allow (fs.ValidPath),
+// or that holds a backslash (FAT's other separator) or starts with "::"
+// (the toolkit's mark of a volume path), allowing only a
+// trailing slash (the name must be a directory).
+func checkFSName(op, name string) error {
+	n := name
+	if len(n) > 1 {
+		n = strings.TrimSuffix(n, "/")
+	}
+	if !fs.ValidPath(n) || strings.Contains(n, `\`) || strings.HasPrefix(n, "::") {
+		return &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	return nil
+}
+
 // rootDir loads the root directory.
 func (v *Volume) rootDir() (*dir, error) {
 	if v.layout.Type == FAT32 {

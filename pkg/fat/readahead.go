@@ -19,8 +19,10 @@ type ReadAheadOptions = readahead.Options
 // in requests of the device's I/O size; consecutive small files that lie
 // next to each other (as ftools and mtools write them) share requests.
 //
-// Where each file's data lies is worked out when the ReadAhead is made,
-// from the FAT as it is then; the consumer must not change those files on
+// Where each file's data lies is worked out a little ahead of the
+// consumer (when it takes a file, for the files a few requests further
+// on), from the FAT as it is then; so memory stays bounded however many
+// files the list holds. The consumer must not change the listed files on
 // the volume until it has read them. Files are taken with File(i) for
 // increasing i; files skipped over are dropped unread. Close stops the
 // reads; it must be called.
@@ -36,35 +38,39 @@ var ErrReadAheadClosed = readahead.ErrClosed
 // does not open (missing, a directory, a damaged chain) gives its error
 // from File.
 func (v *Volume) ReadAhead(names []string, o ReadAheadOptions) *ReadAhead {
+	return v.ReadAheadFunc(len(names), func(i int) string { return names[i] }, o)
+}
+
+// ReadAheadFunc is ReadAhead for n files whose names name gives, asked
+// for (on the caller's goroutine, from File) as the read-ahead reaches
+// them, so that a list of a million files need not be held as strings.
+func (v *Volume) ReadAheadFunc(n int, name func(int) string, o ReadAheadOptions) *ReadAhead {
 	// Queued data (written earlier in this session) must be on the device
 	// before it is read back.
 	flushErr := v.flushData()
-	srcs := make([]readahead.Source, len(names))
-	for i, name := range names {
-		exts, size, err := v.dataExtents(name)
+	return readahead.NewFunc(v.dev, n, func(i int) readahead.Source {
+		v.settle()
+		exts, size, err := v.dataExtents(name(i))
 		if err == nil {
 			err = flushErr
 		}
 		if err != nil {
-			srcs[i].Err = err
-			continue
+			return readahead.Source{Err: err}
 		}
-		srcs[i].Pieces = v.pieces(exts, size)
-	}
-	return readahead.New(v.dev, srcs, o)
+		return readahead.Source{Pieces: v.pieces(exts, size)}
+	}, o)
 }
 
 // dataExtents resolves a file's data: its clusters as runs, and its size.
 func (v *Volume) dataExtents(name string) ([]Extent, int64, error) {
-	f, err := v.Open(name)
+	file, err := v.openPath(name)
 	if err != nil {
 		return nil, 0, err
 	}
-	file := f.(*File)
 	if file.isDir() {
 		return nil, 0, &fs.PathError{Op: "read", Path: name, Err: ErrIsDir}
 	}
-	return extentsOf(file.chain), int64(file.rec.Entry.Size), nil
+	return file.exts, int64(file.rec.Entry.Size), nil
 }
 
 // pieces places a file's size bytes on the volume, run by run.

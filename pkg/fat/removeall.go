@@ -14,11 +14,16 @@ const maxTreeDepth = 1024
 // RemoveAll removes name and, if it is a directory, everything below it.
 // The clusters of every removed file and directory become free once the
 // volume commits (the volume's free count comes back). A name that does not
-// exist is no error, as with os.RemoveAll. Chains are walked with a bound
-// and a cluster is never freed twice, so a corrupt tree (loops, shared
-// clusters) is removed as far as it can be and the problem reported.
+// exist is no error, as with os.RemoveAll. Chains are walked with a bound,
+// and a cluster two chains share is freed once (the free count follows
+// the FAT), so a corrupt tree (loops, shared clusters) is removed as far
+// as it can be and the problem reported. Memory grows with the tree's
+// directories and fragments, not with its clusters.
 func (v *Volume) RemoveAll(name string) error {
 	if err := v.begin(); err != nil {
+		return err
+	}
+	if err := v.settleWrite(); err != nil {
 		return err
 	}
 	parent, r, err := v.lookup("remove", name)
@@ -31,11 +36,9 @@ func (v *Volume) RemoveAll(name string) error {
 	if r == nil {
 		return &fs.PathError{Op: "remove", Path: "/", Err: fs.ErrPermission}
 	}
-	t := &treeRemover{v: v, seen: map[Cluster]bool{}, dirs: map[Cluster]bool{}}
+	t := &treeRemover{v: v, dirs: map[Cluster]bool{}}
 	t.remove(parent, r, 0)
-	if len(t.free) > 0 {
-		v.pendingFree = append(v.pendingFree, t.free)
-	}
+	v.pendingFree = append(v.pendingFree, t.free...)
 	if len(t.errs) > 0 {
 		return &fs.PathError{Op: "remove", Path: "/" + cleanPath(name), Err: errors.Join(t.errs...)}
 	}
@@ -45,9 +48,8 @@ func (v *Volume) RemoveAll(name string) error {
 // treeRemover collects the clusters of a tree as it removes its entries.
 type treeRemover struct {
 	v    *Volume
-	seen map[Cluster]bool // clusters already collected
 	dirs map[Cluster]bool // directories entered
-	free []Cluster
+	free []Extent
 	errs []error
 }
 
@@ -80,23 +82,23 @@ func (t *treeRemover) remove(parent *dir, r *Record, depth int) {
 		}
 		// The directory's own clusters are freed: its slots need not be
 		// written back.
-		delete(v.dirs, c)
+		v.forgetDir(c)
 		delete(v.dirtyDirs, c)
 	}
 	if c != 0 {
-		chain, err := Chain(v.table, c)
+		chain, err := ChainExtents(v.table, c)
 		if err != nil {
 			// A broken chain is left for fsck to reclaim: freeing part of
 			// it could free clusters another file holds.
 			t.errs = append(t.errs, fmt.Errorf("%q: %w", r.Name, damaged(err)))
 			chain = nil
 		}
-		for _, x := range chain {
-			if !t.seen[x] {
-				t.seen[x] = true
-				t.free = append(t.free, x)
-			}
-		}
+		t.free = append(t.free, chain...)
+	}
+	if depth > 0 {
+		// parent goes too: its slots need not be marked.
+		parent.detach(r)
+		return
 	}
 	parent.remove(r)
 }

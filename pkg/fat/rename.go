@@ -23,6 +23,9 @@ func (v *Volume) Rename(oldName, newName string) error {
 	if err := v.begin(); err != nil {
 		return err
 	}
+	if err := v.settleWrite(); err != nil {
+		return err
+	}
 	oldPath, newPath := "/"+cleanPath(oldName), "/"+cleanPath(newName)
 	od, r, err := v.lookup("rename", oldName)
 	if err != nil {
@@ -68,7 +71,7 @@ func (v *Volume) Rename(oldName, newName string) error {
 	if err := ValidateLongName(base); err != nil {
 		return pathErr(err)
 	}
-	var oldChain []Cluster
+	var oldChain []Extent
 	if target != nil {
 		if oldChain, err = chainOrNil(v, target.Entry.Cluster); err != nil {
 			return pathErr(err)
@@ -94,8 +97,8 @@ func (v *Volume) Rename(oldName, newName string) error {
 		return pathErr(err)
 	}
 	if target != nil && target.Entry.IsDir() {
-		delete(v.dirs, oldChain[0])
-		delete(v.dirtyDirs, oldChain[0])
+		v.forgetDir(oldChain[0].Start)
+		delete(v.dirtyDirs, oldChain[0].Start)
 	}
 	if movedDir {
 		// The ".." entry changes at once in memory (later renames follow
@@ -105,9 +108,7 @@ func (v *Volume) Rename(oldName, newName string) error {
 		dotDot.Entry.Cluster = parentCluster(nd)
 		v.later(moved, phaseAfterEntries, func() { moved.update(dotDot) })
 	}
-	if len(oldChain) > 0 {
-		v.pendingFree = append(v.pendingFree, oldChain)
-	}
+	v.pendingFree = append(v.pendingFree, oldChain...)
 	return nil
 }
 

@@ -170,7 +170,7 @@ func (p *plan) execute(clean bool) error {
 func (p *plan) syncFAT() {
 	fat1, want := p.v.table.Bytes(), p.tb.Bytes()
 	ss := int(p.v.layout.SectorSize)
-	dm, ok := p.v.table.(interface{ markDirty(start, n int64) })
+	dm, ok := Table(p.v.table).(interface{ markDirty(start, n int64) })
 	if !ok {
 		return
 	}
@@ -187,7 +187,8 @@ func (p *plan) syncFAT() {
 			dm.markDirty(int64(s), int64(e-s))
 		}
 	}
-	p.v.free = CountFree(p.v.table)
+	p.v.table.recount()
+	p.v.freeCount()
 }
 
 // syncFSInfo plans FSINFO rewritten when its free count, hint or
@@ -206,8 +207,8 @@ func (p *plan) syncFSInfo() {
 		v.infoDirty = true
 	}
 	nf := v.validNextFree(v.info.NextFree)
-	if v.info.FreeCount != v.free || v.info.NextFree != nf || p.fsinfo {
-		v.info.FreeCount, v.info.NextFree = v.free, nf
+	if v.info.FreeCount != v.freeCount() || v.info.NextFree != nf || p.fsinfo {
+		v.info.FreeCount, v.info.NextFree = v.freeCount(), nf
 		v.infoDirty = true
 	}
 }
@@ -229,7 +230,7 @@ func (p *plan) writeBoot() error {
 	if p.newFSInfo != 0 {
 		// The sector first, then the boot sector that points at it.
 		sec := make([]byte, l.SectorSize)
-		fi := &FSInfo{FreeCount: v.free, NextFree: v.validNextFree(FSInfoUnknown)}
+		fi := &FSInfo{FreeCount: v.freeCount(), NextFree: v.validNextFree(FSInfoUnknown)}
 		fi.Encode(sec)
 		off := int64(p.newFSInfo) * l.SectorSize
 		if _, err := v.dev.WriteAt(sec, off); err != nil {

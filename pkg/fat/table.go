@@ -317,6 +317,29 @@ func FirstFree(t Table, from Cluster) (Cluster, bool) {
 // It never takes more than Entries() steps, and it finds loops with Brent's
 // method, so a looping chain costs memory in proportion to its true length.
 func Chain(t Table, start Cluster) ([]Cluster, error) {
+	var out []Cluster
+	err := followChain(t, start, func(c Cluster) { out = append(out, c) })
+	return out, err
+}
+
+// ChainExtents is Chain returning the chain as runs of consecutive
+// clusters: a contiguous file of any size is one Extent, so memory grows
+// with the file's fragments, not its clusters.
+func ChainExtents(t Table, start Cluster) ([]Extent, error) {
+	var out []Extent
+	err := followChain(t, start, func(c Cluster) {
+		if n := len(out); n > 0 && out[n-1].End() == c {
+			out[n-1].Len++
+			return
+		}
+		out = append(out, Extent{c, 1})
+	})
+	return out, err
+}
+
+// followChain walks the chain at start as Chain describes, calling visit
+// for each cluster in order.
+func followChain(t Table, start Cluster, visit func(Cluster)) error {
 	last := Cluster(t.Entries() - 1)
 	entryOff := func(c Cluster) int64 {
 		switch t.Type() {
@@ -332,28 +355,31 @@ func Chain(t Table, start Cluster) ([]Cluster, error) {
 			Msg: msg + fmt.Sprintf(" (chain starting at cluster %d)", start), Err: ErrCorrupt}
 	}
 	if start < FirstCluster || start > last {
-		return nil, &FormatError{Structure: "FAT", Field: "chain start", Offset: -1, Value: start,
+		return &FormatError{Structure: "FAT", Field: "chain start", Offset: -1, Value: start,
 			Msg: fmt.Sprintf("not a data cluster (2..%d)", last), Err: ErrCorrupt}
 	}
-	var out []Cluster
+	steps := 0
 	saved, power, lam := start, 1, 1
 	for c := start; ; {
-		out = append(out, c)
-		if len(out) > int(t.Entries()) {
-			return out, fail(c, fmt.Sprintf("chain longer than the %d FAT entries", t.Entries()))
+		visit(c)
+		if steps++; steps > int(t.Entries()) {
+			return fail(c, fmt.Sprintf("chain longer than the %d FAT entries", t.Entries()))
 		}
 		v := t.Get(c)
+		if e, ok := t.(interface{ Err() error }); ok && e.Err() != nil {
+			return e.Err()
+		}
 		switch {
 		case t.IsEOC(v):
-			return out, nil
+			return nil
 		case t.IsFree(v):
-			return out, fail(c, "links to a free cluster")
+			return fail(c, "links to a free cluster")
 		case t.IsBad(v):
-			return out, fail(c, "links to a cluster marked bad")
+			return fail(c, "links to a cluster marked bad")
 		case v < FirstCluster || v > last:
-			return out, fail(c, fmt.Sprintf("links to cluster %d, outside 2..%d", v, last))
+			return fail(c, fmt.Sprintf("links to cluster %d, outside 2..%d", v, last))
 		case v == saved:
-			return out, fail(c, fmt.Sprintf("links back to cluster %d: the chain loops", v))
+			return fail(c, fmt.Sprintf("links back to cluster %d: the chain loops", v))
 		}
 		// Brent: remember a cluster at every power of two steps; a loop
 		// brings the walk back to it within twice the loop's length.

@@ -2,6 +2,7 @@ package fat
 
 import (
 	"bytes"
+	"container/list"
 	"errors"
 	"fmt"
 	"time"
@@ -13,18 +14,18 @@ import (
 // sector: the largest logical sector size FAT allows.
 const maxBootRead = 4096
 
-// Volume is an open FAT file system on a device. A writable volume keeps the
-// FAT in memory, records which parts of it changed, and writes those parts
-// to every FAT copy in one batch when flushed.
+// Volume is an open FAT file system on a device. It reads the FAT in
+// windows of bounded size as it needs them (fatcache.go), keeps the changed
+// ones in memory, and writes their changed sectors to every FAT copy in one
+// batch when flushed; memory does not grow with the volume.
 type Volume struct {
 	dev     *fio.Device
 	boot    *BootSector
 	raw     []byte // the boot sector as read (one logical sector)
 	layout  *Layout
-	table   Table
+	table   *fatCache
 	info    *FSInfo // nil on FAT12/16, or when FSINFO is unreadable
 	infoRaw []byte  // the FSINFO sector as read
-	free    uint32  // free clusters, counted from the FAT at open and kept current
 
 	writable  bool
 	setDirty  bool // this session set the dirty bit and clears it on Close
@@ -37,17 +38,22 @@ type Volume struct {
 
 	cursor      Cluster              // where the next allocation search starts
 	allocPolicy AllocPolicy          // where new data goes (SetAllocPolicy)
-	dirs        map[Cluster]*dir     // loaded directories by first cluster (0: fixed root)
+	dirs        map[Cluster]*dir     // loaded directories by first cluster (0: fixed root), a bounded cache (dircache.go)
+	dirLRU      list.List            // the cached directories, most recently used first
+	dirCost     int64                // what the cached directories are charged
+	settleAt    int64                // the charge at which settle tries again
 	dirtyDirs   map[Cluster]*dir     // directories with slots to write back
 	data        *fio.Stream          // file data and new directory clusters, written first
 	walks       uint64               // path lookups so far (see lookupPath)
-	pendingFree [][]Cluster          // chains to free once the entries that named them are gone
-	inUse       freeInUse            // clusters marked free that something uses (inuse.go)
+	pendingFree []Extent             // clusters to free once the entries that named them are gone
 	held        map[Cluster]heldLink // FAT entries whose new value waits for a later phase (order.go)
+	spillPhase  phase                // the phase FAT windows written early belong to (fatCache.spill)
 	deferred    []deferredChange     // directory changes that wait for a later phase
 	newDirs     map[Cluster]*dir     // directories made since the last commit, written whole with the data (order.go)
+	skips       []skipped            // slots new records skipped: marked deleted in phaseData (writeSkips)
 	labelDirty  bool                 // the boot sectors' label changed: written after the entries
-	release     func()               // gives the FAT's memory back (Close)
+	countWarned bool                 // the free count was compared with FSINFO's
+	commits     int                  // commits so far (tests)
 
 	// Clock stamps the times ftools writes (creation, access, and
 	// modification where none is given); nil means time.Now. Tests and
@@ -63,8 +69,8 @@ func (v *Volume) Now() time.Time {
 	return time.Now()
 }
 
-// Open reads the boot sector, the first FAT and (FAT32) FSINFO from dev. The
-// volume is writable when dev is. Problems that do not stop use of the volume
+// Open reads the boot sector and (FAT32) FSINFO from dev; the FAT is read
+// in windows as it is needed. The volume is writable when dev is. Problems that do not stop use of the volume
 // are collected as warnings (see Warnings).
 func Open(dev *fio.Device) (*Volume, error) {
 	n := int64(maxBootRead)
@@ -118,20 +124,17 @@ func openFrom(dev *fio.Device, bs *BootSector, raw []byte) (*Volume, error) {
 	if end := l.FATOffset + l.FATSize; end > dev.Size() {
 		return nil, &FormatError{Structure: "FAT", Field: "end", Offset: end, Msg: fmt.Sprintf("lies past the end of %s (%d bytes)", dev.Path(), dev.Size()), Err: ErrCorrupt}
 	}
-	fatRaw, release := bigAlloc(l.FATSize)
-	if _, err := dev.ReadAt(fatRaw, l.FATOffset); err != nil {
-		release()
-		return nil, fmt.Errorf("fat: reading FAT 1 at byte %d: %w", l.FATOffset, err)
-	}
-	if v.table, err = NewTable(l.Type, fatRaw, l.Clusters); err != nil {
-		release()
+	if v.table, err = newFATCache(dev, l); err != nil {
 		return nil, err
 	}
-	// The FAT (mapped outside the Go heap when it is large) lives until
-	// Close, not until the collector finds the Volume unreachable: a
-	// Table the caller still holds must not lose its memory.
-	v.release = release
-	v.free = CountFree(v.table)
+	// Windows that must be written before there is room for another go
+	// out early, as the phase the volume is in allows (order.go).
+	v.spillPhase = phaseData
+	v.table.setSpill(func() error { return v.writeFAT(v.spillPhase) })
+	// Reading the first window checks that the FAT can be read at all.
+	if v.table.Get(0); v.table.Err() != nil {
+		return nil, v.table.Err()
+	}
 	if l.Type == FAT32 {
 		v.readFSInfo()
 	}
@@ -154,9 +157,6 @@ func (v *Volume) readFSInfo() {
 		return
 	}
 	v.info, v.infoRaw = fi, sec
-	if fi.FreeCount != FSInfoUnknown && fi.FreeCount != v.free {
-		v.warnings = append(v.warnings, fmt.Sprintf("FSINFO free count %d is wrong: the FAT has %d free clusters", fi.FreeCount, v.free))
-	}
 	if fi.NextFree != FSInfoUnknown && (fi.NextFree < 2 || fi.NextFree > uint32(l.MaxCluster())) {
 		v.warnings = append(v.warnings, fmt.Sprintf("FSINFO next free cluster %d is out of range 2..%d", fi.NextFree, l.MaxCluster()))
 	}
@@ -200,22 +200,63 @@ func (v *Volume) BootSector() *BootSector { return v.boot }
 // Layout is the volume's region layout.
 func (v *Volume) Layout() *Layout { return v.layout }
 
-// Table is the in-memory first FAT. It (and its Bytes) is valid until
-// Close, which gives its memory back; after Close it is nil.
-func (v *Volume) Table() Table { return v.table }
+// Table is the first FAT, read in windows as entries are asked for (and
+// changed in memory by writers until they commit). It is valid until
+// Close; after Close it is nil. Its Bytes method reads the whole table
+// into memory: stream it with ScanFAT instead.
+func (v *Volume) Table() Table {
+	if v.table == nil {
+		return nil
+	}
+	return v.table
+}
 
 // FSInfo is the FAT32 FSINFO sector as read (and as changed since); nil on
 // FAT12/16 or when it could not be read.
 func (v *Volume) FSInfo() *FSInfo { return v.info }
 
-// FreeClusters is the number of free clusters according to the FAT.
-func (v *Volume) FreeClusters() uint32 { return v.free }
+// FreeClusters is the number of free clusters according to the FAT. The
+// first call (or allocation) counts them in one pass over the FAT; the
+// count is kept current from then on.
+func (v *Volume) FreeClusters() uint32 { return v.freeCount() }
+
+// BadClusters is the number of clusters the FAT marks bad (counted with
+// the free ones).
+func (v *Volume) BadClusters() uint32 {
+	v.freeCount()
+	return v.table.sum.bad
+}
+
+// freeCount counts the free clusters once (fatCache.count) and compares
+// the count with FSINFO's.
+func (v *Volume) freeCount() uint32 {
+	if v.table == nil {
+		return 0
+	}
+	err := v.table.count()
+	if !v.countWarned {
+		v.countWarned = true
+		v.noteLoadedEntries()
+		if err != nil {
+			v.warnings = append(v.warnings, err.Error())
+		} else if fi := v.info; fi != nil && fi.FreeCount != FSInfoUnknown && fi.FreeCount != v.table.sum.free {
+			v.warnings = append(v.warnings, fmt.Sprintf("FSINFO free count %d is wrong: the FAT has %d free clusters", fi.FreeCount, v.table.sum.free))
+		}
+	}
+	return v.table.sum.free
+}
 
 // WasDirty reports whether the dirty bit was set when the volume was opened.
 func (v *Volume) WasDirty() bool { return v.wasDirty }
 
-// Warnings lists oddities found while opening the volume.
-func (v *Volume) Warnings() []string { return v.warnings }
+// Warnings lists oddities found while opening the volume, and the FSINFO
+// free count that disagrees with the FAT (to know, the FAT is counted).
+func (v *Volume) Warnings() []string {
+	if v.info != nil && v.info.FreeCount != FSInfoUnknown {
+		v.freeCount()
+	}
+	return v.warnings
+}
 
 // ErrReadOnly is returned when a change is asked of a read-only volume.
 var ErrReadOnly = errors.New("fat: volume is open read-only")
@@ -297,7 +338,10 @@ func (v *Volume) Recount() error {
 	if err := v.begin(); err != nil {
 		return err
 	}
-	v.info.FreeCount = v.free
+	v.info.FreeCount = v.freeCount()
+	if err := v.table.Err(); err != nil {
+		return err
+	}
 	v.info.NextFree = v.validNextFree(v.info.NextFree)
 	v.infoDirty = true
 	return nil
@@ -311,7 +355,8 @@ func (v *Volume) validNextFree(nf uint32) uint32 {
 		return nf
 	}
 	nf = 2
-	if c, ok := FirstFree(v.table, 2); ok && c > 2 {
+	v.freeCount()
+	if c, ok := v.table.firstUsable(2); ok && c > 2 {
 		nf = uint32(c) - 1
 	}
 	return nf
@@ -327,27 +372,11 @@ func (v *Volume) noFSInfo() error {
 // FlushFAT writes the changed ranges of the FAT to every FAT copy, all in
 // one batch so that the device sees them together.
 func (v *Volume) FlushFAT() error {
-	ss := int(v.layout.SectorSize)
-	ranges := v.table.DirtyRanges(ss)
-	if len(ranges) == 0 {
-		return nil
+	wrote, err := v.table.flush()
+	if wrote {
+		v.metaWritten = true
 	}
-	v.metaWritten = true
-	b := v.dev.NewBatch()
-	raw := v.table.Bytes()
-	for i := 0; i < v.layout.NumFATs; i++ {
-		base := v.layout.FATCopyOffset(i)
-		for _, r := range ranges {
-			if err := b.Write(base+r[0], raw[r[0]:r[1]]); err != nil {
-				return fmt.Errorf("fat: writing FAT %d: %w", i+1, err)
-			}
-		}
-	}
-	if err := b.Flush(); err != nil {
-		return fmt.Errorf("fat: writing FATs: %w", err)
-	}
-	v.table.ClearDirty()
-	return nil
+	return err
 }
 
 // flushFSInfo writes FSINFO if it changed.
@@ -378,6 +407,7 @@ func (v *Volume) flushFSInfo() error {
 // entry that points at unwritten data, or clusters that two files share
 // otherwise.
 func (v *Volume) Commit() error {
+	v.commits++
 	if err := v.plantMisorder(); err != nil {
 		return err
 	}
@@ -385,6 +415,9 @@ func (v *Volume) Commit() error {
 		return err
 	}
 	if err := v.writeNewDirs(); err != nil {
+		return err
+	}
+	if err := v.writeSkips(); err != nil {
 		return err
 	}
 	if err := v.writeFAT(phaseData); err != nil {
@@ -421,11 +454,12 @@ func (v *Volume) Commit() error {
 		if err := v.writeDirs(); err != nil {
 			return err
 		}
-		for _, cs := range v.pendingFree {
-			v.freeClusters(cs)
-		}
+		v.spillPhase = phaseLast
+		v.freeClusters(v.pendingFree)
 		v.pendingFree = nil
-		if err := v.writeFAT(phaseLast); err != nil {
+		err := v.writeFAT(phaseLast)
+		v.spillPhase = phaseData
+		if err != nil {
 			return err
 		}
 	}
@@ -496,12 +530,18 @@ func (v *Volume) flushData() error {
 // readClusters reads the clusters of chain into buf, one request per
 // contiguous run (split by the device at its request size).
 func (v *Volume) readClusters(buf []byte, chain []Cluster) error {
+	return v.readExtents(buf, extentsOf(chain))
+}
+
+// readExtents reads the clusters of the runs exts into buf, one request
+// per run (split by the device at its request size).
+func (v *Volume) readExtents(buf []byte, chain []Extent) error {
 	if err := v.flushData(); err != nil {
 		return err
 	}
 	cs := v.layout.ClusterSize
 	pos := int64(0)
-	for _, e := range extentsOf(chain) {
+	for _, e := range chain {
 		n := int64(e.Len) * cs
 		if _, err := v.dev.ReadAt(buf[pos:pos+n], v.layout.ClusterOffset(e.Start)); err != nil {
 			return err
@@ -551,9 +591,8 @@ func (v *Volume) Close() error {
 
 // releaseFAT gives the FAT's memory back.
 func (v *Volume) releaseFAT() {
-	if v.release != nil {
-		v.release()
-		v.release = nil
+	if v.table != nil {
+		v.table.release()
 	}
 	v.table = nil
 }

@@ -1,9 +1,12 @@
 package fat
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
+	"strings"
 	"time"
 
 	fio "ftools/pkg/io"
@@ -46,6 +49,9 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 	if err := v.begin(); err != nil {
 		return nil, err
 	}
+	if err := v.settleWrite(); err != nil {
+		return nil, err
+	}
 	parent, base, err := v.parentOf("create", name)
 	if err != nil {
 		return nil, err
@@ -75,6 +81,9 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 			return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: err}
 		}
 	}
+	// The parent stays in memory until the entry is added (Close).
+	parent.pins++
+	w.name = strings.Clone(base)
 	return w, nil
 }
 
@@ -119,25 +128,91 @@ func (w *Writer) Write(p []byte) (int, error) {
 	return done, err
 }
 
-// put queues p at byte pos of the file, walking its extents.
-func (w *Writer) put(p []byte, pos int64) (int, error) {
+// ReadFrom copies r to the file's next bytes until r ends, reading
+// straight into the volume's data buffers (io.Copy uses it): the data is
+// copied once, by the read. Clusters beyond the size hint are allocated as
+// needed, a request's worth at a time; Close gives back what is not used.
+func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
 	v := w.v
+	if v.closed {
+		return 0, ErrClosed
+	}
 	cs := v.layout.ClusterSize
-	done := 0
-	for done < len(p) {
-		e := w.exts[w.ext]
-		extBytes := int64(e.Len) * cs
-		within := pos - w.extPos
-		if within >= extBytes {
-			w.extPos += extBytes
-			w.ext++
+	var total int64
+	for {
+		if w.written >= MaxFileSize {
+			// One byte more is too many.
+			var b [1]byte
+			if n, _ := io.ReadFull(r, b[:]); n > 0 {
+				return total, ErrFileTooLarge
+			}
+			return total, nil
+		}
+		if w.written == w.alloc*cs {
+			// The clusters allocated are full: only if r holds more (the
+			// size hint was short) are more taken, as many as the file
+			// has (up to a request's worth), or one if they are not free.
+			var b [1]byte
+			if n, err := io.ReadFull(r, b[:]); n == 0 {
+				if err == io.EOF {
+					err = nil
+				}
+				return total, err
+			}
+			more := min(max(w.alloc, 1), max(int64(v.dev.IOSize())/cs, 1), v.clustersFor(MaxFileSize)-w.alloc)
+			err := w.grow(more)
+			if errors.Is(err, ErrNoSpace) && more > 1 {
+				err = w.grow(1)
+			}
+			if err != nil {
+				return total, err
+			}
+			if _, err := w.put(b[:], w.written); err != nil {
+				return total, err
+			}
+			w.written++
+			total++
 			continue
 		}
-		n := extBytes - within
-		if rem := int64(len(p) - done); n > rem {
-			n = rem
+		off, n := w.span(w.written)
+		n = min(n, MaxFileSize-w.written)
+		if v.data == nil {
+			v.data = v.dev.NewStream()
 		}
-		if err := v.writeData(v.layout.ClusterOffset(e.Start)+within, p[done:done+int(n)]); err != nil {
+		k, err := v.data.ReadFrom(off, r, n)
+		w.written += k
+		total += k
+		if err != nil {
+			return total, err
+		}
+		if k < n {
+			return total, nil
+		}
+	}
+}
+
+// span is where byte pos of the file lies on the device, and how many
+// bytes of its extent follow from there.
+func (w *Writer) span(pos int64) (int64, int64) {
+	cs := w.v.layout.ClusterSize
+	for {
+		e := w.exts[w.ext]
+		extBytes := int64(e.Len) * cs
+		if within := pos - w.extPos; within < extBytes {
+			return w.v.layout.ClusterOffset(e.Start) + within, extBytes - within
+		}
+		w.extPos += extBytes
+		w.ext++
+	}
+}
+
+// put queues p at byte pos of the file, walking its extents.
+func (w *Writer) put(p []byte, pos int64) (int, error) {
+	done := 0
+	for done < len(p) {
+		off, n := w.span(pos)
+		n = min(n, int64(len(p)-done))
+		if err := w.v.writeData(off, p[done:done+int(n)]); err != nil {
 			return done, err
 		}
 		done += int(n)
@@ -156,9 +231,21 @@ func (w *Writer) padSlack() error {
 	if slack == 0 || w.written == 0 {
 		return nil
 	}
-	_, err := w.put(make([]byte, slack), w.written)
-	return err
+	// From one block of zeros, not a new slice per file (a copy of 20,000
+	// small files onto 32 KiB clusters would otherwise allocate 640 MB).
+	for pos := w.written; slack > 0; {
+		n := min(slack, int64(len(zeroBlock)))
+		if _, err := w.put(zeroBlock[:n], pos); err != nil {
+			return err
+		}
+		pos += n
+		slack -= n
+	}
+	return nil
 }
+
+// zeroBlock is zeros to write from; never written to.
+var zeroBlock = make([]byte, 64<<10)
 
 // Close gives back the clusters the file did not use and records its entry
 // (or updates the replaced one). Under --sync file the volume commits and
@@ -168,6 +255,7 @@ func (w *Writer) Close() error {
 		return nil
 	}
 	w.done = true
+	defer func() { w.parent.pins-- }()
 	v := w.v
 	if v.closed {
 		return ErrClosed
@@ -198,9 +286,7 @@ func (w *Writer) Close() error {
 		old.Entry.Attr |= AttrArchive
 		old.Entry.SetTimes(old.Entry.CreateTimeValue(), w.mtime, now)
 		w.parent.update(old)
-		if len(oldChain) > 0 {
-			v.pendingFree = append(v.pendingFree, oldChain)
-		}
+		v.pendingFree = append(v.pendingFree, oldChain...)
 	} else {
 		e := DirEntry{Attr: AttrArchive, Cluster: first, Size: uint32(w.written)}
 		e.SetTimes(now, w.mtime, now)
@@ -225,6 +311,7 @@ func (w *Writer) Abort() {
 		return
 	}
 	w.done = true
+	w.parent.pins--
 	w.release()
 }
 
@@ -236,8 +323,7 @@ func (w *Writer) release() {
 // trimExtents keeps the first keep clusters of exts (ending the chain
 // there) and frees the rest.
 func (v *Volume) trimExtents(exts *[]Extent, keep int64) {
-	var freed []Cluster
-	var kept []Extent
+	var freed, kept []Extent
 	left := keep
 	for _, e := range *exts {
 		switch {
@@ -246,14 +332,10 @@ func (v *Volume) trimExtents(exts *[]Extent, keep int64) {
 			left -= int64(e.Len)
 		case left > 0:
 			kept = append(kept, Extent{e.Start, uint32(left)})
-			for c := e.Start + Cluster(left); c < e.End(); c++ {
-				freed = append(freed, c)
-			}
+			freed = append(freed, Extent{e.Start + Cluster(left), e.Len - uint32(left)})
 			left = 0
 		default:
-			for c := e.Start; c < e.End(); c++ {
-				freed = append(freed, c)
-			}
+			freed = append(freed, e)
 		}
 	}
 	if len(kept) > 0 {
@@ -263,19 +345,22 @@ func (v *Volume) trimExtents(exts *[]Extent, keep int64) {
 	*exts = kept
 }
 
-// chainOrNil walks the chain a writer is about to free or extend; a broken
-// one is a DamageError.
-func chainOrNil(v *Volume, c Cluster) ([]Cluster, error) {
+// chainOrNil walks the chain a writer is about to free or extend, as
+// runs; a broken one is a DamageError.
+func chainOrNil(v *Volume, c Cluster) ([]Extent, error) {
 	if c == 0 {
 		return nil, nil
 	}
-	chain, err := Chain(v.table, c)
+	chain, err := ChainExtents(v.table, c)
 	return chain, damaged(err)
 }
 
 // Mkdir makes a directory; its parent must exist.
 func (v *Volume) Mkdir(name string, mtime time.Time) error {
 	if err := v.begin(); err != nil {
+		return err
+	}
+	if err := v.settleWrite(); err != nil {
 		return err
 	}
 	parent, base, err := v.parentOf("mkdir", name)
@@ -315,14 +400,14 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 	e := DirEntry{Attr: AttrDirectory, Cluster: c}
 	e.SetTimes(now, mtime, now)
 	if _, err := parent.add(base, e); err != nil {
-		v.freeClusters([]Cluster{c})
+		v.freeClusters([]Extent{{c, 1}})
 		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: err}
 	}
-	d := &dir{v: v, first: c, chain: []Cluster{c}, raw: raw, dirty: map[int]struct{}{}, byName: map[string]*Record{}, shorts: NewShortNameSet(), end: 2, hint: 2}
+	d := &dir{v: v, first: c, chain: []Cluster{c}, raw: raw, dirty: map[int]struct{}{}, shorts: NewShortNameSet(), end: 2, hint: 2}
 	d.shorts.Add(DotName)
 	d.shorts.Add(DotDotName)
 	d.recs = []*Record{{Name: ".", Short: DotName, Entry: dot, Slot: 0, Slots: 1}, {Name: "..", Short: DotDotName, Entry: dotdot, Slot: 1, Slots: 1}}
-	v.dirs[c] = d
+	v.cacheDir(d)
 	v.noteNewDir(d)
 	return nil
 }
@@ -354,6 +439,9 @@ func (v *Volume) Remove(name string) error {
 	if err := v.begin(); err != nil {
 		return err
 	}
+	if err := v.settleWrite(); err != nil {
+		return err
+	}
 	parent, r, err := v.lookup("remove", name)
 	if err != nil {
 		return err
@@ -369,7 +457,7 @@ func (v *Volume) Remove(name string) error {
 		if len(d.list()) > 0 {
 			return &fs.PathError{Op: "remove", Path: "/" + cleanPath(name), Err: ErrNotEmpty}
 		}
-		delete(v.dirs, r.Entry.Cluster)
+		v.forgetDir(r.Entry.Cluster)
 		delete(v.dirtyDirs, r.Entry.Cluster)
 	}
 	chain, err := chainOrNil(v, r.Entry.Cluster)
@@ -377,8 +465,6 @@ func (v *Volume) Remove(name string) error {
 		return &fs.PathError{Op: "remove", Path: "/" + cleanPath(name), Err: err}
 	}
 	parent.remove(r)
-	if len(chain) > 0 {
-		v.pendingFree = append(v.pendingFree, chain)
-	}
+	v.pendingFree = append(v.pendingFree, chain...)
 	return nil
 }

@@ -389,8 +389,12 @@ func (d *Device) pwriteParallel(buf []byte, abs int64) error {
 	if !ok {
 		return d.pwrite(buf, abs)
 	}
+	write := be.WriteAt
+	if rw, ok := be.(rawWriter); ok {
+		write = rw.writeRaw // raw.go
+	}
 	for len(buf) > 0 {
-		n, err := be.WriteAt(buf, abs)
+		n, err := write(buf, abs)
 		d.mu.Lock()
 		d.st.WriteRequests++
 		d.st.WriteBytes += int64(n)

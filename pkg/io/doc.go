@@ -42,6 +42,10 @@
 // WritePartitionTable leaves only the table it writes; WipeSignatures
 // clears the old signatures inside a window before a format.
 //
+// The bulk data path (a stream's direct writes, ReadRegular for a copy's
+// source) uses raw system calls, which keep the runtime from handing the
+// processor between threads around each 4 MiB request (raw.go).
+//
 // The package never prints. It is Linux-only (pread, pwrite, fallocate,
 // statx, sysfs and block-device ioctls).
 package io

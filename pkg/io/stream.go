@@ -2,16 +2,26 @@ package io
 
 import (
 	"fmt"
+	goio "io"
 	"sync"
 )
 
 // streamDepth is how many filled buffers may wait for the writer: with the
 // one being filled, the caller reads its next chunk while the device writes
-// the previous ones.
-const streamDepth = 2
-
-// streamWriters is how many writes a stream keeps in flight at once.
-const streamWriters = 2
+// the previous one.
+//
+// streamWriters is how many writes a stream keeps in flight at once. One,
+// with one buffer waiting, is what costs least CPU per GiB (three buffers
+// in turn stay warmer in the caches than five, and the runtime hands the
+// processor between fewer threads): copying a 1 GiB file in, fcp took
+// 1.33x the CPU time of dd oflag=direct bs=4M and 0.83x its time, against
+// 1.68x and 0.83x with two writers and two waiting; with raw system calls
+// for the writes and the source's reads (raw.go), 1.06x and 0.78x
+// (scripts/bench cpu).
+const (
+	streamDepth   = 1
+	streamWriters = 1
+)
 
 // Stream writes bulk data (file contents) that mostly arrives in ascending,
 // contiguous pieces. It combines contiguous pieces into aligned buffers of
@@ -111,6 +121,54 @@ func (s *Stream) Write(off int64, p []byte) error {
 		}
 	}
 	return nil
+}
+
+// ReadFrom reads up to max bytes from r straight into the stream's
+// buffers, as the next bytes at volume offset off: the data is not copied
+// once more on its way to the device (Write copies it). It returns fewer
+// than max only when r ends (goio.EOF is not an error) or fails.
+func (s *Stream) ReadFrom(off int64, r goio.Reader, max int64) (int64, error) {
+	d := s.d
+	if !d.writable {
+		return 0, fmt.Errorf("io: %s: write of %d bytes at offset %d: %w", d.path, max, off, ErrReadOnly)
+	}
+	if err := d.check("write", off, max); err != nil {
+		return 0, err
+	}
+	if err := s.failed(); err != nil {
+		return 0, err
+	}
+	abs := d.start + off
+	var total int64
+	for total < max {
+		if s.cur != nil && abs != s.start+int64(s.n) {
+			if err := s.submit(); err != nil {
+				return total, err
+			}
+		}
+		if s.cur == nil {
+			if err := s.begin(abs); err != nil {
+				return total, err
+			}
+		}
+		room := int(min(int64(len(s.cur)-s.n), max-total))
+		k, err := r.Read(s.cur[s.n : s.n+room])
+		s.n += k
+		total += int64(k)
+		abs += int64(k)
+		if s.n == len(s.cur) {
+			if serr := s.submit(); serr != nil {
+				return total, serr
+			}
+		}
+		if err == goio.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
 }
 
 // begin starts a buffer for data at abs. An unaligned start needs the head

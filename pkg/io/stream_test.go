@@ -2,10 +2,13 @@ package io
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	goio "io"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // A stream turns contiguous pieces into full IOSize requests, with no
@@ -78,7 +81,16 @@ func TestStreamAgainstShadow(t *testing.T) {
 				p := make([]byte, n)
 				fill(rng, p)
 				copy(shadow[off:], p)
-				must(t, s.Write(off, p))
+				if rng.IntN(2) == 0 {
+					must(t, s.Write(off, p))
+				} else {
+					// Straight into the buffers, in short reads.
+					k, err := s.ReadFrom(off, iotest.HalfReader(bytes.NewReader(p)), int64(n))
+					must(t, err)
+					if k != int64(n) {
+						t.Fatalf("ReadFrom took %d of %d bytes", k, n)
+					}
+				}
 				off += int64(n)
 				if i%500 == 0 {
 					// Metadata goes out after the data it refers to.
@@ -96,5 +108,29 @@ func TestStreamAgainstShadow(t *testing.T) {
 				t.Fatal("device differs from shadow")
 			}
 		})
+	}
+}
+
+// ReadFrom stops where its reader ends, and passes on its reader's error,
+// keeping what it read before.
+func TestStreamReadFromEnds(t *testing.T) {
+	d, fb := newFake(t, 1<<20, 512, 64<<10)
+	s := d.NewStream()
+	p := bytes.Repeat([]byte{5}, 100000)
+	k, err := s.ReadFrom(1000, bytes.NewReader(p), 300000)
+	if k != int64(len(p)) || err != nil {
+		t.Fatalf("ReadFrom of a short reader: %d, %v", k, err)
+	}
+	boom := errors.New("boom")
+	k, err = s.ReadFrom(200000, goio.MultiReader(bytes.NewReader(p[:7000]), iotest.ErrReader(boom)), 50000)
+	if k != 7000 || !errors.Is(err, boom) {
+		t.Fatalf("ReadFrom of a failing reader: %d, %v", k, err)
+	}
+	must(t, s.Close())
+	if !bytes.Equal(fb.data[1000:101000], p) || fb.data[999] != 0 || fb.data[101000] != 0 || !bytes.Equal(fb.data[200000:207000], p[:7000]) {
+		t.Fatal("the bytes read did not land where they belong")
+	}
+	if _, err := s.ReadFrom(1<<20-10, bytes.NewReader(p), 11); err == nil {
+		t.Fatal("ReadFrom past the end of the device: no error")
 	}
 }

@@ -119,6 +119,9 @@ type Volume interface {
 	// FoldName is the key under which names clash on the volume.
 	FoldName(name string) string
 	ReadAhead(names []string, o ReadAheadOptions) *ReadAhead
+	// ReadAheadFunc is ReadAhead for n files whose names name gives,
+	// asked for as the read-ahead reaches them.
+	ReadAheadFunc(n int, name func(int) string, o ReadAheadOptions) *ReadAhead
 
 	// Changing: nothing reaches the device before Commit or Close, then
 	// in the crash-safe order of the format's package doc.

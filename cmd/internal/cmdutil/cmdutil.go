@@ -12,6 +12,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 	"unicode/utf8"
@@ -42,6 +43,13 @@ func Exit(code int, err error) error { return &ExitError{Code: code, Err: err} }
 // directly with their own writers.
 type RunFunc func(args []string, stdout, stderr io.Writer) error
 
+// GCPercent and MemoryLimit are what Main gives the Go runtime (see
+// runtime/debug.SetGCPercent and SetMemoryLimit).
+const (
+	GCPercent   = 50
+	MemoryLimit = 224 << 20
+)
+
 // Main runs run with the process's arguments and streams, prints its error
 // prefixed with the command name, and exits with the right status. Under
 // --json a failure that printed nothing prints its Outcome (JSONErrors).
@@ -55,7 +63,26 @@ func Main(run RunFunc) {
 			}
 		}
 	}
+	// The collector lets the heap grow by half what is live (GOGC=50, not
+	// the default 100) and works harder near a soft memory limit, so that
+	// its slack does not double a command's peak: the commands keep to
+	// 64 MiB on a 2 TiB volume, fcp to 256 MiB with a million files.
+	// GOGC and GOMEMLIMIT override them.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(GCPercent)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(MemoryLimit)
+	}
 	err := JSONErrors(run)(os.Args, os.Stdout, os.Stderr)
+	// FTOOLS_MEMPROFILE=FILE writes a heap profile of what is still live
+	// when the command ends (go tool pprof).
+	if path := os.Getenv("FTOOLS_MEMPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			pprof.Lookup("heap").WriteTo(f, 0)
+			f.Close()
+		}
+	}
 	code := Report(os.Stderr, progName(), err)
 	pprof.StopCPUProfile()
 	os.Exit(code)

@@ -138,11 +138,21 @@ func OpenImage(c *cli.Context, spec string, write bool) (*fio.Device, error) {
 	d, err := open(path, o, c.App.ErrWriter, c.App.Name, hasFlag(c.App.Flags, FlagForce))
 	var pe *fs.PathError
 	if errors.As(err, &pe) && pe.Path == path {
-		// "open PATH: ..." from the system: name the image as given.
-		return nil, fmt.Errorf("%s: %s", spec, ErrText(pe.Err))
+		// "open PATH: ..." from the system: name the image as given,
+		// keeping what the error is (fio.ErrReadOnlyMedium) for callers.
+		return nil, &specError{msg: spec + ": " + ErrText(pe.Err), err: err}
 	}
 	return d, err
 }
+
+// specError is an error renamed for the user, which still is what it wraps.
+type specError struct {
+	msg string
+	err error
+}
+
+func (e *specError) Error() string { return e.msg }
+func (e *specError) Unwrap() error { return e.err }
 
 // Open opens a device with pkg/io for a command that has --force, and says
 // which flag gets past a refusal. With o.Wait, SIGINT and SIGTERM end a

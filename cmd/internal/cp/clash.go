@@ -27,6 +27,7 @@ type clash struct {
 // and what it holds already; false when the source is not copied (the
 // reason is recorded).
 func (p *Plan) place(dir, src end, e entry, name string) (end, existing, bool) {
+	p.settleName()
 	d := p.dirState(dir, false)
 	fix := dir.side.storeName(name)
 	stored, reason := fix.name, fix.note
@@ -94,7 +95,7 @@ func (p *Plan) place(dir, src end, e entry, name string) (end, existing, bool) {
 
 // clashAt says what a target name clashes with in its directory.
 func (p *Plan) clashAt(d *dirNames, target end, key string) (clash, error) {
-	if prev := d.names[key]; prev != nil {
+	if prev := p.lookup(d, key); prev != nil {
 		return clash{kind: clashSameRun, prev: prev}, nil
 	}
 	if d.fresh {
@@ -120,9 +121,8 @@ func (p *Plan) nope(fail bool, src end, why string) (end, existing, bool) {
 
 // take records that target is what src becomes.
 func (p *Plan) take(d *dirNames, key string, src, target end, e entry, ex existing, name, reason string) (end, existing, bool) {
-	if d.names[key] == nil {
-		d.names[key] = &planned{src: src.show, name: target.side.base(target.path), dir: e.kind == kindDir, item: -1}
-	}
+	// The name is registered when the caller makes the item (claim).
+	p.pending = &pendingName{d: d, key: key, pl: planned{src: src.show, name: target.side.base(target.path), dir: e.kind == kindDir}}
 	if reason != "" || target.side.base(target.path) != name {
 		p.renamed(src.show, target.show, reason)
 	}
@@ -198,7 +198,7 @@ func mismatch(wasDir, isDir bool, src, target end) string {
 func (p *Plan) freeName(dir end, d *dirNames, name string) string {
 	for n := 1; ; n++ {
 		cand := numbered(name, n)
-		if isDeviceName(cand) || d.names[dir.side.fold(cand)] != nil {
+		if isDeviceName(cand) || p.lookup(d, dir.side.fold(cand)) != nil {
 			continue
 		}
 		if !d.fresh {

@@ -13,7 +13,7 @@ import (
 )
 
 // itemKind is one step of a plan.
-type itemKind int
+type itemKind uint8
 
 const (
 	itemNone     itemKind = iota // dropped after planning
@@ -23,48 +23,99 @@ const (
 	itemDirDone                  // a directory's contents are done: set its time
 )
 
-// item is one step of a plan.
+// item is one step of a plan. A plan of a million files holds a million
+// items, so an item is small: its source and destination are a name in a
+// directory the plan registered once (ref), not two full paths each.
 type item struct {
 	kind   itemKind
-	src    end
-	dst    end
-	size   int64
-	mtime  time.Time
-	exists bool   // the destination exists: a directory merged, a file replaced
-	over   uint32 // a replaced volume file's first cluster
-	parent int    // the item that makes the directory this one goes in (-1: none)
-	ahead  int    // the file's place in its volume's read-ahead (-1: none)
+	exists bool // the destination exists: a directory merged, a file replaced
 	stdin  bool
 	stream bool // a FIFO or character device: read to its end, size unknown
 	stdout bool
+	over   uint32 // a replaced volume file's first cluster
+	parent int32  // the item that makes the directory this one goes in (-1: none)
+	ahead  int32  // the file's place in its volume's read-ahead (-1: none)
+	size   int64
+	mtime  stamp
+	src    ref
+	dst    ref
 }
+
+// stamp is a modification time in 12 bytes (time.Time takes 24).
+type stamp struct {
+	sec  int64
+	nsec int32
+}
+
+func stampOf(t time.Time) stamp { return stamp{t.Unix(), int32(t.Nanosecond())} }
+func (s stamp) t() time.Time    { return time.Unix(s.sec, int64(s.nsec)) }
+
+// itemList holds a plan's items in chunks: a million of them grow without
+// a slice's copy to a larger array, which would hold both at once.
+type itemList struct {
+	chunks [][]item
+	n      int
+}
+
+const itemChunk = 4096
+
+func (l *itemList) len() int       { return l.n }
+func (l *itemList) at(i int) *item { return &l.chunks[i/itemChunk][i%itemChunk] }
+
+func (l *itemList) add(it item) {
+	if l.n%itemChunk == 0 {
+		l.chunks = append(l.chunks, make([]item, 0, itemChunk))
+	}
+	c := &l.chunks[len(l.chunks)-1]
+	*c = append(*c, it)
+	l.n++
+}
+
+// ref is an end the plan holds as name inside the registered end at (the
+// end itself when name is "").
+type ref struct {
+	at   int32
+	name string
+}
+
+// register keeps e for refs to it and to names inside it.
+func (p *Plan) register(e end) int32 {
+	p.ends = append(p.ends, e)
+	return int32(len(p.ends) - 1)
+}
+
+// whole is a ref to e itself.
+func (p *Plan) whole(e end) ref { return ref{at: p.register(e)} }
+
+// end is the end r names.
+func (p *Plan) end(r ref) end {
+	e := p.ends[r.at]
+	if r.name == "" {
+		return e
+	}
+	return e.child(r.name)
+}
+
+// ends are an item's source and destination.
+func (p *Plan) ends2(it *item) (src, dst end) { return p.end(it.src), p.end(it.dst) }
 
 // Plan is a copy worked out before anything is written: every source
 // walked, every name checked, every clash settled, every skip named.
 type Plan struct {
 	o     Options
-	items []item
+	items itemList
+	ends  []end // what items' refs name: directories, operands
 	res   Result
 	bytes int64
 	// halted: -Q met a problem; the plan ends there.
 	halted bool
 
-	dirs    map[string]*dirNames
-	sources map[string]map[uint32]bool // volume source files' first clusters, by side
-	asked   Policy                     // answers given "for all" (capital letters)
-}
-
-// dirNames is what one destination directory will hold.
-type dirNames struct {
-	fresh bool                // made by this copy: nothing to look up on the side
-	names map[string]*planned // by the side's fold of the stored name
-}
-
-type planned struct {
-	src  string // the source, as shown
-	name string // the name stored
-	dir  bool
-	item int // the file's item (-1 for a directory)
+	dirs     map[string]*dirNames
+	sources  map[string]map[uint32]bool // volume source files' first clusters, by side
+	toVolume bool                       // the destination is inside an image
+	pending  *pendingName               // the name place settled last (registry.go)
+	loose    []planned                  // names taken by no item (registry.go)
+	asked    Policy                     // answers given "for all" (capital letters)
 }
 
 // ErrStopped ends a copy that -Q stopped at its first problem.
@@ -89,6 +140,10 @@ func NewPlan(srcs []cmdutil.Operand, dst cmdutil.Operand, vols map[string]vol.Vo
 	}
 	p.checkOverlap()
 	p.checkRoom()
+	// The names each destination directory takes are settled: only the
+	// plan's items are needed from here on.
+	p.settleName()
+	p.dirs, p.loose = nil, nil
 	return p, nil
 }
 
@@ -123,6 +178,7 @@ func (p *Plan) plan(srcs []cmdutil.Operand, dstOp cmdutil.Operand, vols map[stri
 		return p.planStdout(srcs, vols)
 	}
 	dside := p.sideOf(dstOp, vols)
+	p.toVolume = dstOp.InImage()
 	dpath := dstOp.Path
 	if !dstOp.InImage() {
 		h := dside.(hostSide)
@@ -163,7 +219,7 @@ func (p *Plan) plan(srcs []cmdutil.Operand, dstOp cmdutil.Operand, vols map[stri
 				}
 				return fmt.Errorf("cannot create %s: directory %s does not exist (give -r to create it)", quote(dst.show), quote(what))
 			}
-			p.items = append(p.items, item{kind: itemMkdirAll, dst: parent, parent: -1, ahead: -1})
+			p.items.add(item{kind: itemMkdirAll, dst: p.whole(parent), parent: -1, ahead: -1})
 			p.dirState(parent, true)
 		}
 	}
@@ -222,7 +278,8 @@ func (p *Plan) planStdin(dst end) {
 	if !ok {
 		return
 	}
-	p.items = append(p.items, item{kind: itemFile, src: src, dst: t, size: 0, mtime: cmdutil.Now(), exists: ex.exists, over: ex.first, parent: -1, ahead: -1, stdin: true})
+	p.items.add(item{kind: itemFile, src: p.whole(src), dst: p.whole(t), size: 0, mtime: stampOf(cmdutil.Now()), exists: ex.exists, over: ex.first, parent: -1, ahead: -1, stdin: true})
+	p.claim()
 }
 
 // planStdout plans image files to standard output, one after another.
@@ -239,7 +296,7 @@ func (p *Plan) planStdout(srcs []cmdutil.Operand, vols map[string]vol.Volume) er
 			case e.kind != kindFile:
 				p.problem(true, s.show, "is a directory; only files can be copied to standard output")
 			default:
-				p.items = append(p.items, item{kind: itemFile, src: s, dst: end{show: "-"}, size: e.size, mtime: e.mtime, parent: -1, ahead: -1, stdout: true})
+				p.items.add(item{kind: itemFile, src: p.whole(s), dst: p.whole(end{show: "-"}), size: e.size, mtime: stampOf(e.mtime), parent: -1, ahead: -1, stdout: true})
 				p.bytes += e.size
 				p.noteSource(s.side, e)
 			}
@@ -304,7 +361,7 @@ func (p *Plan) planSource(s end, contents bool, dst end, intoDir bool) {
 		p.planDir(s, target, e, ex.exists, -1, []ancestor{{e.id, s.show}})
 		return
 	}
-	p.addFile(s, target, e, ex, -1)
+	p.addFile(p.whole(s), p.whole(target), s.side, e, ex, -1)
 }
 
 // ancestor is a directory being walked, for loop detection.
@@ -315,8 +372,10 @@ type ancestor struct {
 
 // planDir plans a directory and everything in it.
 func (p *Plan) planDir(src, dst end, e entry, merge bool, parent int, up []ancestor) {
-	idx := len(p.items)
-	p.items = append(p.items, item{kind: itemMkdir, src: src, dst: dst, mtime: e.mtime, exists: merge, parent: parent, ahead: -1})
+	idx := p.items.len()
+	srcAt, dstAt := p.register(src), p.register(dst)
+	p.items.add(item{kind: itemMkdir, src: ref{at: srcAt}, dst: ref{at: dstAt}, mtime: stampOf(e.mtime), exists: merge, parent: int32(parent), ahead: -1})
+	p.claim()
 	p.dirState(dst, !merge)
 	ents, err := src.side.list(src.path)
 	if err != nil {
@@ -343,11 +402,19 @@ func (p *Plan) planDir(src, dst end, e entry, merge bool, parent int, up []ances
 		}
 		if c.kind == kindDir {
 			p.planDir(cs, t, c, ex.exists, idx, append(up, ancestor{c.id, cs.show}))
-		} else {
-			p.addFile(cs, t, c, ex, idx)
+			continue
 		}
+		// The stored name shares the source's string when they are the
+		// same, and holds no longer path when they are not.
+		stored := t.side.base(t.path)
+		if stored == c.name {
+			stored = c.name
+		} else {
+			stored = strings.Clone(stored)
+		}
+		p.addFile(ref{srcAt, c.name}, ref{dstAt, stored}, src.side, c, ex, idx)
 	}
-	p.items = append(p.items, item{kind: itemDirDone, dst: dst, mtime: e.mtime, parent: idx, ahead: -1})
+	p.items.add(item{kind: itemDirDone, dst: ref{at: dstAt}, mtime: stampOf(e.mtime), parent: int32(idx), ahead: -1})
 }
 
 func loopOf(up []ancestor, id fileID) (ancestor, bool) {
@@ -362,16 +429,18 @@ func loopOf(up []ancestor, id fileID) (ancestor, bool) {
 	return ancestor{}, false
 }
 
-func (p *Plan) addFile(src, dst end, e entry, ex existing, parent int) {
-	p.items = append(p.items, item{kind: itemFile, src: src, dst: dst, size: max(e.size, 0), mtime: e.mtime,
-		exists: ex.exists, over: ex.first, parent: parent, ahead: -1, stream: e.stream})
+func (p *Plan) addFile(src, dst ref, from side, e entry, ex existing, parent int) {
+	p.items.add(item{kind: itemFile, src: src, dst: dst, size: max(e.size, 0), mtime: stampOf(e.mtime), stream: e.stream,
+		exists: ex.exists, over: ex.first, parent: int32(parent), ahead: -1})
+	p.claim()
 	p.bytes += max(e.size, 0)
-	p.noteSource(src.side, e)
+	p.noteSource(from, e)
 }
 
-// noteSource records a volume file that the copy reads.
+// noteSource records a volume file that the copy reads, when the copy
+// writes to a volume (which might be the same one).
 func (p *Plan) noteSource(s side, e entry) {
-	if _, ok := s.(volSide); !ok || e.first == 0 {
+	if _, ok := s.(volSide); !ok || e.first == 0 || !p.toVolume {
 		return
 	}
 	m := p.sources[s.id()]
@@ -385,15 +454,15 @@ func (p *Plan) noteSource(s side, e entry) {
 // checkOverlap refuses to overwrite a volume file that the same copy
 // reads: its clusters could be reused before they are read.
 func (p *Plan) checkOverlap() {
-	for i := range p.items {
-		it := &p.items[i]
+	for i := 0; i < p.items.len(); i++ {
+		it := p.items.at(i)
 		if it.kind != itemFile || !it.exists || it.over == 0 || it.stdout {
 			continue
 		}
-		if p.sources[it.dst.side.id()][it.over] {
+		if src, dst := p.ends2(it); p.sources[dst.side.id()][it.over] {
 			it.kind = itemNone
 			p.bytes -= it.size
-			p.problem(true, it.src.show, fmt.Sprintf("would overwrite %s, which this copy also reads", quote(it.dst.show)))
+			p.problem(true, src.show, fmt.Sprintf("would overwrite %s, which this copy also reads", quote(dst.show)))
 		}
 	}
 }
@@ -424,7 +493,7 @@ func (p *Plan) dirState(dir end, fresh bool) *dirNames {
 	}
 	d := p.dirs[key]
 	if d == nil {
-		d = &dirNames{fresh: fresh, names: map[string]*planned{}}
+		d = &dirNames{fresh: fresh, fold: dir.side.fold}
 		p.dirs[key] = d
 	}
 	return d

@@ -43,10 +43,14 @@ type dirRoom struct {
 // volume has no room for.
 func (p *Plan) checkRoom() {
 	var r *roomPlan
-	for i := range p.items {
-		it := &p.items[i]
-		vs, ok := it.dst.side.(volSide)
-		if !ok || it.stdout || it.kind == itemNone {
+	for i := 0; i < p.items.len(); i++ {
+		it := p.items.at(i)
+		if it.stdout || it.kind == itemNone || it.kind == itemDirDone {
+			continue
+		}
+		dst := p.end(it.dst)
+		vs, ok := dst.side.(volSide)
+		if !ok {
 			continue
 		}
 		if r == nil {
@@ -55,10 +59,10 @@ func (p *Plan) checkRoom() {
 		var why string
 		switch it.kind {
 		case itemMkdirAll:
-			why = r.mkdirAll(it.dst.path)
+			why = r.mkdirAll(dst.path)
 		case itemMkdir:
 			if !it.exists {
-				why = r.add(it.dst.path, 1, true)
+				why = r.add(dst.path, 1, true)
 			}
 		case itemFile:
 			clusters := (max(it.size, 0) + r.cs - 1) / r.cs
@@ -67,7 +71,7 @@ func (p *Plan) checkRoom() {
 				// copy commits: the new data needs room of its own.
 				why = r.take(clusters)
 			} else {
-				why = r.add(it.dst.path, clusters, false)
+				why = r.add(dst.path, clusters, false)
 			}
 		}
 		if why == "" {
@@ -75,7 +79,7 @@ func (p *Plan) checkRoom() {
 		}
 		p.dropNoRoom(i, why)
 		if p.halted {
-			for j := i + 1; j < len(p.items); j++ {
+			for j := i + 1; j < p.items.len(); j++ {
 				p.dropItem(j)
 			}
 			return
@@ -86,29 +90,32 @@ func (p *Plan) checkRoom() {
 // dropNoRoom names item i (and, for a directory, everything planned inside
 // it) as not copied for want of room, and takes it out of the plan.
 func (p *Plan) dropNoRoom(i int, why string) {
-	it := &p.items[i]
+	it := p.items.at(i)
+	src, dst := p.ends2(it)
 	switch it.kind {
 	case itemMkdirAll:
 		// Nothing can be copied: every item goes into DEST.
-		for j := range p.items {
-			if j != i && p.items[j].kind == itemFile {
-				p.problemLine(true, p.items[j].src.show, why, fmt.Sprintf("cannot copy %s: cannot create directory %s: %s", quote(p.items[j].src.show), quote(it.dst.show), why))
+		for j := 0; j < p.items.len(); j++ {
+			if jt := p.items.at(j); j != i && jt.kind == itemFile {
+				show := p.end(jt.src).show
+				p.problemLine(true, show, why, fmt.Sprintf("cannot copy %s: cannot create directory %s: %s", quote(show), quote(dst.show), why))
 			}
 			p.dropItem(j)
 		}
 	case itemMkdir:
-		p.problemLine(true, it.src.show, why, fmt.Sprintf("cannot create directory %s: %s", quote(it.dst.show), why))
+		p.problemLine(true, src.show, why, fmt.Sprintf("cannot create directory %s: %s", quote(dst.show), why))
 		end := p.dirEnd(i)
 		for j := i + 1; j < end; j++ {
-			if k := p.items[j].kind; k == itemFile || k == itemMkdir {
-				p.problemLine(true, p.items[j].src.show, "directory "+quote(it.dst.show)+" was not created: "+why,
-					fmt.Sprintf("cannot copy %s: directory %s was not created", quote(p.items[j].src.show), quote(it.dst.show)))
+			if jt := p.items.at(j); jt.kind == itemFile || jt.kind == itemMkdir {
+				show := p.end(jt.src).show
+				p.problemLine(true, show, "directory "+quote(dst.show)+" was not created: "+why,
+					fmt.Sprintf("cannot copy %s: directory %s was not created", quote(show), quote(dst.show)))
 			}
 			p.dropItem(j)
 		}
 		p.dropItem(i)
 	default:
-		p.problemLine(true, it.src.show, why, fmt.Sprintf("cannot copy %s to %s: %s", quote(it.src.show), quote(it.dst.show), why))
+		p.problemLine(true, src.show, why, fmt.Sprintf("cannot copy %s to %s: %s", quote(src.show), quote(dst.show), why))
 		p.dropItem(i)
 	}
 }
@@ -116,19 +123,20 @@ func (p *Plan) dropNoRoom(i int, why string) {
 // dirEnd is the index after the last item inside the directory item i
 // makes (its itemDirDone, which the walk adds after everything in it).
 func (p *Plan) dirEnd(i int) int {
-	for j := i + 1; j < len(p.items); j++ {
-		if p.items[j].kind == itemDirDone && p.items[j].parent == i {
+	for j := i + 1; j < p.items.len(); j++ {
+		if jt := p.items.at(j); jt.kind == itemDirDone && int(jt.parent) == i {
 			return j + 1
 		}
 	}
-	return len(p.items)
+	return p.items.len()
 }
 
 func (p *Plan) dropItem(j int) {
-	if p.items[j].kind == itemFile {
-		p.bytes -= p.items[j].size
+	it := p.items.at(j)
+	if it.kind == itemFile {
+		p.bytes -= it.size
 	}
-	p.items[j].kind = itemNone
+	it.kind = itemNone
 }
 
 func newRoomPlan(vs volSide) *roomPlan {

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"ftools/cmd/internal/cmdutil"
+	fio "ftools/pkg/io"
 	"ftools/pkg/vol"
 )
 
@@ -48,23 +49,28 @@ func (p *Plan) Run() *Result {
 }
 
 // startReadAhead starts reading, for each source volume, the files the
-// plan copies from it, in plan order.
+// plan copies from it, in plan order. The read-ahead asks for their paths
+// as it reaches them.
 func (x *runner) startReadAhead() {
-	names := map[string][]string{}
+	items := map[string][]int32{}
 	vols := map[string]vol.Volume{}
-	for i := range x.p.items {
-		it := &x.p.items[i]
-		vs, ok := it.src.side.(volSide)
-		if it.kind != itemFile || !ok {
+	for i := 0; i < x.p.items.len(); i++ {
+		it := x.p.items.at(i)
+		if it.kind != itemFile {
+			continue
+		}
+		vs, ok := x.p.ends[it.src.at].side.(volSide)
+		if !ok {
 			continue
 		}
 		id := vs.id()
-		it.ahead = len(names[id])
-		names[id] = append(names[id], it.src.path)
+		it.ahead = int32(len(items[id]))
+		items[id] = append(items[id], int32(i))
 		vols[id] = vs.vol
 	}
-	for id, list := range names {
-		x.ra[id] = vols[id].ReadAhead(list, x.o.ReadAhead)
+	for id, list := range items {
+		name := func(k int) string { return x.p.end(x.p.items.at(int(list[k])).src).path }
+		x.ra[id] = vols[id].ReadAheadFunc(len(list), name, x.o.ReadAhead)
 	}
 }
 
@@ -78,22 +84,21 @@ func (x *runner) stopped() bool {
 }
 
 func (x *runner) run() error {
-	for i := range x.p.items {
+	for i := 0; i < x.p.items.len(); i++ {
 		if x.stopped() {
 			return ErrInterrupted
 		}
-		it := &x.p.items[i]
+		it := x.p.items.at(i)
 		problems := len(x.res.Failed) + len(x.res.Skipped)
-		if d, ok := x.failed[it.parent]; ok && it.parent >= 0 {
+		if d, ok := x.failed[int(it.parent)]; ok && it.parent >= 0 {
 			x.failed[i] = d
 			if it.kind == itemFile || it.kind == itemMkdir {
-				x.p.problemLine(true, it.src.show, "directory "+quote(d)+" was not created",
-					fmt.Sprintf("cannot copy %s: directory %s was not created", quote(it.src.show), quote(d)))
+				from := x.p.end(it.src)
+				x.p.problemLine(true, from.show, "directory "+quote(d)+" was not created",
+					fmt.Sprintf("cannot copy %s: directory %s was not created", quote(from.show), quote(d)))
 			}
-		} else {
-			if err := x.step(i, it); err != nil {
-				return err
-			}
+		} else if err := x.step(i, it); err != nil {
+			return err
 		}
 		if x.o.StopOnError && len(x.res.Failed)+len(x.res.Skipped) > problems {
 			return ErrStopped
@@ -104,40 +109,42 @@ func (x *runner) run() error {
 
 // step carries out one item; an error returned stops the whole copy.
 func (x *runner) step(i int, it *item) error {
-	var err error
 	switch it.kind {
 	case itemMkdirAll:
-		if err = it.dst.side.mkdirAll(it.dst.path); err != nil {
-			x.res.Failed = append(x.res.Failed, problemOf(it.dst.show, err))
-			return fmt.Errorf("cannot create directory %s: %s; nothing was copied", quote(it.dst.show), errText(err))
+		dst := x.p.end(it.dst)
+		if err := dst.side.mkdirAll(dst.path); err != nil {
+			x.res.Failed = append(x.res.Failed, problemOf(dst.show, err))
+			return fmt.Errorf("cannot create directory %s: %s; nothing was copied", quote(dst.show), errText(err))
 		}
 	case itemMkdir:
 		x.mkdir(i, it)
 	case itemFile:
-		err = x.copyFile(it)
+		return x.copyFile(it)
 	case itemDirDone:
-		if ferr := it.dst.side.finishDir(it.dst.path, it.mtime); ferr != nil {
-			x.p.problem(true, it.dst.show, "cannot set its time: "+errText(ferr))
+		dst := x.p.end(it.dst)
+		if ferr := dst.side.finishDir(dst.path, it.mtime.t()); ferr != nil {
+			x.p.problem(true, dst.show, "cannot set its time: "+errText(ferr))
 		}
 	}
-	return err
+	return nil
 }
 
 // mkdir makes a directory; when it cannot, everything planned inside it
 // is named as not copied (run).
 func (x *runner) mkdir(i int, it *item) {
+	from, to := x.p.ends2(it)
 	if it.exists {
 		return
 	}
-	if err := it.dst.side.mkdir(it.dst.path, it.mtime); err != nil {
-		x.failed[i] = it.dst.show
-		x.p.problemLine(true, it.src.show, "cannot create "+quote(it.dst.show)+": "+errText(err),
-			fmt.Sprintf("cannot create directory %s: %s", quote(it.dst.show), errText(err)))
+	if err := to.side.mkdir(to.path, it.mtime.t()); err != nil {
+		x.failed[i] = to.show
+		x.p.problemLine(true, from.show, "cannot create "+quote(to.show)+": "+errText(err),
+			fmt.Sprintf("cannot create directory %s: %s", quote(to.show), errText(err)))
 		return
 	}
 	x.res.Dirs++
 	if x.o.Verbose != nil {
-		x.o.Verbose(it.src.show, it.dst.show)
+		x.o.Verbose(from.show, to.show)
 	}
 }
 
@@ -154,25 +161,27 @@ type chunker interface {
 // that does not fit (a full volume or directory) is named and the copy goes
 // on: a later, smaller file or shorter name may still fit, as in mcopy.
 func (x *runner) copyFile(it *item) error {
+	from, to := x.p.ends2(it)
 	src, done, err := x.openSource(it)
 	if err != nil {
-		x.p.problemLine(true, it.src.show, "cannot be read: "+errText(err), fmt.Sprintf("cannot open %s for reading: %s", quote(it.src.show), errText(err)))
+		x.p.problemLine(true, from.show, "cannot be read: "+errText(err), fmt.Sprintf("cannot open %s for reading: %s", quote(from.show), errText(err)))
 		return nil
 	}
 	defer done()
 	if !x.settleLateClash(it) {
 		return nil
 	}
+	to = x.p.end(it.dst) // settleLateClash may have renamed it
 	var w fileSink = stdoutSink{x.o.Stdout}
 	if !it.stdout {
 		hint := max(it.size, 0)
-		if w, err = it.dst.side.create(it.dst.path, hint, it.mtime); err != nil {
-			x.fileError(it, fmt.Sprintf("cannot copy %s to %s", quote(it.src.show), quote(it.dst.show)), err)
+		if w, err = to.side.create(to.path, hint, it.mtime.t()); err != nil {
+			x.fileError(it, fmt.Sprintf("cannot copy %s to %s", quote(from.show), quote(to.show)), err)
 			return nil
 		}
 	}
 	if x.o.Verbose != nil {
-		x.o.Verbose(it.src.show, it.dst.show)
+		x.o.Verbose(from.show, to.show)
 	}
 	n, err := x.pump(w, src, x.textMode(it))
 	if err == nil && !it.stdin && !it.stream && !x.o.Text && n != it.size {
@@ -183,11 +192,11 @@ func (x *runner) copyFile(it *item) error {
 		if errors.Is(err, ErrInterrupted) {
 			return err
 		}
-		x.fileError(it, fmt.Sprintf("copying %s to %s", quote(it.src.show), quote(it.dst.show)), err)
+		x.fileError(it, fmt.Sprintf("copying %s to %s", quote(from.show), quote(to.show)), err)
 		return nil
 	}
 	if err := w.Close(); err != nil {
-		x.fileError(it, fmt.Sprintf("cannot copy %s to %s", quote(it.src.show), quote(it.dst.show)), err)
+		x.fileError(it, fmt.Sprintf("cannot copy %s to %s", quote(from.show), quote(to.show)), err)
 		return nil
 	}
 	x.res.Files++
@@ -197,7 +206,8 @@ func (x *runner) copyFile(it *item) error {
 
 // fileError names a file that was not copied, with the reason.
 func (x *runner) fileError(it *item, what string, err error) {
-	x.p.problemLine(true, it.src.show, errText(err), what+": "+errText(err))
+	from := x.p.end(it.src)
+	x.p.problemLine(true, from.show, errText(err), what+": "+errText(err))
 }
 
 // openSource returns the chunks of an item's source and what to call when
@@ -206,24 +216,22 @@ func (x *runner) openSource(it *item) (chunker, func(), error) {
 	if it.stdin {
 		return newAsyncChunker(x.o.Stdin, x.o.IOSize, x.o.Stop), func() {}, nil
 	}
+	from := x.p.end(it.src)
 	if it.stream {
 		// Opened and read by the chunker's goroutine: opening a FIFO
 		// blocks until a writer comes, and a stop must not wait for it.
-		lf := &lazyFile{path: it.src.path}
+		lf := &lazyFile{path: from.path}
 		return newAsyncChunker(lf, x.o.IOSize, x.o.Stop), lf.close, nil
 	}
-	if vs, ok := it.src.side.(volSide); ok {
-		f, err := x.ra[vs.id()].File(it.ahead)
+	if vs, ok := from.side.(volSide); ok {
+		f, err := x.ra[vs.id()].File(int(it.ahead))
 		return f, func() {}, err
 	}
-	f, err := os.Open(it.src.path)
+	f, err := os.Open(from.path)
 	if err != nil {
 		return nil, nil, err
 	}
-	if x.buf == nil {
-		x.buf = make([]byte, x.o.IOSize)
-	}
-	return &readChunker{r: f, buf: x.buf}, func() { f.Close() }, nil
+	return &readChunker{r: f, x: x}, func() { f.Close() }, nil
 }
 
 // settleLateClash handles a new volume file whose name turns out taken
@@ -231,30 +239,32 @@ func (x *runner) openSource(it *item) (chunker, func(), error) {
 // equal a later source's long name ("FILE~1.TXT"). The secondary policy
 // applies (autorename unless -D S or -D O); false: skip the file.
 func (x *runner) settleLateClash(it *item) bool {
-	vs, ok := it.dst.side.(volSide)
+	from, to := x.p.ends2(it)
+	vs, ok := to.side.(volSide)
 	if !ok || it.exists || it.stdout {
 		return true
 	}
-	ex, err := vs.lookup(it.dst.path)
+	ex, err := vs.lookup(to.path)
 	if err != nil || !ex.exists {
 		return true
 	}
-	why := fmt.Sprintf("%s is the short name of %s, copied in this run", quote(it.dst.show), quoteName(ex.name))
+	why := fmt.Sprintf("%s is the short name of %s, copied in this run", quote(to.show), quoteName(ex.name))
 	switch x.p.effective(false) {
 	case Skip:
-		x.p.problem(false, it.src.show, why)
+		x.p.problem(false, from.show, why)
 		return false
 	case Overwrite:
 		if ex.dir {
-			x.p.problemLine(true, it.src.show, why, mismatch(true, false, it.src, it.dst))
+			x.p.problemLine(true, from.show, why, mismatch(true, false, from, to))
 			return false
 		}
 		return true
 	}
-	dir := parentOf(it.dst)
-	name := x.p.freeName(dir, &dirNames{names: map[string]*planned{}}, vs.base(it.dst.path))
-	it.dst = dir.child(name)
-	x.p.renamed(it.src.show, it.dst.show, why)
+	dir := parentOf(to)
+	name := x.p.freeName(dir, &dirNames{fold: vs.fold}, vs.base(to.path))
+	to = dir.child(name)
+	it.dst = x.p.whole(to)
+	x.p.renamed(from.show, to.show, why)
 	return true
 }
 
@@ -263,8 +273,9 @@ func (x *runner) textMode(it *item) func(b []byte, last bool) []byte {
 	if !x.o.Text {
 		return nil
 	}
-	_, fromVol := it.src.side.(volSide)
-	_, toVol := it.dst.side.(volSide)
+	from, to := x.p.ends2(it)
+	_, fromVol := from.side.(volSide)
+	_, toVol := to.side.(volSide)
 	switch {
 	case it.stdin || it.stream || (!fromVol && toVol):
 		return func(b []byte, _ bool) []byte { x.tbuf = toDOS(x.tbuf[:0], b); return x.tbuf }
@@ -284,6 +295,18 @@ func (x *runner) textMode(it *item) func(b []byte, last bool) []byte {
 // pump moves a file's data from src to w, in chunks, checking between
 // chunks whether the copy must stop. It returns the source bytes moved.
 func (x *runner) pump(w io.Writer, src chunker, conv func([]byte, bool) []byte) (int64, error) {
+	if rf, ok := w.(io.ReaderFrom); ok && conv == nil {
+		if rc, ok := src.(*readChunker); ok {
+			// A host file into a volume: read straight into the volume's
+			// write buffers (dd's one copy, not two).
+			sr := &stopReader{x: x, r: rc.r}
+			n, err := rf.ReadFrom(sr)
+			if sr.err != nil {
+				return n, sr.err
+			}
+			return n, err
+		}
+	}
 	var n int64
 	for {
 		if x.stopped() {
@@ -317,9 +340,46 @@ func (x *runner) pump(w io.Writer, src chunker, conv func([]byte, bool) []byte) 
 	}
 }
 
-// readChunker reads a host file in chunks of its buffer's size.
+// stopReader reads a host source for io.ReaderFrom, checking between
+// reads whether the copy must stop and telling the progress callback.
+// err keeps what the source or a stop said, so that it is told apart from
+// the destination's errors.
+type stopReader struct {
+	x   *runner
+	r   io.Reader
+	err error
+}
+
+func (s *stopReader) Read(p []byte) (int, error) {
+	if s.x.stopped() {
+		s.err = ErrInterrupted
+		return 0, s.err
+	}
+	var n int
+	var err error
+	if f, ok := s.r.(*os.File); ok {
+		// A regular host file (the plan copies no other kind): read
+		// with a raw system call, as the stream writes.
+		n, err = fio.ReadRegular(f, p)
+	} else {
+		n, err = s.r.Read(p)
+	}
+	if n > 0 && s.x.o.Progress != nil {
+		s.x.o.Progress(int64(n))
+	}
+	if err != nil && err != io.EOF {
+		s.err = fmt.Errorf("reading: %w", err)
+		return n, s.err
+	}
+	return n, err
+}
+
+// readChunker reads a host file in chunks of the runner's buffer (made
+// when first needed: a copy into a volume reads straight into the
+// volume's buffers instead, see pump).
 type readChunker struct {
 	r   io.Reader
+	x   *runner
 	buf []byte
 	eof bool
 }
@@ -327,6 +387,12 @@ type readChunker struct {
 func (c *readChunker) Chunk() ([]byte, error) {
 	if c.eof {
 		return nil, io.EOF
+	}
+	if c.buf == nil {
+		if c.x.buf == nil {
+			c.x.buf = make([]byte, c.x.o.IOSize)
+		}
+		c.buf = c.x.buf
 	}
 	n, err := io.ReadFull(c.r, c.buf)
 	if err == io.EOF || err == io.ErrUnexpectedEOF {

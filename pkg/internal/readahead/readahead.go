@@ -46,15 +46,29 @@ type Source struct {
 // ReadAhead reads the data of a list of files. Files are taken with
 // File(i) for increasing i; files skipped over are dropped unread. Close
 // stops the reads; it must be called.
+//
+// Where each file lies is asked for (NewFunc's resolve) a little ahead of
+// the consumer: when it takes a file, for the files a few requests further
+// on. So memory stays bounded however many files the list holds.
 type ReadAhead struct {
-	dev   *fio.Device
-	files []file
-	reqs  []*req
+	dev     *fio.Device
+	n       int                // files in the list
+	resolve func(i int) Source // where the i-th file lies
+	ahead   int                // requests built ahead of the consumer
+	b       builder
+	files   []file // files resolved and not yet taken: files[k] is file first+k
+	first   int
+	next    int    // the next file to resolve
+	logic   int64  // logical offset of the next file resolved
+	cons    []*req // requests built and not yet consumed, in order
 
-	cur int   // request being consumed
 	pos int64 // logical position consumed (see file.start)
 	at  int   // index of the file last returned by File
 
+	mu     sync.Mutex
+	queue  []*req        // requests built and not yet dispatched
+	built  bool          // every file is resolved and its requests queued
+	wake   chan struct{} // something was queued
 	free   chan []byte
 	work   chan *req
 	stop   chan struct{}
@@ -89,6 +103,14 @@ type piece struct {
 
 // New starts reading the files' data from dev.
 func New(dev *fio.Device, files []Source, o Options) *ReadAhead {
+	return NewFunc(dev, len(files), func(i int) Source { return files[i] }, o)
+}
+
+// NewFunc starts reading the data of n files from dev; resolve tells where
+// the i-th lies. It is called on the consumer's goroutine (from NewFunc,
+// File and Chunk), in order, a few requests ahead of the consumer, so the
+// caller may look the files up as the read-ahead reaches them.
+func NewFunc(dev *fio.Device, n int, resolve func(i int) Source, o Options) *ReadAhead {
 	if o.Workers <= 0 {
 		o.Workers = 3
 	}
@@ -98,22 +120,10 @@ func New(dev *fio.Device, files []Source, o Options) *ReadAhead {
 	if o.MaxGap <= 0 {
 		o.MaxGap = 64 << 10
 	}
-	ra := &ReadAhead{dev: dev, at: -1, stop: make(chan struct{}), work: make(chan *req), free: make(chan []byte, o.Buffers)}
-	b := builder{ra: ra, ioSize: int64(dev.IOSize()), align: int64(dev.Align()), start: dev.Start(), size: dev.Size(), maxGap: o.MaxGap}
-	var logical int64
-	for _, s := range files {
-		f := file{start: logical, err: s.Err}
-		if s.Err == nil {
-			for _, p := range s.Pieces {
-				b.piece(p.Off, p.Len, logical)
-				logical += p.Len
-				f.size += p.Len
-			}
-			f.zeros = s.Zeros
-		}
-		ra.files = append(ra.files, f)
-	}
-	b.finish()
+	ra := &ReadAhead{dev: dev, n: n, resolve: resolve, ahead: o.Buffers + o.Workers + 2, at: -1,
+		stop: make(chan struct{}), work: make(chan *req), free: make(chan []byte, o.Buffers), wake: make(chan struct{}, 1)}
+	ra.b = builder{ra: ra, ioSize: int64(dev.IOSize()), align: int64(dev.Align()), start: dev.Start(), size: dev.Size(), maxGap: o.MaxGap}
+	ra.resolveTo(-1)
 	for range o.Buffers {
 		ra.free <- dev.AlignedBuffer(dev.IOSize())
 	}
@@ -123,6 +133,49 @@ func New(dev *fio.Device, files []Source, o Options) *ReadAhead {
 		go ra.worker()
 	}
 	return ra
+}
+
+// resolveTo works out where files lie, at least up to file i and then
+// until ahead requests wait for the consumer, and queues their requests.
+func (ra *ReadAhead) resolveTo(i int) {
+	for ra.next < ra.n && (ra.next <= i || len(ra.cons) < ra.ahead) {
+		s := ra.resolve(ra.next)
+		f := file{start: ra.logic, err: s.Err}
+		if s.Err == nil {
+			for _, p := range s.Pieces {
+				ra.b.piece(p.Off, p.Len, ra.logic)
+				ra.logic += p.Len
+				f.size += p.Len
+			}
+			f.zeros = s.Zeros
+		}
+		ra.files = append(ra.files, f)
+		ra.next++
+	}
+	if ra.next == ra.n && !ra.built {
+		ra.b.finish()
+		ra.mu.Lock()
+		ra.built = true
+		ra.mu.Unlock()
+		ra.signal()
+	}
+}
+
+// queued takes a finished request: the consumer waits for it, the
+// dispatcher reads it.
+func (ra *ReadAhead) queued(r *req) {
+	ra.cons = append(ra.cons, r)
+	ra.mu.Lock()
+	ra.queue = append(ra.queue, r)
+	ra.mu.Unlock()
+	ra.signal()
+}
+
+func (ra *ReadAhead) signal() {
+	select {
+	case ra.wake <- struct{}{}:
+	default:
+	}
 }
 
 // builder turns files' pieces into requests.
@@ -166,7 +219,7 @@ func (b *builder) piece(off, n, logical int64) {
 
 func (b *builder) finish() {
 	if b.cur != nil {
-		b.ra.reqs = append(b.ra.reqs, b.cur)
+		b.ra.queued(b.cur)
 		b.cur = nil
 	}
 }
@@ -191,7 +244,11 @@ func (b *builder) alignUp(off int64) int64 {
 func (ra *ReadAhead) dispatch() {
 	defer ra.wg.Done()
 	defer close(ra.work)
-	for _, r := range ra.reqs {
+	for {
+		r, ok := ra.nextQueued()
+		if !ok {
+			return
+		}
 		select {
 		case r.buf = <-ra.free:
 		case <-ra.stop:
@@ -203,6 +260,31 @@ func (ra *ReadAhead) dispatch() {
 			ra.free <- r.buf
 			r.buf = nil
 			return
+		}
+	}
+}
+
+// nextQueued waits for the next request to read; false when there is
+// none left or the read-ahead stopped.
+func (ra *ReadAhead) nextQueued() (*req, bool) {
+	for {
+		ra.mu.Lock()
+		if len(ra.queue) > 0 {
+			r := ra.queue[0]
+			ra.queue[0] = nil
+			ra.queue = ra.queue[1:]
+			ra.mu.Unlock()
+			return r, true
+		}
+		built := ra.built
+		ra.mu.Unlock()
+		if built {
+			return nil, false
+		}
+		select {
+		case <-ra.wake:
+		case <-ra.stop:
+			return nil, false
 		}
 	}
 }
@@ -224,13 +306,21 @@ func (ra *ReadAhead) File(i int) (*File, error) {
 	if ra.closed {
 		return nil, ErrClosed
 	}
-	if i <= ra.at || i >= len(ra.files) {
+	if i <= ra.at || i >= ra.n {
 		return nil, errors.New("read-ahead: files taken out of order")
 	}
 	ra.at = i
-	f := ra.files[i]
+	ra.resolveTo(i)
+	f := ra.files[i-ra.first]
+	// Files before i are done with.
+	ra.files = ra.files[i-ra.first:]
+	ra.first = i
 	if f.err != nil {
 		return nil, f.err
+	}
+	// The request being built may hold the file's data: send it now.
+	if c := ra.b.cur; c != nil && c.lstart < f.start+f.size {
+		ra.b.finish()
 	}
 	if err := ra.skipTo(f.start); err != nil {
 		return nil, err
@@ -241,14 +331,20 @@ func (ra *ReadAhead) File(i int) (*File, error) {
 // skipTo consumes the logical stream up to pos, giving back the buffers of
 // the requests it passes.
 func (ra *ReadAhead) skipTo(pos int64) error {
-	for ra.cur < len(ra.reqs) && ra.reqs[ra.cur].lend <= pos {
-		if err := ra.release(ra.reqs[ra.cur]); err != nil {
+	for len(ra.cons) > 0 && ra.cons[0].lend <= pos {
+		if err := ra.release(ra.cons[0]); err != nil {
 			return err
 		}
-		ra.cur++
+		ra.consumed()
 	}
 	ra.pos = pos
 	return nil
+}
+
+// consumed drops the first request from the consumer's list.
+func (ra *ReadAhead) consumed() {
+	ra.cons[0] = nil
+	ra.cons = ra.cons[1:]
 }
 
 // release waits for a request's read (its buffer is being filled) and
@@ -270,15 +366,20 @@ func (ra *ReadAhead) release(r *req) error {
 // a request's buffer, valid until the next call.
 func (ra *ReadAhead) chunk(end int64) ([]byte, error) {
 	for ra.pos < end {
-		if ra.cur >= len(ra.reqs) {
+		if len(ra.cons) == 0 {
 			return nil, io.ErrUnexpectedEOF
 		}
-		r := ra.reqs[ra.cur]
+		r := ra.cons[0]
 		if ra.pos >= r.lend {
 			if err := ra.release(r); err != nil {
 				return nil, err
 			}
-			ra.cur++
+			ra.consumed()
+			// Keep the requests ahead of the consumer coming.
+			ra.resolveTo(ra.at)
+			if c := ra.b.cur; c != nil && len(ra.cons) == 0 {
+				ra.b.finish()
+			}
 			continue
 		}
 		select {

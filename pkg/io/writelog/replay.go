@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"sync"
 )
 
 // Options choose which crash states Replay builds.
@@ -236,14 +237,16 @@ func (r *replayer) apply(ps []piece, undo *[]piece) error {
 	return nil
 }
 
-// zeros is what a zeroing piece writes, a chunk at a time.
-var zeros = make([]byte, 1<<20)
+// zeros is what a zeroing piece writes, a chunk at a time; made when a
+// replay first needs it, not in every command that links this package.
+var zeros = sync.OnceValue(func() []byte { return make([]byte, 1<<20) })
 
 func (r *replayer) write(p piece) error {
 	for done := int64(0); done < p.n; {
 		chunk := p.data
 		if chunk == nil {
-			chunk = zeros[:min(p.n-done, int64(len(zeros)))]
+			z := zeros()
+			chunk = z[:min(p.n-done, int64(len(z)))]
 		} else {
 			chunk = chunk[done:]
 		}

@@ -1,0 +1,81 @@
+package io
+
+import (
+	goio "io"
+	"os"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Raw system calls for the bulk data path. A read or write that blocks for
+// more than a few microseconds makes the Go runtime hand the thread's
+// processor to another thread and take one back afterwards; for a copy
+// made of 4 MiB reads from the page cache and 4 MiB direct writes, one of
+// each in flight, that handing about costs a quarter of the copy's CPU
+// time (a 1 GiB copy: 0.62 s of CPU with the runtime's calls, 0.53 s with
+// raw ones, dd 0.51 s). Raw calls keep the processor: they are used only
+// where the call ends promptly (direct writes to the image or device,
+// reads of regular files), never where it may wait for long (a pipe, a
+// terminal), since the runtime cannot stop a raw call for a collection.
+
+// rawWriter is a backend that can write with a raw system call.
+type rawWriter interface {
+	writeRaw(p []byte, off int64) (int, error)
+}
+
+func (b *fileBackend) writeRaw(p []byte, off int64) (int, error) {
+	fd, err := b.fdFor(p, off)
+	if err != nil {
+		return 0, err
+	}
+	for {
+		n, _, e := unix.RawSyscall6(unix.SYS_PWRITE64, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)), uintptr(off), 0, 0)
+		if e == unix.EINTR {
+			continue
+		}
+		if e != 0 {
+			return 0, e
+		}
+		return int(n), nil
+	}
+}
+
+// ReadRegular reads up to len(p) bytes from f, a regular file, with a raw
+// system call (see above): for reading the source of a copy. It returns
+// io.EOF at the end of the file, and reads from f's offset as f.Read
+// does. A file the runtime polls (a pipe it opened) waits in the poller
+// as with f.Read; a file in blocking mode that may wait for long (a
+// terminal, an inherited pipe) must be read with f.Read instead.
+func ReadRegular(f *os.File, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return f.Read(p)
+	}
+	var n uintptr
+	var e unix.Errno
+	if err := rc.Read(func(fd uintptr) bool {
+		for {
+			n, _, e = unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+			switch e {
+			case unix.EINTR:
+				continue
+			case unix.EAGAIN:
+				return false // not ready: the poller waits
+			}
+			return true
+		}
+	}); err != nil {
+		return 0, err
+	}
+	switch {
+	case e != 0:
+		return 0, &os.PathError{Op: "read", Path: f.Name(), Err: e}
+	case n == 0:
+		return 0, goio.EOF
+	}
+	return int(n), nil
+}

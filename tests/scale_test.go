@@ -1,0 +1,141 @@
+package tests
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// maxRSS is the peak resident memory every command but fverify keeps to,
+// whatever the volume's size (issue 15).
+const maxRSS = 64 << 20
+
+// peakRSS runs a command and returns its result and its peak resident
+// memory in bytes: getrusage's ru_maxrss of the process, as os/exec's
+// ProcessState reports it (Linux gives KiB). A child that os/exec starts
+// directly is made with vfork and inherits this test process's memory in
+// that figure, so the command runs under a small intermediary (this test
+// binary re-executed, see rssRun) that reports its own child's.
+func peakRSS(t *testing.T, name string, args ...string) (result, int64) {
+	t.Helper()
+	report := filepath.Join(t.TempDir(), "rss")
+	cmd := exec.Command(os.Args[0], append([]string{rssRunArg, report, name}, args...)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if _, isExit := err.(*exec.ExitError); err != nil && !isExit {
+		t.Fatalf("%s %s: %v", name, strings.Join(args, " "), err)
+	}
+	b, rerr := os.ReadFile(report)
+	kib, perr := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if rerr != nil || perr != nil {
+		t.Fatalf("%s %s: no peak RSS reported (%v %v)\n%s", name, strings.Join(args, " "), rerr, perr, errb.String())
+	}
+	return result{out.String(), errb.String(), cmd.ProcessState.ExitCode()}, kib << 10
+}
+
+// rssRunArg makes the test binary run a command and write its peak RSS
+// (KiB) to a file instead of running tests: TestMain checks for it.
+const rssRunArg = "-ftools-rss-run"
+
+// rssRun runs args[1:] with this process's streams, writes its ru_maxrss
+// to the file args[0], and returns its exit status.
+func rssRun(args []string) int {
+	cmd := exec.Command(args[1], args[2:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err := cmd.Run()
+	if _, isExit := err.(*exec.ExitError); err != nil && !isExit {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 2
+	}
+	if err := os.WriteFile(args[0], []byte(strconv.FormatInt(ru.Maxrss, 10)), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+// lean runs a command that must succeed within maxRSS.
+func lean(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	r, rss := peakRSS(t, name, args...)
+	if r.code != 0 {
+		t.Fatalf("%s %s: exit %d\n%s%s", name, strings.Join(args, " "), r.code, r.stdout, r.stderr)
+	}
+	t.Logf("%-10s %5.1f MiB  %s", name, float64(rss)/(1<<20), strings.Join(args, " "))
+	if rss > maxRSS {
+		t.Errorf("%s %s: peak RSS %.1f MiB, want at most %d MiB", name, strings.Join(args, " "), float64(rss)/(1<<20), maxRSS>>20)
+	}
+	return r.stdout
+}
+
+// The commands keep to 64 MiB on volumes whose FAT alone is 256 MiB: a
+// sparse 2 TiB FAT32 of 512-byte sectors (32 KiB clusters) and a sparse
+// 16 TiB one of 4 KiB sectors (the largest file ext4 holds; 256 KiB
+// clusters), each filled with a folder of 20,000 long names, a tree and a
+// large file, then listed, read, changed, recounted and emptied, and
+// checked by fsck.fat at the end.
+func TestMemoryBoundedOnHugeVolumes(t *testing.T) {
+	need(t, "fsck.fat")
+	dir := t.TempDir()
+	tree := filepath.Join(dir, "tree")
+	many := filepath.Join(tree, "many")
+	if err := os.MkdirAll(filepath.Join(tree, "sub", "deeper"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(many, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// 20,000 names of three slots: FAT's 60,000-entry folder, nearly.
+	for i := 0; i < 20000; i++ {
+		if err := os.WriteFile(filepath.Join(many, fmt.Sprintf("a long file name %05d.txt", i)), []byte(fmt.Sprint(i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 50; i++ {
+		writeFile(t, filepath.Join(tree, "sub", "deeper", fmt.Sprintf("f%02d.bin", i)), 5000+i*1000, byte(i))
+	}
+	big := filepath.Join(dir, "big.bin")
+	bigData := writeFile(t, big, 48<<20, 7)
+	for _, g := range []struct{ name, size, sector string }{
+		{"2TiB", "2T", "512"},
+		{"16TiB-4Kn", "16383G", "4096"},
+	} {
+		t.Run(g.name, func(t *testing.T) {
+			img := filepath.Join(dir, g.name+".img")
+			ok(t, "fmkfs", "--size", g.size, "--sector-size", g.sector, "--label", "HUGE", img)
+			defer os.Remove(img)
+			lean(t, "fcp", "-r", "-i", img, tree, "::/t")
+			lean(t, "fcp", "-i", img, big, "::/t/big.bin")
+			if n := strings.Count(lean(t, "fls", "-R", "-i", img, "::/"), "\n"); n < 20050 {
+				t.Errorf("fls -R listed %d lines, want the 20,050 files at least", n)
+			}
+			if got := lean(t, "fcat", "-i", img, "::/t/big.bin"); got != string(bigData) {
+				t.Errorf("fcat gave %d bytes, not the %d copied", len(got), len(bigData))
+			}
+			lean(t, "fmkdir", "-i", img, "::/new")
+			lean(t, "fmv", "-i", img, "::/t/many/a long file name 00007.txt", "::/new/")
+			lean(t, "fattrib", "-i", img, "+r", "::/new/a long file name 00007.txt")
+			lean(t, "flabel", "-i", img, "BIGGER")
+			lean(t, "ffallocate", "-l", "300M", "-i", img, "::/new/pre.bin")
+			lean(t, "fsinfo", img)
+			lean(t, "fsinfo", "--recount", img)
+			lean(t, "frm", "-r", "-i", img, "::/t/many")
+			out := lean(t, "fsinfo", img)
+			if !strings.Contains(out, "BIGGER") {
+				t.Errorf("fsinfo does not show the new label:\n%s", out)
+			}
+			fsckClean(t, img, 0)
+		})
+	}
+}

@@ -54,6 +54,7 @@ type Volume struct {
 	labelDirty  bool                 // the boot sectors' label changed: written after the entries
 	countWarned bool                 // the free count was compared with FSINFO's
 	commits     int                  // commits so far (tests)
+	closedFree  uint32               // the free count at Close, when it was counted
 
 	// Clock stamps the times ftools writes (creation, access, and
 	// modification where none is given); nil means time.Now. Tests and
@@ -217,7 +218,8 @@ func (v *Volume) FSInfo() *FSInfo { return v.info }
 
 // FreeClusters is the number of free clusters according to the FAT. The
 // first call (or allocation) counts them in one pass over the FAT; the
-// count is kept current from then on.
+// count is kept current from then on. After Close it is the count at
+// Close (0 if it was never counted: the FAT is gone).
 func (v *Volume) FreeClusters() uint32 { return v.freeCount() }
 
 // BadClusters is the number of clusters the FAT marks bad (counted with
@@ -231,7 +233,7 @@ func (v *Volume) BadClusters() uint32 {
 // the count with FSINFO's.
 func (v *Volume) freeCount() uint32 {
 	if v.table == nil {
-		return 0
+		return v.closedFree // closed
 	}
 	err := v.table.count()
 	if !v.countWarned {
@@ -589,9 +591,13 @@ func (v *Volume) Close() error {
 	return err
 }
 
-// releaseFAT gives the FAT's memory back.
+// releaseFAT gives the FAT's memory back, keeping the free count when it
+// is known (FreeClusters after Close).
 func (v *Volume) releaseFAT() {
 	if v.table != nil {
+		if v.table.sum.counted {
+			v.closedFree = v.table.sum.free
+		}
 		v.table.release()
 	}
 	v.table = nil

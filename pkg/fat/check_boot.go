@@ -160,10 +160,10 @@ type fatCopies struct {
 	first  []int // per copy in differ: the first byte that differs
 }
 
-// copyChunk is how much of a FAT copy readFATCopies compares at a time:
-// large enough that bigAlloc maps it (page-aligned, so that O_DIRECT reads
-// go straight into it) and that the device sees 4 MiB requests.
-const copyChunk = 16 << 20
+// copyChunk is how much of two FAT copies readFATCopies compares at a
+// time: the device sees 4 MiB requests, and memory holds two chunks
+// whatever the FAT's size.
+const copyChunk = 4 << 20
 
 // fatCopyJob reads the FAT copies in the background while the tree is
 // walked: on a large volume reading a copy takes as long as the walk.
@@ -213,52 +213,71 @@ func newFATCopies(v *Volume) *fatCopies {
 	return fc
 }
 
-// readFATCopies reads FAT copies 2.. a chunk at a time (one request per
-// chunk) and keeps those that differ from FAT 1 in the bytes that hold
-// entries. past lists the copies that lie past the device's end.
+// readFATCopies reads FAT 1 and copies 2.. from the disk a chunk at a
+// time (one request per chunk and copy) and keeps those that differ from
+// FAT 1 in the bytes that hold entries, each as a windowed table. past
+// lists the copies that lie past the device's end.
 func readFATCopies(v *Volume) (fc *fatCopies, past []int, err error) {
 	l := v.layout
 	fc = newFATCopies(v)
-	n := fatBytes(l.Type, l.Clusters)
-	fat1 := v.table.Bytes()[:n]
-	buf, release := bigAlloc(min(copyChunk, n))
-	defer release()
-	for i := 1; i < l.NumFATs; i++ {
-		off := l.FATCopyOffset(i)
-		if off+l.FATSize > v.dev.Size() {
-			past = append(past, i)
-			continue
+	err = compareFATCopies(v, 0, func(i int, pos int64, a, b []byte) (bool, error) {
+		if i < 0 {
+			past = append(past, -i)
+			return false, nil
 		}
-		for pos := int64(0); pos < n; pos += copyChunk {
-			b := buf[:min(copyChunk, n-pos)]
-			// Concurrent: the walk's directory reads need not wait behind
-			// this chunk for the device's lock.
-			if _, err := v.dev.ReadAtConcurrent(b, off+pos); err != nil {
-				return nil, nil, fmt.Errorf("fat: reading FAT %d at byte %d: %w", i+1, off+pos, err)
-			}
-			a := fat1[pos : pos+int64(len(b))]
-			if bytes.Equal(a, b) { // memcmp: a byte loop would cost more than the read
-				continue
-			}
-			j := firstDiff(a, b)
-			// A differing copy is kept whole (in the heap: this is the
-			// rare case) for judging which copy is sound, and for
-			// repairing from it.
-			raw := make([]byte, l.FATSize)
-			if _, err := v.dev.ReadAt(raw, off); err != nil {
-				return nil, nil, fmt.Errorf("fat: reading FAT %d at byte %d: %w", i+1, off, err)
-			}
-			tb, err := NewTable(l.Type, raw, l.Clusters)
-			if err != nil {
-				return nil, nil, err
-			}
-			fc.tables[i] = tb
-			fc.differ = append(fc.differ, i)
-			fc.first = append(fc.first, int(pos)+j)
-			break
+		if bytes.Equal(a, b) { // memcmp: a byte loop would cost more than the read
+			return true, nil
 		}
+		tb, err := newFATCopyCache(v.dev, l, i)
+		if err != nil {
+			return false, err
+		}
+		fc.tables[i] = tb
+		fc.differ = append(fc.differ, i)
+		fc.first = append(fc.first, int(pos)+firstDiff(a, b))
+		return false, nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return fc, past, nil
+}
+
+// compareFATCopies reads the bytes that hold entries of FAT 1 and of each
+// copy 2.. (0-based i) from byte from of the table on, a chunk of each at
+// a time, and hands fn each pair of chunks (pos: where they start in the
+// table) until fn says to stop with that copy. A copy that lies past the
+// device's end gets one call with i negated and no bytes.
+func compareFATCopies(v *Volume, from int64, fn func(i int, pos int64, a, b []byte) (bool, error)) error {
+	l := v.layout
+	n := fatBytes(l.Type, l.Clusters)
+	bufA := v.dev.AlignedBuffer(int(min(copyChunk, n)))
+	bufB := v.dev.AlignedBuffer(int(min(copyChunk, n)))
+	for i := 1; i < l.NumFATs; i++ {
+		if l.FATCopyOffset(i)+l.FATSize > v.dev.Size() {
+			if _, err := fn(-i, 0, nil, nil); err != nil {
+				return err
+			}
+			continue
+		}
+		for pos := from / copyChunk * copyChunk; pos < n; pos += copyChunk {
+			a, b := bufA[:min(copyChunk, n-pos)], bufB[:min(copyChunk, n-pos)]
+			for k, buf := range [][]byte{a, b} {
+				// Concurrent: the walk's directory reads need not wait
+				// behind this chunk for the device's lock.
+				off := l.FATCopyOffset(k*i) + pos
+				if _, err := v.dev.ReadAtConcurrent(buf, off); err != nil {
+					return fmt.Errorf("fat: reading FAT %d at byte %d: %w", k*i+1, off, err)
+				}
+			}
+			if more, err := fn(i, pos, a, b); err != nil {
+				return err
+			} else if !more {
+				break
+			}
+		}
+	}
+	return nil
 }
 
 // judgeCopies scores every copy's chains against the tree the walk found
@@ -267,7 +286,7 @@ func readFATCopies(v *Volume) (fc *fatCopies, past []int, err error) {
 // FAT 1 unless its first entry is damaged; a copy whose chains hold
 // together better is the better source whatever FAT[0] says, and FAT[0]
 // is rewritten anyway.
-func judgeCopies(v *Volume, rep *Report, t *treeCheck, fc *fatCopies) int {
+func judgeCopies(v *Volume, rep *Report, t *treeCheck, fc *fatCopies) (int, error) {
 	scores := map[int]int{0: t.score(v.table)}
 	sound := 0
 	for _, i := range fc.differ {
@@ -276,14 +295,22 @@ func judgeCopies(v *Volume, rep *Report, t *treeCheck, fc *fatCopies) int {
 			sound = i
 		}
 	}
-	n := fatBytes(v.layout.Type, v.layout.Clusters)
 	for k, i := range fc.differ {
 		diff := 0
-		a, b := v.table.Bytes()[:n], fc.tables[i].Bytes()[:n]
-		for j := fc.first[k]; j < int(n); j++ {
-			if a[j] != b[j] {
-				diff++
+		first := int64(fc.first[k])
+		err := compareFATCopies(v, first, func(j int, pos int64, a, b []byte) (bool, error) {
+			if j != i {
+				return false, nil
 			}
+			for x := max(first-pos, 0); x < int64(len(a)); x++ {
+				if a[x] != b[x] {
+					diff++
+				}
+			}
+			return true, nil
+		})
+		if err != nil {
+			return 0, err
 		}
 		msg := fmt.Sprintf("FAT %d differs from FAT 1 in %d bytes, first at byte %d of the FAT; chain faults: FAT 1 %d, FAT %d %d",
 			i+1, diff, fc.first[k], scores[0], i+1, scores[i])
@@ -295,7 +322,7 @@ func judgeCopies(v *Volume, rep *Report, t *treeCheck, fc *fatCopies) int {
 		}
 		rep.add(pr)
 	}
-	return sound
+	return sound, nil
 }
 
 // copyFAT plans every FAT copy made equal to the plan's table, which

@@ -20,7 +20,7 @@ func (t *treeCheck) lost() {
 		t.rep.FreeClusters = t.v.freeCount()
 		return
 	}
-	free, bad, lost := clusterCounts(tb, t.owner)
+	free, bad, lost := countUnclaimed(tb, t.claims)
 	t.rep.FreeClusters, t.rep.BadClusters, t.rep.LostClusters = free, bad, lost
 	if lost == 0 {
 		return
@@ -34,7 +34,6 @@ func (t *treeCheck) lost() {
 			}
 		}
 	}
-	t.lostID = math.MaxUint32
 	var heads []Cluster
 	for c := FirstCluster; uint32(c) < n; c++ {
 		if t.isLost(c) && linked[c/64]&(1<<(c%64)) == 0 {
@@ -59,8 +58,11 @@ func (t *treeCheck) lost() {
 // isLost reports whether cluster c is allocated, not bad, and held by no
 // chain (nor yet by a lost chain).
 func (t *treeCheck) isLost(c Cluster) bool {
+	if t.claims.has(c) {
+		return false
+	}
 	v := t.tb.Get(c)
-	return t.owner[c] == 0 && !t.tb.IsFree(v) && !t.tb.IsBad(v)
+	return !t.tb.IsFree(v) && !t.tb.IsBad(v)
 }
 
 // lostChain claims the lost chain from head, reports it and plans its
@@ -72,7 +74,7 @@ func (t *treeCheck) lostChain(head Cluster) []Cluster {
 	var chain []Cluster
 	var rest []Cluster
 	for c := head; ; {
-		t.owner[c] = t.lostID
+		t.claims.set(c)
 		chain = append(chain, c)
 		v := tb.Get(c)
 		if tb.IsEOC(v) {

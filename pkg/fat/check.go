@@ -243,6 +243,7 @@ func Check(v *Volume, opts CheckOptions) (*Report, error) {
 		p.copyFAT(copies, sound)
 	}
 	step("counting free, bad and lost clusters")
+	t.copies = copies
 	t.lost()
 	step("checking the volume label")
 	t.checkLabel()

@@ -14,11 +14,14 @@ import (
 func (t *treeCheck) lost() {
 	tb := t.tb
 	n := tb.Entries()
-	if tb == t.v.table && t.plan.volume == len(t.plan.steps) && int64(t.v.freeCount())+t.claimed == int64(n-2) {
-		// Every cluster is free or in a chain the walk found (its claims
-		// are all there are when it planned no fix): no bad, none lost.
-		t.rep.FreeClusters = t.v.freeCount()
-		return
+	if tb == t.v.table && t.plan.volume == len(t.plan.steps) {
+		if free := t.fat1Free(); int64(free)+t.claimed == int64(n-2) {
+			// Every cluster is free or in a chain the walk found (its
+			// claims are all there are when it planned no fix): no bad,
+			// none lost.
+			t.rep.FreeClusters = free
+			return
+		}
 	}
 	free, bad, lost := countUnclaimed(tb, t.claims)
 	t.rep.FreeClusters, t.rep.BadClusters, t.rep.LostClusters = free, bad, lost
@@ -53,6 +56,15 @@ func (t *treeCheck) lost() {
 			}
 		}
 	}
+}
+
+// fat1Free is FAT 1's free clusters: as the FAT copies' reading counted
+// them, else counted now.
+func (t *treeCheck) fat1Free() uint32 {
+	if t.copies != nil && t.copies.counted {
+		return t.copies.free
+	}
+	return t.v.freeCount()
 }
 
 // isLost reports whether cluster c is allocated, not bad, and held by no

@@ -52,6 +52,7 @@ type treeCheck struct {
 	cur     int        // the directory being checked
 	curRaw  []byte     // and its contents
 	claimed int64      // clusters the chain walks claimed
+	copies  *fatCopies // the FAT copies as read, with FAT 1's counts (Check's walk only)
 }
 
 // rootLabel is the root directory's (first) volume label entry.

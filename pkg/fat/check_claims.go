@@ -1,6 +1,9 @@
 package fat
 
-import "unsafe"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // claimStride is how often a chain walk records who holds a cluster: at
 // every claimStride-th cluster it claims, so that finding the holder of
@@ -24,35 +27,64 @@ const claimEnd = 1 << 31
 // (a loop, a cross-link, an interrupted rename): the second look that
 // names the owner, which a sound volume never needs.
 type claims struct {
-	bits    []uint64
-	release func()
-	recs    map[Cluster]uint32 // holder id (| claimEnd at a walk's last cluster)
+	bitmap
+	recs map[Cluster]uint32 // holder id (| claimEnd at a walk's last cluster)
 }
 
 // newClaims makes an empty claim set for a table of n entries.
 func newClaims(n uint32) *claims {
-	b, release := bigAlloc(int64((n + 63) / 64 * 8))
-	cl := &claims{release: release, recs: map[Cluster]uint32{}}
-	if len(b) > 0 {
-		cl.bits = unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), len(b)/8)
-	}
-	return cl
+	return &claims{bitmap: newBitmap(n), recs: map[Cluster]uint32{}}
 }
 
 // free gives the bits back; the set must not be used afterwards.
 func (cl *claims) free() {
-	if cl.release != nil {
-		cl.release()
-		cl.release, cl.bits, cl.recs = nil, nil, nil
+	cl.bitmap.free()
+	cl.recs = nil
+}
+
+// bitmap is one bit per cluster, mapped outside the Go heap when large
+// (bigAlloc) and touched only where bits are set.
+type bitmap struct {
+	bits    []uint64
+	release func()
+}
+
+func newBitmap(n uint32) bitmap {
+	b, release := bigAlloc(int64((n + 63) / 64 * 8))
+	bm := bitmap{release: release}
+	if len(b) > 0 {
+		bm.bits = unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), len(b)/8)
+	}
+	return bm
+}
+
+// free gives the bits back.
+func (bm *bitmap) free() {
+	if bm.release != nil {
+		bm.release()
+		bm.release, bm.bits = nil, nil
 	}
 }
 
-// has reports whether cluster c is claimed.
-func (cl *claims) has(c Cluster) bool { return cl.bits[c/64]&(1<<(c%64)) != 0 }
+// has reports whether bit c is set.
+func (bm *bitmap) has(c Cluster) bool { return bm.bits[c/64]&(1<<(c%64)) != 0 }
 
-// set claims c without saying for whom (lost chains, and the walks that
-// only score a table).
-func (cl *claims) set(c Cluster) { cl.bits[c/64] |= 1 << (c % 64) }
+// set sets bit c (claims: claims c without saying for whom, as lost
+// chains and the walks that only score a table do).
+func (bm *bitmap) set(c Cluster) { bm.bits[c/64] |= 1 << (c % 64) }
+
+// each calls fn for every set bit in order, while fn returns true.
+func (bm *bitmap) each(fn func(c Cluster) bool) {
+	for i, w := range bm.bits {
+		for w != 0 {
+			b := bits.TrailingZeros64(w)
+			if !fn(Cluster(i*64 + b)) {
+				return
+			}
+			w &^= 1 << b
+		}
+	}
+}
 
 // mark claims c for id and records it: end says c is the last cluster
 // the holder's chain has (or the chain goes on from c in no way the table
@@ -93,8 +125,9 @@ func (cl *claims) holder(tb Table, c Cluster) uint32 {
 
 // countUnclaimed counts the free and bad data clusters of tb and the
 // others that cl leaves unclaimed, streaming the table (a volume's FAT is
-// read in chunks, not held).
-func countUnclaimed(tb Table, cl *claims) (free, bad, unclaimed uint32) {
+// read in chunks, not held), and marks those others in unclaimed (if not
+// nil).
+func countUnclaimed(tb Table, cl *claims, unclaimed *bitmap) (free, bad, others uint32) {
 	scanTable(tb, func(first Cluster, vals []uint32) {
 		for i, v := range vals {
 			c := first + Cluster(i)
@@ -105,17 +138,24 @@ func countUnclaimed(tb Table, cl *claims) (free, bad, unclaimed uint32) {
 			case tb.IsBad(Cluster(v)):
 				bad++
 			case !cl.has(c):
-				unclaimed++
+				others++
+				if unclaimed != nil {
+					unclaimed.set(c)
+				}
 			}
 		}
 	})
-	return free, bad, unclaimed
+	return free, bad, others
 }
 
 // scanTable hands fn every entry of tb in order, a run at a time (vals
 // is reused): a volume's FAT (or a copy of it) streamed from the disk
 // with its changes in memory, any other table decoded in place.
 func scanTable(tb Table, fn func(first Cluster, vals []uint32)) {
+	if pt, ok := tb.(*planTable); ok {
+		pt.scan(fn)
+		return
+	}
 	if fc, ok := tb.(*fatCache); ok {
 		err := fc.scan(0, func(w0 int, vals [][]uint32) error {
 			for i, vs := range vals {

@@ -23,39 +23,49 @@ func (t *treeCheck) lost() {
 			return
 		}
 	}
-	free, bad, lost := countUnclaimed(tb, t.claims)
+	lostBits := newBitmap(n)
+	defer lostBits.free()
+	free, bad, lost := countUnclaimed(tb, t.claims, &lostBits)
 	t.rep.FreeClusters, t.rep.BadClusters, t.rep.LostClusters = free, bad, lost
 	if lost == 0 {
 		return
 	}
+	// A lost cluster is one marked in lostBits and not claimed yet: lost
+	// chains claim clusters as they are found, and nothing else changes
+	// an unclaimed cluster's entry meanwhile.
+	isLost := func(c Cluster) bool { return lostBits.has(c) && !t.claims.has(c) }
 	// A lost cluster that another lost cluster links to is no chain's head.
-	linked := make([]uint64, (n+63)/64)
-	for c := FirstCluster; uint32(c) < n; c++ {
-		if t.isLost(c) {
-			if v := tb.Get(c); v >= FirstCluster && uint32(v) < n && t.isLost(v) {
-				linked[v/64] |= 1 << (v % 64)
+	linked := newBitmap(n)
+	defer linked.free()
+	scanTable(tb, func(first Cluster, vals []uint32) {
+		for i, v := range vals {
+			if c := first + Cluster(i); c >= FirstCluster && lostBits.has(c) && v >= uint32(FirstCluster) && v < n && lostBits.has(Cluster(v)) {
+				linked.set(Cluster(v))
 			}
 		}
-	}
-	var heads []Cluster
-	for c := FirstCluster; uint32(c) < n; c++ {
-		if t.isLost(c) && linked[c/64]&(1<<(c%64)) == 0 {
-			heads = append(heads, c)
+	})
+	// Heads in order, then what could not join their chains, in turn.
+	var rest []Cluster
+	lostBits.each(func(c Cluster) bool {
+		if !linked.has(c) && isLost(c) {
+			rest = append(rest, t.lostChain(c)...)
 		}
-	}
-	for len(heads) > 0 {
-		heads = append(heads[1:], t.lostChain(heads[0])...)
+		return true
+	})
+	for len(rest) > 0 {
+		rest = append(rest[1:], t.lostChain(rest[0])...)
 	}
 	// What is left unclaimed are loops. Each is cut at its lowest cluster,
 	// as fsck.fat cuts it, and starts at the cluster after that one: the
 	// walk from there comes round to the lowest and ends it.
-	for c := FirstCluster; uint32(c) < n; c++ {
-		if t.isLost(c) {
+	lostBits.each(func(c Cluster) bool {
+		if isLost(c) {
 			for more := []Cluster{tb.Get(c)}; len(more) > 0; {
 				more = append(more[1:], t.lostChain(more[0])...)
 			}
 		}
-	}
+		return true
+	})
 }
 
 // fat1Free is FAT 1's free clusters: as the FAT copies' reading counted

@@ -299,6 +299,15 @@ func (t *treeCheck) chainFault(idx int, w chainWalk) {
 	}
 	// endOwned
 	o := t.holder(w.at)
+	if o < 0 {
+		// Every cluster a walk claims has a holder (claims.holder); were
+		// one missing, end the chain before the cluster rather than fail.
+		t.fix(t.problem(KindCrossLink, nd.path, w.at, l.ClusterOffset(w.at), "cluster %d (number %d of the chain) also belongs to another chain", w.at, w.n+1),
+			"end the chain of %s before cluster %d", nd.path, w.at)
+		t.cut(idx, w.last)
+		t.sizeFix(idx, w.n, "")
+		return
+	}
 	if o == idx {
 		t.fix(t.problem(KindLoop, nd.path, w.at, fatEntryOffset(l, w.last), "the chain loops back to cluster %d after %d clusters", w.at, w.n),
 			"end the chain of %s at cluster %d", nd.path, w.last)

@@ -104,11 +104,6 @@ func TestJSONShapeEveryCommand(t *testing.T) {
 			if i == 1 && (!hasErr || msg == "") {
 				t.Errorf("%s: failure without an error message:\n%s", what, r.stdout)
 			}
-			// fverify's report is its own helper's (issue 14): it gets
-			// exit_status when it adopts cmdutil.Outcome.
-			if cmd == "fverify" {
-				continue
-			}
 			if st, err := obj["exit_status"].(json.Number).Int64(); err != nil || int(st) != r.code {
 				t.Errorf("%s: exit_status %v, exit %d", what, obj["exit_status"], r.code)
 			}

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,6 +56,13 @@ func TestReadOnlyTargets(t *testing.T) {
 	r := run(t, "fverify", "--repair", dirty)
 	if r.code != 8 || !strings.Contains(r.stdout, "dirty bit") || !strings.Contains(r.stderr, "nothing was repaired") || !strings.Contains(r.stderr, "read-only") {
 		t.Errorf("fverify --repair on a dirty read-only image: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// With --json the reason is in the object too, beside the report.
+	r = run(t, "fverify", "--repair", "--json", dirty)
+	obj := oneObject(t, "fverify --repair --json on a read-only image", r.stdout)
+	if msg, _ := obj["error"].(string); r.code != 8 || !strings.Contains(msg, "nothing was repaired") || !strings.Contains(msg, "read-only") ||
+		fmt.Sprint(obj["exit_status"]) != "8" || !strings.Contains(r.stdout, `"kind": "dirty"`) {
+		t.Errorf("fverify --repair --json on a dirty read-only image: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if b, err := os.ReadFile(dirty); err != nil || b[37]&1 == 0 {
 		t.Errorf("the read-only image changed (%v)", err)

@@ -48,7 +48,7 @@ func flags() []cli.Flag {
 		&cli.IntFlag{Name: cmdutil.FlagPartition, Usage: "format partition `N` (from 1; 5 and up are logical) of the target's existing MBR or GPT, and nothing else"},
 		cmdutil.Values(&cli.StringFlag{Name: "table", Value: "none", Usage: "partition table to write first: `TABLE` is none, mbr or gpt (one partition from 1 MiB to the end, or --part-size)"}, "none", "mbr", "gpt"),
 		&cli.StringFlag{Name: "part-size", Usage: "with --table: make the partition `SIZE` bytes" + sizeUnits + " and leave the rest of the disk unallocated"},
-		&cli.BoolFlag{Name: "esp", Usage: "with --table gpt: make the partition an EFI System Partition (type and name)"},
+		&cli.BoolFlag{Name: "esp", Usage: "with --table gpt: make the partition an EFI System Partition (type and name), FAT32 unless --fat says otherwise, as the UEFI specification asks"},
 		&cli.StringFlag{Name: "disk-id", Usage: "MBR disk identifier as 8 `HEX` digits, or a GPT disk GUID (default: from SOURCE_DATE_EPOCH or --volume-id, else random)"},
 		&cli.BoolFlag{Name: "sd", Usage: "lay the card out as the SD Association's specification does: MBR, file system (FAT12/16/32, exFAT over 32 GiB), cluster size and erase-block (BU) alignment by capacity"},
 		&cli.BoolFlag{Name: cmdutil.FlagForce, Aliases: []string{"I"}, Usage: "replace the table of a whole disk without asking, format a whole disk that holds one (-I, as mkfs.fat), write at an offset where no partition starts, or make a FAT32 of fewer than 65,525 clusters"},

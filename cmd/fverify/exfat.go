@@ -18,7 +18,6 @@ import (
 type exfatOutput struct {
 	Device   string          `json:"device"`
 	FATType  string          `json:"fat_type"`
-	Error    string          `json:"error,omitempty"`
 	Problems []exfat.Problem `json:"problems"`
 	Warnings []string        `json:"warnings"`
 	Fixes    []string        `json:"fixes"`
@@ -26,7 +25,7 @@ type exfatOutput struct {
 	Left     []exfat.Problem `json:"left,omitempty"`
 	Checked  []string        `json:"checked,omitempty"`
 	Summary  *summary        `json:"summary,omitempty"`
-	Stats    *fio.Stats      `json:"stats,omitempty"`
+	cmdutil.Outcome
 }
 
 // verifyExFAT checks an exFAT volume as fsck.exfat -n does, compares,
@@ -35,10 +34,7 @@ type exfatOutput struct {
 func verifyExFAT(c *cli.Context, spec string, m mode, compares []comparison, dev *fio.Device, stdout, stderr io.Writer) error {
 	jsonOut := c.Bool(cmdutil.FlagJSON)
 	fail := func(err error) error {
-		if jsonOut {
-			cmdutil.PrintJSON(stdout, &exfatOutput{Device: spec, FATType: "exFAT", Error: err.Error()})
-		}
-		return cmdutil.Exit(exitFailed, err)
+		return cmdutil.Finish(c, stdout, stderr, &exfatOutput{Device: spec, FATType: "exFAT"}, nil, cmdutil.Exit(exitFailed, err))
 	}
 	if c.Bool(flagSalvage) {
 		return cmdutil.Exit(exitUsage, fmt.Errorf("%s: --salvage saves lost FAT chains as FSCKnnnn.REC files; exFAT keeps free space in a bitmap, not chains, so --repair frees lost clusters as fsck.exfat does", spec))
@@ -70,8 +66,7 @@ func verifyExFAT(c *cli.Context, spec string, m mode, compares []comparison, dev
 		plan, err = exfat.Repair(v, rep, exfat.RepairOptions{DryRun: m.dryRun})
 		left = leftOf(rep)
 		if err != nil {
-			printExFAT(c, stdout, spec, m, rep, plan, left, checked, planned, nil)
-			return fail(fmt.Errorf("%s: %w", spec, err))
+			return printExFAT(c, stdout, stderr, spec, m, rep, plan, left, checked, planned, nil, cmdutil.Exit(exitFailed, fmt.Errorf("%s: %w", spec, err)))
 		}
 	case m.verbose && !rep.Clean():
 		// The plan -v prints, worked out on a copy of the report.
@@ -85,15 +80,15 @@ func verifyExFAT(c *cli.Context, spec string, m mode, compares []comparison, dev
 	if err := dev.Close(); err != nil && !errors.Is(err, fio.ErrClosed) {
 		return fail(fmt.Errorf("%s: %w", spec, err))
 	}
-	printExFAT(c, stdout, spec, m, rep, plan, left, checked, planned, dev)
-	cmdutil.PrintStats(c, stderr, dev)
 	switch {
 	case rep.Clean():
-		return nil
+		err = nil
 	case m.repair && rep.Remaining() == 0:
-		return cmdutil.Exit(exitFixed, nil)
+		err = cmdutil.Exit(exitFixed, nil)
+	default:
+		err = cmdutil.Exit(exitProblems, nil)
 	}
-	return cmdutil.Exit(exitProblems, nil)
+	return printExFAT(c, stdout, stderr, spec, m, rep, plan, left, checked, planned, dev, err)
 }
 
 // leftOf lists the problems a repair leaves.
@@ -121,9 +116,9 @@ func summarizeExFAT(rep *exfat.Report) *summary {
 	return s
 }
 
-// printExFAT prints an exFAT volume's report as printReport prints a FAT
-// volume's.
-func printExFAT(c *cli.Context, w io.Writer, spec string, m mode, rep *exfat.Report, plan []string, left []exfat.Problem, checked []string, planned bool, dev *fio.Device) {
+// printExFAT prints an exFAT volume's report as finish prints a FAT
+// volume's, and ends the command with err.
+func printExFAT(c *cli.Context, w, stderr io.Writer, spec string, m mode, rep *exfat.Report, plan []string, left []exfat.Problem, checked []string, planned bool, dev *fio.Device, err error) error {
 	s := summarizeExFAT(rep)
 	if c.Bool(cmdutil.FlagJSON) {
 		out := &exfatOutput{Device: spec, FATType: "exFAT", Problems: rep.Problems, Warnings: rep.Warnings,
@@ -136,15 +131,11 @@ func printExFAT(c *cli.Context, w io.Writer, spec string, m mode, rep *exfat.Rep
 		} else {
 			out.Plan = plan
 		}
-		if dev != nil && c.Bool(cmdutil.FlagStats) {
-			st := dev.Stats()
-			out.Stats = &st
-		}
-		cmdutil.PrintJSON(w, out)
-		return
+		return cmdutil.Finish(c, w, stderr, out, statsOf(dev), err)
 	}
 	textReport{warnings: rep.Warnings, problems: lines(rep.Problems), omitted: rep.Omitted, plan: plan,
 		left: lines(left), repaired: m.repair, planned: planned, summary: exfatSummaryLine(spec, s)}.print(w, m)
+	return cmdutil.Finish(c, w, stderr, &exfatOutput{}, statsOf(dev), err)
 }
 
 func exfatSummaryLine(spec string, s *summary) string {

@@ -58,11 +58,9 @@ func flags() []cli.Flag {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	cmdutil.VersionLongOnly() // -v is --verbose, as fsck.fat's
 	app := cmdutil.NewApp("fverify", "check a FAT or exFAT volume as fsck.fat and fsck.exfat do, repair it, compare files with their sources",
 		"fverify [flags] IMAGE[@@OFFSET]", stdout, stderr)
 	app.Flags = flags()
-	app.UseShortOptionHandling = true
 	app.Action = func(c *cli.Context) error {
 		if err := cmdutil.NeedArgs(c, 1, 1); err != nil {
 			return cmdutil.Exit(exitUsage, err)
@@ -77,7 +75,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		return verify(c, c.Args().First(), m, compares, stdout, stderr)
 	}
-	err := app.Run(args)
+	err := cmdutil.Run(app, args)
 	var ee *cmdutil.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		err = cmdutil.Exit(exitUsage, err)
@@ -129,11 +127,14 @@ func parseCompares(specs []string) ([]comparison, error) {
 // verify opens, checks, compares, repairs and reports.
 func verify(c *cli.Context, spec string, m mode, compares []comparison, stdout, stderr io.Writer) error {
 	jsonOut := c.Bool(cmdutil.FlagJSON)
-	fail := func(err error) error {
-		if jsonOut {
-			cmdutil.PrintJSON(stdout, &output{Device: spec, Error: err.Error(), Problems: []fat.Problem{}})
+	// fail ends a check that could not be made: the JSON object has the
+	// device and the error, with what is known (res, if the check ran).
+	fail := func(res *result, dev *fio.Device, err error) error {
+		err = cmdutil.Exit(exitFailed, err)
+		if res != nil {
+			return finish(c, stdout, stderr, spec, m, *res, dev, err)
 		}
-		return cmdutil.Exit(exitFailed, err)
+		return cmdutil.Finish(c, stdout, stderr, &output{Device: spec}, nil, err)
 	}
 	dev, err := cmdutil.OpenImage(c, spec, m.repair)
 	var readOnly error
@@ -143,17 +144,17 @@ func verify(c *cli.Context, spec string, m mode, compares []comparison, stdout, 
 		dev, err = cmdutil.OpenImage(c, spec, false)
 	}
 	if err != nil {
-		return fail(err)
+		return fail(nil, nil, err)
 	}
 	defer dev.Close()
 	if ex, err := vol.IsExFAT(dev); err != nil {
-		return fail(fmt.Errorf("%s: %w", spec, err))
+		return fail(nil, nil, fmt.Errorf("%s: %w", spec, err))
 	} else if ex {
 		return verifyExFAT(c, spec, m, compares, dev, stdout, stderr)
 	}
 	v, bootErr, err := fat.OpenForCheck(dev)
 	if err != nil {
-		return fail(fmt.Errorf("%s: %w", spec, err))
+		return fail(nil, nil, fmt.Errorf("%s: %w", spec, err))
 	}
 	v.Clock = cmdutil.Now // files a repair makes get SOURCE_DATE_EPOCH when it is set
 	opts := fat.CheckOptions{BootError: bootErr, Salvage: m.salvage}
@@ -161,40 +162,38 @@ func verify(c *cli.Context, spec string, m mode, compares []comparison, stdout, 
 	opts.Visit, opts.Progress = visitors(m, jsonOut, stdout, stderr, &checked)
 	rep, err := fat.Check(v, opts)
 	if err != nil {
-		return fail(fmt.Errorf("%s: %w", spec, err))
+		return fail(nil, nil, fmt.Errorf("%s: %w", spec, err))
 	}
 	for _, cmp := range compares {
 		probs, err := fat.Compare(v, cmp.host, cmp.vol)
 		if err != nil {
-			return fail(fmt.Errorf("--compare %s=%s: %w", cmp.host, cmp.vol, err))
+			return fail(nil, nil, fmt.Errorf("--compare %s=%s: %w", cmp.host, cmp.vol, err))
 		}
 		rep.Problems = append(rep.Problems, probs...)
 	}
 	res := result{rep: rep, checked: checked, plan: rep.Plan()}
 	if readOnly != nil && !rep.Clean() {
 		m.repair = false
-		printReport(c, stdout, spec, m, res, dev)
-		return cmdutil.Exit(exitFailed, fmt.Errorf("nothing was repaired: %w", readOnly))
+		return fail(&res, dev, fmt.Errorf("nothing was repaired: %w", readOnly))
 	}
 	if (m.repair || m.dryRun) && !rep.Clean() {
 		res.plan, err = fat.Repair(v, rep, fat.RepairOptions{DryRun: m.dryRun})
 		res.repaired = m.repair
 		res.planned = true
 		if err != nil {
-			printReport(c, stdout, spec, m, res, nil)
-			return fail(fmt.Errorf("%s: %w", spec, err))
+			return fail(&res, nil, fmt.Errorf("%s: %w", spec, err))
 		}
 	}
 	if err := dev.Close(); err != nil {
-		return fail(fmt.Errorf("%s: %w", spec, err))
+		return fail(nil, nil, fmt.Errorf("%s: %w", spec, err))
 	}
-	printReport(c, stdout, spec, m, res, dev)
-	cmdutil.PrintStats(c, stderr, dev)
 	switch {
 	case rep.Clean():
-		return nil
+		err = nil
 	case m.repair && rep.Remaining() == 0:
-		return cmdutil.Exit(exitFixed, nil)
+		err = cmdutil.Exit(exitFixed, nil)
+	default:
+		err = cmdutil.Exit(exitProblems, nil)
 	}
-	return cmdutil.Exit(exitProblems, nil)
+	return finish(c, stdout, stderr, spec, m, res, dev, err)
 }

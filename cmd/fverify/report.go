@@ -24,7 +24,6 @@ type result struct {
 type output struct {
 	Device   string        `json:"device"`
 	FATType  string        `json:"fat_type,omitempty"`
-	Error    string        `json:"error,omitempty"`
 	Problems []fat.Problem `json:"problems"`
 	Warnings []string      `json:"warnings"`
 	Fixes    []string      `json:"fixes"`          // the fixes made (--repair)
@@ -32,7 +31,7 @@ type output struct {
 	Left     []fat.Problem `json:"left,omitempty"` // what the repair leaves (--repair, --dry-run)
 	Checked  []string      `json:"checked,omitempty"`
 	Summary  *summary      `json:"summary,omitempty"`
-	Stats    *fio.Stats    `json:"stats,omitempty"`
+	cmdutil.Outcome
 }
 
 // summary holds the counts of the summary line.
@@ -66,35 +65,35 @@ func summarize(rep *fat.Report) *summary {
 	return s
 }
 
-// printReport prints the problems, the plan or fixes, what is left and
-// the summary line, or the JSON object. dev (if not nil) supplies --stats
-// for JSON.
-func printReport(c *cli.Context, w io.Writer, spec string, m mode, res result, dev *fio.Device) {
+// finish prints the problems, the plan or fixes, what is left and the
+// summary line, or the JSON object, and ends the command with err
+// (cmdutil.Finish: the exit status, and the error and --stats in the
+// object or on standard error). dev (if not nil) supplies --stats.
+func finish(c *cli.Context, w, stderr io.Writer, spec string, m mode, res result, dev *fio.Device, err error) error {
 	rep := res.rep
 	s := summarize(rep)
+	out := &output{Device: spec}
 	if c.Bool(cmdutil.FlagJSON) {
-		out := &output{Device: spec, FATType: rep.Type.String(), Problems: rep.Problems, Warnings: rep.Warnings,
+		out = &output{Device: spec, FATType: rep.Type.String(), Problems: rep.Problems, Warnings: rep.Warnings,
 			Fixes: []string{}, Left: rep.Left, Checked: res.checked, Summary: s}
 		if res.repaired {
 			out.Fixes = res.plan
 		} else {
 			out.Plan = res.plan
 		}
-		if out.Problems == nil {
-			out.Problems = []fat.Problem{}
-		}
-		if out.Warnings == nil {
-			out.Warnings = []string{}
-		}
-		if dev != nil && c.Bool(cmdutil.FlagStats) {
-			st := dev.Stats()
-			out.Stats = &st
-		}
-		cmdutil.PrintJSON(w, out)
-		return
+	} else {
+		textReport{warnings: rep.Warnings, problems: lines(rep.Problems), omitted: rep.Omitted, plan: res.plan,
+			left: lines(rep.Left), repaired: res.repaired, planned: res.planned, summary: summaryLine(spec, rep.Type, s)}.print(w, m)
 	}
-	textReport{warnings: rep.Warnings, problems: lines(rep.Problems), omitted: rep.Omitted, plan: res.plan,
-		left: lines(rep.Left), repaired: res.repaired, planned: res.planned, summary: summaryLine(spec, rep.Type, s)}.print(w, m)
+	return cmdutil.Finish(c, w, stderr, out, statsOf(dev), err)
+}
+
+// statsOf is dev's statistics for cmdutil.Finish; nil without a device.
+func statsOf(dev *fio.Device) func() fio.Stats {
+	if dev == nil {
+		return nil
+	}
+	return dev.Stats
 }
 
 func summaryLine(spec string, t fat.Type, s *summary) string {

@@ -1,10 +1,6 @@
 package fat
 
-import (
-	"unsafe"
-
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // bigThreshold is the size from which bigAlloc maps memory outside the Go
 // heap.
@@ -23,13 +19,4 @@ func bigAlloc(n int64) (b []byte, release func()) {
 		}
 	}
 	return make([]byte, n), func() {}
-}
-
-// bigUint32s is bigAlloc for n uint32s.
-func bigUint32s(n int64) ([]uint32, func()) {
-	b, release := bigAlloc(4 * n)
-	if n == 0 {
-		return nil, release
-	}
-	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), n), release
 }

@@ -183,9 +183,12 @@ func (r *Report) warnf(format string, args ...any) {
 // in the Report, each problem with the fix Repair would make; the error is
 // only for what stops the check (the device cannot be read).
 //
-// Chains are walked with a per-cluster owner table, so loops and
-// cross-links end the walk, and the directory walk is bounded by depth and
-// by the clusters already seen. When the FAT copies differ, the tree is
+// Chains are walked with one bit per cluster for the clusters claimed
+// (who claimed one is worked out only when a walk runs into it: a loop, a
+// cross-link, an interrupted rename), so loops and cross-links end the
+// walk, and the directory walk is bounded by depth and by the clusters
+// already seen. The FAT copies are compared and counted a chunk at a time:
+// memory does not grow with the volume but for the tree's own nodes. When the FAT copies differ, the tree is
 // walked with each copy's chains scored, and the report then describes the
 // volume as the soundest copy has it (FAT 1 on a tie): lost clusters and
 // the free count are counted against that copy.
@@ -225,7 +228,11 @@ func Check(v *Volume, opts CheckOptions) (*Report, error) {
 		return nil, err
 	}
 	if len(copies.differ) > 0 {
-		if sound = judgeCopies(v, rep, t, copies); sound != 0 {
+		if sound, err = judgeCopies(v, rep, t, copies); err != nil {
+			t.release()
+			return nil, err
+		}
+		if sound != 0 {
 			step("walking the tree again with FAT %d, the sound copy", sound+1)
 			t.release()
 			p = p.restart(copies.tables[sound])
@@ -236,6 +243,7 @@ func Check(v *Volume, opts CheckOptions) (*Report, error) {
 		p.copyFAT(copies, sound)
 	}
 	step("counting free, bad and lost clusters")
+	t.copies = copies
 	t.lost()
 	step("checking the volume label")
 	t.checkLabel()

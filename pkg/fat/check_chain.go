@@ -23,13 +23,22 @@ type chainWalk struct {
 }
 
 // walkChain follows the chain from first in tb, claiming every cluster for
-// id in owner (which has tb.Entries() elements; 0 means unclaimed), at most
-// limit clusters (a negative limit: no bound but the table's). It stops before a
-// cluster that is already claimed, free or bad, after one whose entry
-// holds an end mark or links out of range, or when the limit is reached,
-// so it takes at most Entries() steps whatever the table holds. visit, if
-// not nil, sees each claimed cluster in order.
-func walkChain(tb Table, owner []uint32, id uint32, first Cluster, limit int64, visit func(Cluster)) chainWalk {
+// id in cl, at most limit clusters (a negative limit: no bound but the
+// table's). It stops before a cluster that is already claimed, free or
+// bad, after one whose entry holds an end mark or links out of range, or
+// when the limit is reached, so it takes at most Entries() steps whatever
+// the table holds. The last cluster claimed, and every claimStride-th, is
+// recorded as id's (claims.holder). visit, if not nil, sees each claimed
+// cluster in order.
+func walkChain(tb Table, cl *claims, id uint32, first Cluster, limit int64, visit func(Cluster)) chainWalk {
+	w := walkClaim(tb, cl, id, first, limit, visit)
+	if w.n > 0 {
+		cl.mark(w.last, id, true)
+	}
+	return w
+}
+
+func walkClaim(tb Table, cl *claims, id uint32, first Cluster, limit int64, visit func(Cluster)) chainWalk {
 	top := Cluster(tb.Entries() - 1)
 	if first < FirstCluster || first > top {
 		return chainWalk{end: endStart, at: first}
@@ -40,7 +49,7 @@ func walkChain(tb Table, owner []uint32, id uint32, first Cluster, limit int64, 
 			w.end, w.at = endLimit, c
 			return w
 		}
-		if owner[c] != 0 {
+		if cl.has(c) {
 			w.end, w.at = endOwned, c
 			return w
 		}
@@ -53,8 +62,12 @@ func walkChain(tb Table, owner []uint32, id uint32, first Cluster, limit int64, 
 			w.end, w.at = endBad, c
 			return w
 		}
-		owner[c] = id
 		w.n++
+		if w.n%claimStride == 0 {
+			cl.mark(c, id, false)
+		} else {
+			cl.set(c)
+		}
 		w.last = c
 		if visit != nil {
 			visit(c)
@@ -108,8 +121,8 @@ func (t *treeCheck) limit(dir bool, size uint32) int64 {
 // with it. Lost clusters do not count: a crash leaves them in the copy
 // written first, which is the newer and sound one.
 func (t *treeCheck) score(tb Table) int {
-	owner, release := bigUint32s(int64(tb.Entries()))
-	defer release()
+	cl := newClaims(tb.Entries())
+	defer cl.free()
 	faults := 0
 	for i := range t.nodes {
 		nd := &t.nodes[i]
@@ -117,7 +130,7 @@ func (t *treeCheck) score(tb Table) int {
 			continue
 		}
 		need := t.limit(nd.dir, nd.size0)
-		w := walkChain(tb, owner, uint32(i+1), nd.first0, need, nil)
+		w := walkChain(tb, cl, uint32(i+1), nd.first0, need, nil)
 		if w.end != endEOC || !nd.dir && w.n != need {
 			faults++
 		}

@@ -14,53 +14,77 @@ import (
 func (t *treeCheck) lost() {
 	tb := t.tb
 	n := tb.Entries()
-	if tb == t.v.table && t.plan.volume == len(t.plan.steps) && int64(t.v.freeCount())+t.claimed == int64(n-2) {
-		// Every cluster is free or in a chain the walk found (its claims
-		// are all there are when it planned no fix): no bad, none lost.
-		t.rep.FreeClusters = t.v.freeCount()
-		return
+	if tb == t.v.table && t.plan.volume == len(t.plan.steps) {
+		if free := t.fat1Free(); int64(free)+t.claimed == int64(n-2) {
+			// Every cluster is free or in a chain the walk found (its
+			// claims are all there are when it planned no fix): no bad,
+			// none lost.
+			t.rep.FreeClusters = free
+			return
+		}
 	}
-	free, bad, lost := clusterCounts(tb, t.owner)
+	lostBits := newBitmap(n)
+	defer lostBits.free()
+	free, bad, lost := countUnclaimed(tb, t.claims, &lostBits)
 	t.rep.FreeClusters, t.rep.BadClusters, t.rep.LostClusters = free, bad, lost
 	if lost == 0 {
 		return
 	}
+	// A lost cluster is one marked in lostBits and not claimed yet: lost
+	// chains claim clusters as they are found, and nothing else changes
+	// an unclaimed cluster's entry meanwhile.
+	isLost := func(c Cluster) bool { return lostBits.has(c) && !t.claims.has(c) }
 	// A lost cluster that another lost cluster links to is no chain's head.
-	linked := make([]uint64, (n+63)/64)
-	for c := FirstCluster; uint32(c) < n; c++ {
-		if t.isLost(c) {
-			if v := tb.Get(c); v >= FirstCluster && uint32(v) < n && t.isLost(v) {
-				linked[v/64] |= 1 << (v % 64)
+	linked := newBitmap(n)
+	defer linked.free()
+	scanTable(tb, func(first Cluster, vals []uint32) {
+		for i, v := range vals {
+			if c := first + Cluster(i); c >= FirstCluster && lostBits.has(c) && v >= uint32(FirstCluster) && v < n && lostBits.has(Cluster(v)) {
+				linked.set(Cluster(v))
 			}
 		}
-	}
-	t.lostID = math.MaxUint32
-	var heads []Cluster
-	for c := FirstCluster; uint32(c) < n; c++ {
-		if t.isLost(c) && linked[c/64]&(1<<(c%64)) == 0 {
-			heads = append(heads, c)
+	})
+	// Heads in order, then what could not join their chains, in turn.
+	var rest []Cluster
+	lostBits.each(func(c Cluster) bool {
+		if !linked.has(c) && isLost(c) {
+			rest = append(rest, t.lostChain(c)...)
 		}
-	}
-	for len(heads) > 0 {
-		heads = append(heads[1:], t.lostChain(heads[0])...)
+		return true
+	})
+	for len(rest) > 0 {
+		rest = append(rest[1:], t.lostChain(rest[0])...)
 	}
 	// What is left unclaimed are loops. Each is cut at its lowest cluster,
 	// as fsck.fat cuts it, and starts at the cluster after that one: the
 	// walk from there comes round to the lowest and ends it.
-	for c := FirstCluster; uint32(c) < n; c++ {
-		if t.isLost(c) {
+	lostBits.each(func(c Cluster) bool {
+		if isLost(c) {
 			for more := []Cluster{tb.Get(c)}; len(more) > 0; {
 				more = append(more[1:], t.lostChain(more[0])...)
 			}
 		}
+		return true
+	})
+}
+
+// fat1Free is FAT 1's free clusters: as the FAT copies' reading counted
+// them, else counted now.
+func (t *treeCheck) fat1Free() uint32 {
+	if t.copies != nil && t.copies.counted {
+		return t.copies.free
 	}
+	return t.v.freeCount()
 }
 
 // isLost reports whether cluster c is allocated, not bad, and held by no
 // chain (nor yet by a lost chain).
 func (t *treeCheck) isLost(c Cluster) bool {
+	if t.claims.has(c) {
+		return false
+	}
 	v := t.tb.Get(c)
-	return t.owner[c] == 0 && !t.tb.IsFree(v) && !t.tb.IsBad(v)
+	return !t.tb.IsFree(v) && !t.tb.IsBad(v)
 }
 
 // lostChain claims the lost chain from head, reports it and plans its
@@ -72,7 +96,7 @@ func (t *treeCheck) lostChain(head Cluster) []Cluster {
 	var chain []Cluster
 	var rest []Cluster
 	for c := head; ; {
-		t.owner[c] = t.lostID
+		t.claims.set(c)
 		chain = append(chain, c)
 		v := tb.Get(c)
 		if tb.IsEOC(v) {

@@ -160,7 +160,7 @@ func (t *treeCheck) growDir(idx int) bool {
 	}
 	t.plan.fillData(c, 0)
 	t.plan.linkTo(nd.chain[len(nd.chain)-1], c)
-	t.owner[c] = uint32(idx + 1)
+	t.claims.mark(c, uint32(idx+1), true)
 	pd := t.dirPlan(idx)
 	nd.chain = append(nd.chain, c)
 	pd.chain = nd.chain
@@ -261,7 +261,7 @@ func (t *treeCheck) chainFault(idx int, w chainWalk) {
 		t.sizeFix(idx, w.n, "")
 		return
 	case endLimit:
-		if t.owner[w.at] == uint32(idx+1) {
+		if t.holder(w.at) == idx {
 			t.fix(t.problem(KindLoop, nd.path, w.at, fatEntryOffset(l, w.last), "the chain loops back to cluster %d after %d clusters", w.at, w.n),
 				"end the chain of %s at cluster %d", nd.path, w.last)
 		} else if nd.dir {
@@ -298,7 +298,16 @@ func (t *treeCheck) chainFault(idx int, w chainWalk) {
 		return
 	}
 	// endOwned
-	o := int(t.owner[w.at]) - 1
+	o := t.holder(w.at)
+	if o < 0 {
+		// Every cluster a walk claims has a holder (claims.holder); were
+		// one missing, end the chain before the cluster rather than fail.
+		t.fix(t.problem(KindCrossLink, nd.path, w.at, l.ClusterOffset(w.at), "cluster %d (number %d of the chain) also belongs to another chain", w.at, w.n+1),
+			"end the chain of %s before cluster %d", nd.path, w.at)
+		t.cut(idx, w.last)
+		t.sizeFix(idx, w.n, "")
+		return
+	}
 	if o == idx {
 		t.fix(t.problem(KindLoop, nd.path, w.at, fatEntryOffset(l, w.last), "the chain loops back to cluster %d after %d clusters", w.at, w.n),
 			"end the chain of %s at cluster %d", nd.path, w.last)
@@ -372,7 +381,7 @@ func (t *treeCheck) shared(idx, o int, w chainWalk) {
 		t.fix(p, "end the chain of %s before cluster %d, which belongs to directory %s", other.path, w.at, nd.path)
 		t.yield(o, w.at)
 		for _, c := range nd.chain {
-			t.owner[c] = 0
+			t.claims.unclaim(c)
 		}
 		if w := t.walkNode(idx); w.end != endEOC {
 			t.chainFault(idx, w)
@@ -400,18 +409,30 @@ func (t *treeCheck) shared(idx, o int, w chainWalk) {
 // claim on the clusters from at on.
 func (t *treeCheck) yield(o int, at Cluster) {
 	nd := &t.nodes[o]
-	id := uint32(o + 1)
 	var prev Cluster
 	n := int64(0)
-	for c := nd.first; c != at && t.owner[c] == id && n < t.limitFor(nd); n++ {
+	// c is o's while the cluster before it was o's and not its last:
+	// holder is asked only where that does not tell.
+	for c, mine := nd.first, t.holder(nd.first) == o; c != at && mine && n < t.limitFor(nd); n++ {
+		mine = t.claims.has(c) && !t.claims.isEnd(c)
 		prev, c = c, t.tb.Get(c)
 		if c < FirstCluster || uint32(c) >= t.tb.Entries() {
 			return // at is not in o's chain: nothing to give up
 		}
+		if !mine {
+			mine = t.holder(c) == o
+		}
 	}
 	t.cut(o, prev)
-	for c := at; c >= FirstCluster && uint32(c) < t.tb.Entries() && t.owner[c] == id; c = t.tb.Get(c) {
-		t.owner[c] = 0
+	if prev != 0 {
+		t.claims.mark(prev, uint32(o+1), true)
+	}
+	for c, mine := at, t.holder(at) == o; c >= FirstCluster && uint32(c) < t.tb.Entries() && mine; {
+		end := t.claims.isEnd(c)
+		t.claims.unclaim(c)
+		if c = t.tb.Get(c); end && c >= FirstCluster && uint32(c) < t.tb.Entries() {
+			mine = t.holder(c) == o
+		}
 	}
 	t.sizeFix(o, n, " once it ends where the directory begins")
 }
@@ -433,7 +454,7 @@ func (t *treeCheck) copyTail(idx int, w chainWalk) (int64, bool) {
 			break
 		}
 		t.plan.fillData(dst, src)
-		t.owner[dst] = uint32(idx + 1)
+		t.claims.mark(dst, uint32(idx+1), true)
 		switch {
 		case prev == 0:
 			t.setStart(idx, dst)

@@ -265,3 +265,35 @@ func TestCompare(t *testing.T) {
 		t.Fatalf("changed tree: %v %v", probs, err)
 	}
 }
+
+// Open warns about a FAT32 backup boot sector that differs from the boot
+// sector in any byte but the dirty bit, as Check reports it: the reserved
+// bytes and the boot code, which BootSector does not model, too.
+func TestOpenWarnsAsCheckComparesBackupBoot(t *testing.T) {
+	base := buildCheckImage(t, checkParams["FAT32"])
+	for _, tc := range []struct {
+		name string
+		off  int // byte of the backup boot sector changed
+		bit  byte
+		warn bool
+	}{
+		{"reserved byte 52", 52, 0x01, true},
+		{"boot code", 200, 0x80, true},
+		{"the dirty bit only", ext32 + relState, stateDirty, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			img := bytes.Clone(base)
+			img[usualBackupSector*512+tc.off] ^= tc.bit
+			v, err := Open(memDevice(t, img))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
+			warned := strings.Contains(strings.Join(v.Warnings(), "\n"), "differs from the boot sector")
+			_, rep := checkBytes(t, img)
+			if warned != tc.warn || hasKind(rep, KindBackupBoot) != tc.warn {
+				t.Errorf("Open warns %v, Check reports backup-boot %v; want %v\n%v\n%s", warned, hasKind(rep, KindBackupBoot), tc.warn, v.Warnings(), dumpProblems(rep))
+			}
+		})
+	}
+}

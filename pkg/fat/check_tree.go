@@ -44,15 +44,15 @@ type treeCheck struct {
 	rep     *Report
 	plan    *plan
 	opts    CheckOptions
-	owner   []uint32 // per FAT entry: 1 + index into nodes of the chain that holds it
+	claims  *claims // the clusters the walks hold, by 1 + index into nodes
 	free    func()
 	nodes   []node
 	stack   []dirWork
 	label   *rootLabel // the root directory's label entry, nil if none
 	cur     int        // the directory being checked
 	curRaw  []byte     // and its contents
-	lostID  uint32     // owner value of clusters in lost chains
 	claimed int64      // clusters the chain walks claimed
+	copies  *fatCopies // the FAT copies as read, with FAT 1's counts (Check's walk only)
 }
 
 // rootLabel is the root directory's (first) volume label entry.
@@ -63,15 +63,15 @@ type rootLabel struct {
 }
 
 // runTree walks the tree of the image and returns the walk (its report
-// is t.rep; its owner table stays until release, for lost).
+// is t.rep; its claims stay until release, for lost).
 func runTree(im *image, p *plan, opts CheckOptions) (*treeCheck, error) {
-	owner, release := bigUint32s(int64(im.tb.Entries()))
-	// release runs once: from t.release, or from the cleanup if t is
-	// dropped first. A second munmap could hit a later mapping at the
-	// same address.
-	release = sync.OnceFunc(release)
+	cl := newClaims(im.tb.Entries())
+	// The bits are given back once: from t.release, or from the cleanup
+	// if t is dropped first. A second munmap could hit a later mapping at
+	// the same address.
+	release := sync.OnceFunc(cl.free)
 	rep := &Report{Type: im.v.layout.Type, Clusters: im.v.layout.Clusters, maxProblems: opts.MaxProblems}
-	t := &treeCheck{im: im, v: im.v, l: im.v.layout, tb: im.tb, rep: rep, plan: p, opts: opts, owner: owner, free: release, cur: -1}
+	t := &treeCheck{im: im, v: im.v, l: im.v.layout, tb: im.tb, rep: rep, plan: p, opts: opts, claims: cl, free: release, cur: -1}
 	runtime.AddCleanup(t, func(r func()) { r() }, release)
 	if err := t.walk(); err != nil {
 		t.release()
@@ -80,13 +80,16 @@ func runTree(im *image, p *plan, opts CheckOptions) (*treeCheck, error) {
 	return t, nil
 }
 
-// release gives back the owner table.
+// release gives back the claims.
 func (t *treeCheck) release() {
 	if t.free != nil {
 		t.free()
-		t.free, t.owner = nil, nil
+		t.free, t.claims = nil, nil
 	}
 }
+
+// holder is the node whose walk claimed cluster c, -1 if none did.
+func (t *treeCheck) holder(c Cluster) int { return int(t.claims.holder(t.tb, c)) - 1 }
 
 // fix reports a problem and records its fix in the plan.
 func (t *treeCheck) fix(p Problem, format string, args ...any) {
@@ -158,7 +161,7 @@ func (t *treeCheck) walkNode(idx int) chainWalk {
 		nd.chain = nd.chain[:0]
 		visit = func(c Cluster) { nd.chain = append(nd.chain, c) }
 	}
-	w := walkChain(t.tb, t.owner, uint32(idx+1), nd.first, t.limitFor(nd), visit)
+	w := walkChain(t.tb, t.claims, uint32(idx+1), nd.first, t.limitFor(nd), visit)
 	t.claimed += w.n
 	return w
 }

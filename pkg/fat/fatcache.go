@@ -423,3 +423,12 @@ func (v *Volume) ReadFAT(k int, p []byte, off int64) error {
 	}
 	return nil
 }
+
+// newFATCopyCache makes a read-only windowed table of FAT copy k (0 is
+// FAT 1 as on the disk) of the volume laid out as l on dev: what a checker
+// follows when a copy differs from FAT 1, in the same bounded memory.
+func newFATCopyCache(dev *fio.Device, l *Layout, k int) (*fatCache, error) {
+	lk := *l
+	lk.FATOffset = l.FATCopyOffset(k)
+	return newFATCache(dev, &lk)
+}

@@ -17,8 +17,8 @@ type plan struct {
 	opts    CheckOptions // the bounds of the check, for the verification passes
 
 	base    Table  // the FAT as the check read it (the sound copy)
-	tb      Table  // base with the planned changes; base itself until the first change
-	release func() // gives back tb's bytes once it is a copy
+	tb      Table  // base with the planned changes (a planTable); base itself until the first change
+	release func() // gives back the bytes tb.Bytes built
 
 	dirs   map[Cluster]*planDir // directories with slots to rewrite, by first cluster (0: the fixed root)
 	data   []planData           // clusters to fill before the FAT links them in
@@ -108,19 +108,14 @@ func (p *plan) sentences() []string {
 	return out
 }
 
-// set plans FAT entry c to hold val, copying the table on the first change.
+// set plans FAT entry c to hold val, on top of the base table (the
+// planned entries only are held: planTable).
 func (p *plan) set(c, val Cluster) {
 	if p.tb == p.base {
-		raw, release := bigAlloc(int64(len(p.base.Bytes())))
-		copy(raw, p.base.Bytes())
-		tb, err := NewTable(p.base.Type(), raw, p.base.Entries()-2)
-		if err != nil {
-			release()
-			panic(err) // the same size and type as a table that exists
-		}
-		release = sync.OnceFunc(release)
+		pt := newPlanTable(p.base)
+		release := sync.OnceFunc(pt.release)
 		runtime.AddCleanup(p, func(r func()) { r() }, release)
-		p.tb, p.release = tb, release
+		p.tb, p.release = pt, release
 	}
 	p.tb.Set(c, val)
 }

@@ -43,7 +43,7 @@ type SDLayout struct {
 
 // ErrSDTooLarge is returned for cards over 32 GiB, which the SD
 // specification formats as exFAT.
-var ErrSDTooLarge = fmt.Errorf("%w: the SD specification formats cards over 32 GiB as exFAT, which ftools does not write; give --fat 32 to make FAT32 with the 32 GiB layout anyway", ErrInvalidParams)
+var ErrSDTooLarge = fmt.Errorf("%w: the SD specification formats cards over 32 GiB as exFAT, which pkg/exfat lays out (fmkfs --sd does so by itself); give --fat 32 to make FAT32 with the 32 GiB layout anyway", ErrInvalidParams)
 
 // SDBoundaryUnit is the BU fmkfs --sd lays a card of totalBytes out with:
 // PlanSD's (a row that cannot hold the card's clusters gives way to the

@@ -163,17 +163,6 @@ func (v *Volume) readFSInfo() {
 	}
 }
 
-func withoutDirty(sector []byte) []byte {
-	bs, err := DecodeBootSector(sector)
-	if err != nil {
-		return sector
-	}
-	bs.SetDirty(false)
-	out := bytes.Clone(sector)
-	bs.Encode(out)
-	return out
-}
-
 func (v *Volume) checkBackupBoot() {
 	l := v.layout
 	if l.BackupBootOffset == 0 {
@@ -185,9 +174,9 @@ func (v *Volume) checkBackupBoot() {
 		v.warnings = append(v.warnings, fmt.Sprintf("backup boot sector at byte %d unreadable: %v", l.BackupBootOffset, err))
 		return
 	}
-	// The dirty bit lives only in the primary copy, as Linux keeps it, so
-	// compare the two with it cleared.
-	if !bytes.Equal(withoutDirty(v.raw), withoutDirty(b)) {
+	// Byte by byte, as fverify compares them (bootBytes): the dirty bit
+	// lives only in the primary copy, as Linux keeps it.
+	if !bytes.Equal(bootBytes(v.raw), bootBytes(b)) {
 		v.warnings = append(v.warnings, fmt.Sprintf("backup boot sector at byte %d differs from the boot sector", l.BackupBootOffset))
 	}
 }

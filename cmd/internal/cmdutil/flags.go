@@ -45,7 +45,7 @@ func IOFlags(write bool) []cli.Flag {
 	}
 	if write {
 		fl = append(fl, Values(&cli.StringFlag{Name: FlagSync, Value: fio.DefaultSync.String(),
-			Usage: "flush `POLICY`: none, close (one flush at the end), file (after each file), always (O_DSYNC)"}, "none", "close", "file", "always"))
+			Usage: "flush `POLICY`: none (no flushes; safe against a crash, not a power cut), close (a flush after the data, after the entries and after clearing the dirty bit), file (also after each file), always (O_DSYNC writes)"}, "none", "close", "file", "always"))
 	}
 	return fl
 }

@@ -1,0 +1,120 @@
+package fat
+
+import (
+	"slices"
+	"sync"
+)
+
+// planTable is the FAT a repair plan makes: the table the check followed
+// (base) with the planned entries on top. Only the entries the plan
+// changes are held, so planning a fix costs memory in proportion to the
+// fix, not to the FAT (which base reads in windows).
+type planTable struct {
+	base    Table
+	mask    Cluster             // the bits of an entry Get returns
+	changes map[Cluster]Cluster // planned entries
+
+	whole        []byte // Bytes: the whole planned table, once asked for
+	releaseWhole func()
+	sorted       []Cluster // the changed entries in order, for scans (nil when stale)
+}
+
+func newPlanTable(base Table) *planTable {
+	mask := Cluster(mask32)
+	switch base.Type() {
+	case FAT12:
+		mask = 0xFFF
+	case FAT16:
+		mask = 0xFFFF
+	}
+	return &planTable{base: base, mask: mask, changes: map[Cluster]Cluster{}}
+}
+
+func (t *planTable) Type() Type            { return t.base.Type() }
+func (t *planTable) Entries() uint32       { return t.base.Entries() }
+func (t *planTable) IsFree(v Cluster) bool { return t.base.IsFree(v) }
+func (t *planTable) IsEOC(v Cluster) bool  { return t.base.IsEOC(v) }
+func (t *planTable) IsBad(v Cluster) bool  { return t.base.IsBad(v) }
+func (t *planTable) EOC() Cluster          { return t.base.EOC() }
+
+func (t *planTable) Get(c Cluster) Cluster {
+	if v, ok := t.changes[c]; ok {
+		return v
+	}
+	return t.base.Get(c)
+}
+
+// Set plans entry c to hold v (as Table.Set stores it: FAT32 keeps the
+// base entry's high 4 bits, which Bytes carries over).
+func (t *planTable) Set(c Cluster, v Cluster) {
+	if uint32(c) >= t.Entries() {
+		return
+	}
+	if _, ok := t.changes[c]; !ok {
+		t.sorted = nil
+	}
+	t.changes[c] = v & t.mask
+	if t.whole != nil {
+		t.wholeTable().Set(c, v)
+	}
+}
+
+// Bytes builds the whole planned table in memory (once): the base's bytes
+// with the planned entries set in them, as the repair writes it.
+func (t *planTable) Bytes() []byte {
+	if t.whole != nil {
+		return t.whole
+	}
+	b := t.base.Bytes()
+	whole, release := bigAlloc(int64(len(b)))
+	copy(whole, b)
+	t.whole, t.releaseWhole = whole, sync.OnceFunc(release)
+	tb := t.wholeTable()
+	for c, v := range t.changes {
+		tb.Set(c, v)
+	}
+	return t.whole
+}
+
+func (t *planTable) wholeTable() Table {
+	tb, err := NewTable(t.Type(), t.whole, t.Entries()-2)
+	if err != nil {
+		panic(err) // the same size and type as the base, which exists
+	}
+	return tb
+}
+
+// release gives back the bytes Bytes built.
+func (t *planTable) release() {
+	if t.releaseWhole != nil {
+		t.releaseWhole()
+		t.releaseWhole, t.whole = nil, nil
+	}
+}
+
+// The plan's table is written through syncFAT, never through its dirty
+// ranges.
+func (t *planTable) DirtyRanges(int) [][2]int64 { return nil }
+func (t *planTable) ClearDirty()                {}
+
+// scan streams the planned table as scanTable does: the base's entries
+// with the planned ones in their place.
+func (t *planTable) scan(fn func(first Cluster, vals []uint32)) {
+	if t.sorted == nil {
+		t.sorted = slices.Sorted(func(yield func(Cluster) bool) {
+			for c := range t.changes {
+				if !yield(c) {
+					return
+				}
+			}
+		})
+	}
+	scanTable(t.base, func(first Cluster, vals []uint32) {
+		i, _ := slices.BinarySearch(t.sorted, first)
+		for ; i < len(t.sorted) && t.sorted[i] < first+Cluster(len(vals)); i++ {
+			c := t.sorted[i]
+			vals[c-first] = uint32(t.changes[c])
+		}
+		fn(first, vals)
+	})
+}

@@ -369,10 +369,13 @@ func TestFcpCopyOutRequests(t *testing.T) {
 	}
 	compareTrees(t, small, filepath.Join(out, "small"), false)
 
-	// From one image to another, the same read-ahead feeds the writes.
+	// From one image to another, the same read-ahead feeds the writes: 16
+	// reads of 4 MiB, and the metadata of both images (boot sectors,
+	// FSINFO, the target's FAT in windows, counted before the copy to
+	// plan its room).
 	other := newImage(t, "--size", "600M")
 	rep, r = fcpJSON(t, "--stats", img+"::/big.bin", other+"::/")
-	if r.code != 0 || rep.Stats.MaxReadsInFlight < 2 || rep.Stats.ReadRequests > 30 {
+	if r.code != 0 || rep.Stats.MaxReadsInFlight < 2 || rep.Stats.ReadRequests > 36 {
 		t.Fatalf("image to image: exit %d, %d reads, up to %d in flight\n%s", r.code, rep.Stats.ReadRequests, rep.Stats.MaxReadsInFlight, r.stderr)
 	}
 	if !bytes.Equal(mget(t, other, "/big.bin"), want) {

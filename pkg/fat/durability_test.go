@@ -3,6 +3,7 @@ package fat
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -232,5 +233,50 @@ func tableChild(t *testing.T) {
 	}
 	if v.Table() != nil {
 		t.Fatal("Table after Close is not nil")
+	}
+}
+
+// A directory made in this commit is written whole, and a record that took
+// the slots an earlier record skipped (marked deleted to reach past the
+// end marker) keeps them: the skip's deleted marks are not written over it
+// afterwards. (fcp -r lost a subfolder this way: the folder's record went
+// into the slots a long name had skipped, and its clusters were lost.)
+func TestNewDirKeepsRecordInSkippedSlots(t *testing.T) {
+	v := allocVolume(t)
+	dev := v.dev
+	if err := v.Mkdir("/d", time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	// ".", "..", three records of four slots: slots 0-13. The fourth long
+	// name does not fit in slots 14-15 and skips them; the folder's
+	// record of two slots takes them.
+	for i := range 4 {
+		w, err := v.Create(fmt.Sprintf("/d/file with a long name %02d.bin", i), 1, time.Unix(0, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write([]byte{1}); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := v.Mkdir("/d/sub folder", time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if r := recOfVolume(t, v, "d/sub folder"); r.Slot != 14 {
+		t.Fatalf("set-up: the folder's record is in slot %d, want 14 (the skipped slots)", r.Slot)
+	}
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Open(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if _, err := v.Stat("d/sub folder"); err != nil {
+		t.Fatalf("after Close: %v", err)
 	}
 }

@@ -273,10 +273,15 @@ func (v *Volume) noteNewDir(d *dir) {
 // cluster of each directory made since the last commit that has changed
 // since Mkdir queued its first cluster, and lets the FAT links of its chain
 // go out in phaseData with it.
-func (v *Volume) writeNewDirs() error {
+//
+// It returns the directories it wrote: their slots skipped by new records
+// (writeSkips) are on disk with them, and may since hold a record that a
+// deleted mark written from the skip list would wipe out.
+func (v *Volume) writeNewDirs() (map[*dir]bool, error) {
 	if len(v.newDirs) == 0 {
-		return nil
+		return nil, nil
 	}
+	written := map[*dir]bool{}
 	b := v.dev.NewBatch()
 	cs := v.layout.ClusterSize
 	for c, d := range v.newDirs {
@@ -290,17 +295,18 @@ func (v *Volume) writeNewDirs() error {
 		}
 		for i, cl := range d.chain {
 			if err := b.Write(v.layout.ClusterOffset(cl), d.raw[int64(i)*cs:int64(i+1)*cs]); err != nil {
-				return fmt.Errorf("fat: writing new directories: %w", err)
+				return nil, fmt.Errorf("fat: writing new directories: %w", err)
 			}
 			delete(v.held, cl)
 		}
 		clear(d.dirty)
 		delete(v.dirtyDirs, c)
+		written[d] = true
 	}
 	if err := b.Flush(); err != nil {
-		return fmt.Errorf("fat: writing new directories: %w", err)
+		return nil, fmt.Errorf("fat: writing new directories: %w", err)
 	}
-	return nil
+	return written, nil
 }
 
 // skipped is a run of slots a new record skipped (freeRun): marked deleted
@@ -312,10 +318,11 @@ type skipped struct {
 
 // writeSkips writes the deleted marks of the skipped slots, in phaseData:
 // each over the sector as it is on disk (the records around them wait for
-// phaseEntries). The sectors of one directory that hold marks are read
+// phaseEntries). Directories in whole (written, by writeNewDirs) are left
+// alone. The sectors of one directory that hold marks are read
 // and written as runs, all in one batch: not one small write per record,
 // which would break the data stream into pieces.
-func (v *Volume) writeSkips() error {
+func (v *Volume) writeSkips(whole map[*dir]bool) error {
 	if len(v.skips) == 0 {
 		return nil
 	}
@@ -326,8 +333,8 @@ func (v *Volume) writeSkips() error {
 	var order []*dir
 	for _, s := range v.skips {
 		s.d.pins--
-		if v.dirs[s.d.first] != s.d {
-			continue // removed since: its clusters are free
+		if v.dirs[s.d.first] != s.d || whole[s.d] {
+			continue // removed since (its clusters are free), or written whole
 		}
 		if _, ok := marks[s.d]; !ok {
 			order = append(order, s.d)

@@ -405,10 +405,11 @@ func (v *Volume) Commit() error {
 	if err := v.flushData(); err != nil {
 		return err
 	}
-	if err := v.writeNewDirs(); err != nil {
+	whole, err := v.writeNewDirs()
+	if err != nil {
 		return err
 	}
-	if err := v.writeSkips(); err != nil {
+	if err := v.writeSkips(whole); err != nil {
 		return err
 	}
 	if err := v.writeFAT(phaseData); err != nil {

@@ -66,7 +66,11 @@ func (p *Plan) checkRoom() {
 			}
 		case itemFile:
 			clusters := (max(it.size, 0) + r.cs - 1) / r.cs
-			if it.exists {
+			if r.fv != nil && it.size > fat.MaxFileSize {
+				// The format's limit, not the room, is what the user
+				// must hear about: no FAT volume takes this file.
+				why = errText(fat.ErrFileTooLarge)
+			} else if it.exists {
 				// The replaced file's clusters are freed only when the
 				// copy commits: the new data needs room of its own.
 				why = r.take(clusters)

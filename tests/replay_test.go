@@ -338,19 +338,9 @@ func (rr *replayRun) checkState() error {
 	if err != nil {
 		return err
 	}
-	fv, err := rr.fverify()
+	fv, kinds, err := rr.fverifyKinds(crashAllowedKinds)
 	if err != nil {
 		return err
-	}
-	if fv.Error != "" {
-		return fmt.Errorf("fverify cannot check the volume: %s", fv.Error)
-	}
-	kinds := map[string]bool{}
-	for _, p := range fv.Problems {
-		kinds[p.Kind] = true
-		if !slices.Contains(crashAllowedKinds, p.Kind) && !slices.Contains(rr.rc.allowKinds, p.Kind) {
-			return fmt.Errorf("fverify reports %s: %s %s", p.Kind, p.Path, p.Msg)
-		}
 	}
 	// fverify agrees with fsck.fat on the allowed classes (beyond them, a
 	// case's own allowance may be named differently by each). fsck.fat
@@ -367,6 +357,33 @@ func (rr *replayRun) checkState() error {
 			}
 		}
 	}
+	return rr.checkTree(fv, kinds[fat.KindRename])
+}
+
+// fverifyKinds runs fverify on the state and returns its report and the
+// kinds it found, or an error for a kind neither always allowed after a
+// cut nor allowed by the case.
+func (rr *replayRun) fverifyKinds(always []string) (*fverifyOut, map[string]bool, error) {
+	fv, err := rr.fverify()
+	if err != nil {
+		return nil, nil, err
+	}
+	if fv.Error != "" {
+		return nil, nil, fmt.Errorf("fverify cannot check the volume: %s", fv.Error)
+	}
+	kinds := map[string]bool{}
+	for _, p := range fv.Problems {
+		kinds[p.Kind] = true
+		if !slices.Contains(always, p.Kind) && !slices.Contains(rr.rc.allowKinds, p.Kind) {
+			return nil, nil, fmt.Errorf("fverify reports %s: %s %s", p.Kind, p.Path, p.Msg)
+		}
+	}
+	return fv, kinds, nil
+}
+
+// checkTree reads the state's files and holds them to checkContents; a
+// rename found (two names sharing clusters) must be an interrupted move.
+func (rr *replayRun) checkTree(fv *fverifyOut, rename bool) error {
 	st, err := readVolume(rr.state)
 	if err != nil {
 		return fmt.Errorf("reading the volume: %w", err)
@@ -374,7 +391,7 @@ func (rr *replayRun) checkState() error {
 	if err := rr.checkContents(st); err != nil {
 		return err
 	}
-	if kinds[fat.KindRename] && !rr.interruptedRename(st) {
+	if rename && !rr.interruptedRename(st) {
 		return fmt.Errorf("clusters shared by two names that are not the old and new name of a move: %+v", fv.Problems)
 	}
 	return nil

@@ -156,15 +156,25 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := prepareTarget(c, r); err != nil {
+	size, err := prepareTarget(c, r)
+	if err != nil {
 		return err
 	}
-	var total fio.Stats
-	res := result{Target: target, Table: "none", Wiped: []fio.Signature{}}
 	if r.table.kind != "" {
 		if err := confirmReplace(c, r, stderr); err != nil {
 			return err
 		}
+	}
+	if size != 0 {
+		// Only now, past every refusal that needs no opening: a refused
+		// command leaves the file as it was, its size too.
+		if err := fio.CreateImage(r.path, size); err != nil {
+			return err
+		}
+	}
+	var total fio.Stats
+	res := result{Target: target, Table: "none", Wiped: []fio.Signature{}}
+	if r.table.kind != "" {
 		tr, err := writeTable(r.path, r.o, &r.table, &r.p)
 		if err != nil {
 			return err
@@ -324,7 +334,7 @@ func closeFormatted(r *request, dev *fio.Device, wiped []fio.Signature, err erro
 	*total = total.Add(dev.Stats())
 	if r.table.kind != "" && dev.IsBlockDevice() {
 		if err := fio.RereadPartitions(r.path); err != nil {
-			cmdutil.Warn(stderr, "fmkfs", "%v", err)
+			cmdutil.Warn(stderr, "fmkfs", "%s", cmdutil.Message(err))
 		}
 	}
 	return nil

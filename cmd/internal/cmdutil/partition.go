@@ -67,7 +67,6 @@ func autoPartition(path string) (int, error) {
 	if len(cands) == 0 {
 		cands = typed
 	}
-	table := strings.ToUpper(pt.Kind)
 	switch len(cands) {
 	case 1:
 		return cands[0].Index, nil
@@ -76,15 +75,15 @@ func autoPartition(path string) (int, error) {
 		if len(all) > 1 {
 			word = "partitions"
 		}
-		return 0, fmt.Errorf("%s holds an %s table without a FAT partition; it has %s %s: give --partition N, or IMAGE@@OFFSET",
-			path, table, word, andList(all))
+		return 0, fmt.Errorf("%s holds %s without a FAT partition; it has %s %s: give --partition N, or IMAGE@@OFFSET",
+			path, pt.Named(), word, andList(all))
 	}
 	var list []string
 	for _, p := range cands {
 		list = append(list, describePartition(p, probeFAT(path, p.Index)))
 	}
-	return 0, fmt.Errorf("%s holds an %s table with %d FAT partitions, %s: give --partition N to choose one",
-		path, table, len(cands), andList(list))
+	return 0, fmt.Errorf("%s holds %s with %d FAT partitions, %s: give --partition N to choose one",
+		path, pt.Named(), len(cands), andList(list))
 }
 
 // andList is "a", "a and b", "a, b and c".

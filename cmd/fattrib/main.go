@@ -184,8 +184,7 @@ func show(c *cli.Context, stdout, stderr io.Writer) error {
 	defer imgs.Close()
 	rep := &listing{}
 	fail := func(what string, err error) {
-		cmdutil.Warn(stderr, "fattrib", "%v", err)
-		rep.Failed = append(rep.Failed, cmdutil.Problem{Path: what, Reason: err.Error()})
+		rep.Failed = append(rep.Failed, cmdutil.Failure(stderr, "fattrib", what, err))
 	}
 	args := c.Args().Slice()
 	recursive, wild := c.Bool("recursive"), false

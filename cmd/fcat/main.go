@@ -55,7 +55,7 @@ func cat(c *cli.Context, stdout, stderr io.Writer) error {
 			if cmdutil.IsInterrupt(err) {
 				return err
 			}
-			cmdutil.Warn(stderr, "fcat", "%v", err)
+			cmdutil.Warn(stderr, "fcat", "%s", cmdutil.Message(err))
 			failed = true
 		}
 	}

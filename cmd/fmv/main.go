@@ -75,8 +75,7 @@ func move(c *cli.Context, stdout, stderr io.Writer) error {
 	v := im.Vol
 	sum := &summary{}
 	fail := func(what string, err error) {
-		cmdutil.Warn(stderr, "fmv", "%v", err)
-		sum.Failed = append(sum.Failed, cmdutil.Problem{Path: what, Reason: err.Error()})
+		sum.Failed = append(sum.Failed, cmdutil.Failure(stderr, "fmv", what, err))
 	}
 	var srcs []cmdutil.Operand
 	for _, op := range ops[:len(ops)-1] {

@@ -2,6 +2,8 @@ package tests
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -62,6 +64,48 @@ func TestOpenErrorsInTheUsersTerms(t *testing.T) {
 					t.Errorf("%s: reason %q", strings.Join(c, " "), f.Reason)
 				}
 			}
+		}
+	}
+}
+
+// Output that cannot be written is never lost in silence: fls, fsinfo and
+// fverify ended 0 with standard output on a full disk (/dev/full), where
+// ls and cat fail; fcat named the system's "/dev/stdout".
+func TestLostOutputFails(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "o.img")
+	ok(t, "fmkfs", "--size", "8M", img)
+	src := filepath.Join(t.TempDir(), "a.txt")
+	writeFile(t, src, 5000, 1)
+	ok(t, "fcp", "-i", img, src, "::/A.TXT")
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatalf("/dev/full: %v", err)
+	}
+	defer full.Close()
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"fls", "-l", "-i", img, "::/"}, 1},
+		{[]string{"fls", "--json", "-i", img, "::/"}, 1},
+		{[]string{"fcat", "-i", img, "::/A.TXT"}, 1},
+		{[]string{"fsinfo", img}, 1},
+		{[]string{"fattrib", "-i", img, "::/A.TXT"}, 1},
+		{[]string{"fverify", img}, 8},
+	} {
+		cmd := exec.Command(c.args[0], c.args[1:]...)
+		var errb strings.Builder
+		cmd.Stdout, cmd.Stderr = full, &errb
+		err := cmd.Run()
+		code := 0
+		if ee, isExit := err.(*exec.ExitError); isExit {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		msg := errb.String()
+		if code != c.code || !strings.Contains(msg, "standard output: no space left on device") || strings.Contains(msg, "/dev/stdout") {
+			t.Errorf("%s > /dev/full: exit %d (want %d), %q", strings.Join(c.args, " "), code, c.code, msg)
 		}
 	}
 }

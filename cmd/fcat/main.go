@@ -116,7 +116,7 @@ func catFile(im *cmdutil.Image, op cmdutil.Operand, stdout io.Writer, buf []byte
 		n, rerr := f.Read(buf)
 		if n > 0 {
 			if _, err := stdout.Write(buf[:n]); err != nil {
-				return &writeError{fmt.Errorf("writing standard output: %w", err)}
+				return &writeError{fmt.Errorf("writing standard output: %s", cmdutil.ErrText(err))}
 			}
 		}
 		if rerr == io.EOF {

@@ -55,3 +55,25 @@ func TestFmkfsRefusedSizeLeavesFile(t *testing.T) {
 		})
 	}
 }
+
+// A device path that is not there (a card not inserted, a partition node
+// not made yet) is named as a missing device: fmkfs --size used to create
+// a regular file in /dev, filling memory and hiding the mistake, and
+// without --size the hint said to give it.
+func TestFmkfsMissingDeviceIsNoImage(t *testing.T) {
+	dev := "/dev/ftools-qa-missing-disk"
+	t.Cleanup(func() { os.Remove(dev) })
+	for _, args := range [][]string{
+		{"--size", "1M", dev},
+		{"-C", dev, "1440"},
+		{dev},
+	} {
+		msg := fails(t, "fmkfs", args...)
+		if !strings.Contains(msg, "no such device") || strings.Contains(msg, "give --size") {
+			t.Errorf("fmkfs %s: %q", strings.Join(args, " "), msg)
+		}
+		if _, err := os.Lstat(dev); err == nil {
+			t.Fatalf("fmkfs %s created %s", strings.Join(args, " "), dev)
+		}
+	}
+}

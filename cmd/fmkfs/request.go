@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -156,6 +157,12 @@ func prepareTarget(c *cli.Context, r *request) (int64, error) {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return 0, err
 	}
+	if !exists && inDev(r.path) {
+		// A device that is not there (a card not inserted, a partition
+		// node not made yet, a typo): an image file in /dev would fill
+		// memory and hide the mistake.
+		return 0, fmt.Errorf("%s: no such device (lsblk lists the disks); fmkfs creates image files, not files in /dev", r.path)
+	}
 	var size int64
 	if c.Bool("create") {
 		switch {
@@ -229,6 +236,13 @@ func prepareTarget(c *cli.Context, r *request) (int64, error) {
 		}
 	}
 	return size, nil
+}
+
+// inDev reports whether path lies in /dev, where devices live and image
+// files do not belong (but for /dev/shm, the RAM disk where they may).
+func inDev(path string) bool {
+	abs, err := filepath.Abs(path)
+	return err == nil && strings.HasPrefix(abs, "/dev/") && !strings.HasPrefix(abs, "/dev/shm/")
 }
 
 // refuseGrowingDisk refuses to extend an image file that holds a partition

@@ -109,3 +109,20 @@ func TestLostOutputFails(t *testing.T) {
 		}
 	}
 }
+
+// An attribute letter that no attribute has (+x, +rw) is refused naming
+// the attributes, before anything is opened: fattrib took "+x" for a path
+// ("+x: not a path inside an image") and then listed the files' attributes.
+func TestFattribUnknownAttribute(t *testing.T) {
+	img, _ := verbsImage(t, "16")
+	for _, tok := range []string{"+x", "+rw"} {
+		r := run(t, "fattrib", tok, "-i", img, "::/A.TXT")
+		if r.code == 0 || r.stdout != "" || !strings.Contains(r.stderr, tok+": not an attribute change") || !strings.Contains(r.stderr, "r (read-only)") {
+			t.Errorf("fattrib %s: exit %d, stdout %q, stderr %q", tok, r.code, r.stdout, r.stderr)
+		}
+	}
+	ok(t, "fattrib", "+h", "-i", img, "::/A.TXT")
+	if out := ok(t, "fattrib", "-X", "-i", img, "::/A.TXT"); !strings.Contains(out, "H") {
+		t.Errorf("fattrib +h then -X: %q", out)
+	}
+}

@@ -1,0 +1,44 @@
+package tests
+
+import (
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// "card.img" (opened at its only FAT partition) and "card.img@@1M" name one
+// volume, and a command opens it once: frm and fmkdir used to open it twice,
+// and each handle's commit wrote back its own directory over the other's,
+// so that 'frm card.img@@1M::/A card.img::/B' removed only B and
+// 'fmkdir card.img@@1M::/D1 card.img::/D2' made only D2, both exiting 0;
+// fcp did not see a file or a folder copied onto itself.
+func TestOneVolumeTwoSpellingsOpenedOnce(t *testing.T) {
+	need(t, "fsck.fat")
+	dir := t.TempDir()
+	img := filepath.Join(dir, "card.img")
+	ok(t, "fmkfs", "--size", "64M", "--table", "mbr", img)
+	src := filepath.Join(dir, "x.txt")
+	writeFile(t, src, 3000, 5)
+	for _, name := range []string{"A.TXT", "B.TXT", "C.TXT"} {
+		ok(t, "fcp", "-i", img, src, "::/"+name)
+	}
+	at := img + "@@1M"
+	ok(t, "frm", at+"::/A.TXT", img+"::/B.TXT")
+	ok(t, "fmkdir", at+"::/D1", img+"::/D2")
+	ok(t, "fmkdir", img+"::/D3", at+"::/D4")
+	got := strings.Fields(ok(t, "fls", "-i", img, "::/"))
+	sort.Strings(got)
+	want := []string{"C.TXT", "D1", "D2", "D3", "D4"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("after frm and fmkdir through two spellings: %v, want %v", got, want)
+	}
+	fsckClean(t, img, 1<<20)
+	if msg := fails(t, "fcp", at+"::/C.TXT", img+"::/C.TXT"); !strings.Contains(msg, "are the same file") {
+		t.Errorf("fcp of a file onto itself through two spellings: %q", msg)
+	}
+	if msg := fails(t, "fcp", "-r", at+"::/D1", img+"::/D1/SUB"); !strings.Contains(msg, "into itself") {
+		t.Errorf("fcp of a folder into itself through two spellings: %q", msg)
+	}
+	fsckClean(t, img, 1<<20)
+}

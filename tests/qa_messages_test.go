@@ -126,3 +126,27 @@ func TestFattribUnknownAttribute(t *testing.T) {
 		t.Errorf("fattrib +h then -X: %q", out)
 	}
 }
+
+// rm's -i (ask first), typed out of habit, is mtools' -i IMAGE here: "frm
+// -i card.img::/A card.img::/B" took the first path for the image, removed
+// B alone and ended 0, saying nothing of A. An -i that names a path inside
+// an image is refused before anything is opened.
+func TestImageFlagIsNoPath(t *testing.T) {
+	img, _ := verbsImage(t, "16")
+	ok(t, "fcp", "-i", img, "::/A.TXT", "::/B.TXT")
+	for _, c := range [][]string{
+		{"frm", "-i", img + "::/A.TXT", img + "::/B.TXT"},
+		{"fmv", "-i", img + "::/A.TXT", img + "::/C.TXT"},
+		{"fls", "-i", img + "::/", img + "::/"},
+		{"fcp", "-i", img + "::/A.TXT", img + "::/B.TXT", t.TempDir()},
+	} {
+		msg := fails(t, c[0], c[1:]...)
+		if !strings.Contains(msg, "not a path inside one") {
+			t.Errorf("%s: %q", strings.Join(c, " "), msg)
+		}
+	}
+	out := ok(t, "fls", "-i", img, "::/")
+	if !strings.Contains(out, "A.TXT") || !strings.Contains(out, "B.TXT") {
+		t.Fatalf("a refused frm -i removed a file: %q", out)
+	}
+}

@@ -19,7 +19,16 @@ const FlagImage = "image"
 
 // ImageFlag is -i/--image.
 func ImageFlag() cli.Flag {
-	return &cli.StringFlag{Name: FlagImage, Aliases: []string{"i"}, Usage: "the `IMAGE` that ::/PATH operands refer to"}
+	return &cli.StringFlag{Name: FlagImage, Aliases: []string{"i"}, Usage: "the `IMAGE` that ::/PATH operands refer to",
+		Action: func(_ *cli.Context, image string) error {
+			// "frm -i card.img::/a card.img::/b", rm's -i typed out of
+			// habit, took the first path for the image and removed the
+			// second alone, saying nothing of the first.
+			if strings.Contains(image, "::") {
+				return fmt.Errorf("-i %s: -i names the image that ::/PATH operands refer to (as mtools' -i), not a path inside one; rm's and mv's -i (ask first) is not a flag here: write IMAGE::/PATH alone, or -i IMAGE ::/PATH", image)
+			}
+			return nil
+		}}
 }
 
 // Operand is one path argument as mtools writes them: a host path, or a

@@ -42,3 +42,23 @@ func TestOneVolumeTwoSpellingsOpenedOnce(t *testing.T) {
 	}
 	fsckClean(t, img, 1<<20)
 }
+
+// fmv takes "card.img@@1M" and "card.img" (opened at that partition) for
+// the one volume they are, and still refuses two volumes.
+func TestFmvOneVolumeTwoSpellings(t *testing.T) {
+	dir := t.TempDir()
+	img := filepath.Join(dir, "card.img")
+	ok(t, "fmkfs", "--size", "64M", "--table", "mbr", img)
+	src := filepath.Join(dir, "x.txt")
+	writeFile(t, src, 100, 1)
+	ok(t, "fcp", "-i", img, src, "::/A.TXT")
+	ok(t, "fmv", img+"@@1M::/A.TXT", img+"::/B.TXT")
+	if got := strings.Fields(ok(t, "fls", "-i", img, "::/")); strings.Join(got, " ") != "B.TXT" {
+		t.Fatalf("after fmv through two spellings: %v", got)
+	}
+	other := filepath.Join(dir, "other.img")
+	ok(t, "fmkfs", "--size", "8M", other)
+	if msg := fails(t, "fmv", img+"::/B.TXT", other+"::/B.TXT"); !strings.Contains(msg, "different images") {
+		t.Errorf("fmv between two images: %q", msg)
+	}
+}

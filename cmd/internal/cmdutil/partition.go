@@ -51,7 +51,13 @@ func autoPartition(path string) (int, error) {
 	var probed, typed []fio.Partition
 	var all []string
 	for _, p := range pt.Partitions {
-		if p.Problem != "" || p.Size <= 0 {
+		if p.Problem != "" {
+			// Named, so that the refusal says why (a disk image cut
+			// short, say), never "it has partition :".
+			all = append(all, fmt.Sprintf("%d (unusable: %s)", p.Index, p.Problem))
+			continue
+		}
+		if p.Size <= 0 {
 			continue
 		}
 		kind := probeFAT(path, p.Index)
@@ -74,6 +80,9 @@ func autoPartition(path string) (int, error) {
 		word := "partition"
 		if len(all) > 1 {
 			word = "partitions"
+		}
+		if len(all) == 0 {
+			return 0, fmt.Errorf("%s holds %s without a usable partition: give IMAGE@@OFFSET", path, pt.Named())
 		}
 		return 0, fmt.Errorf("%s holds %s without a FAT partition; it has %s %s: give --partition N, or IMAGE@@OFFSET",
 			path, pt.Named(), word, andList(all))

@@ -44,6 +44,10 @@ each PATH's attributes as mattrib does. ` + cmdutil.AddressingHelp + `
 // before flags are parsed, so -h and -a mean attributes, not flags.
 var attrToken = regexp.MustCompile(`^[+-][rhsaRHSA]+$`)
 
+// badAttrToken is an attribute change with a letter no attribute has
+// (+x, +rw): never a path, which starts with :: or names an image.
+var badAttrToken = regexp.MustCompile(`^\+[[:alpha:]]+$`)
+
 // valueFlags are the flags whose next argument is their value.
 var valueFlags = map[string]bool{"-i": true, "--i": true, "-image": true, "--image": true,
 	"-partition": true, "--partition": true, "-io-size": true, "--io-size": true, "-sync": true, "--sync": true,
@@ -51,8 +55,9 @@ var valueFlags = map[string]bool{"-i": true, "--i": true, "-image": true, "--ima
 
 var letters = map[byte]vol.Attr{'r': vol.AttrReadOnly, 'h': vol.AttrHidden, 's': vol.AttrSystem, 'a': vol.AttrArchive}
 
-// splitAttrs takes the attribute changes out of args.
-func splitAttrs(args []string) (rest []string, set, clear vol.Attr) {
+// splitAttrs takes the attribute changes out of args; bad is the first
+// "+LETTERS" that names a letter no attribute has.
+func splitAttrs(args []string) (rest []string, set, clear vol.Attr, bad string) {
 	rest = append(rest, args[0])
 	for i := 1; i < len(args); i++ {
 		a := args[i]
@@ -72,17 +77,25 @@ func splitAttrs(args []string) (rest []string, set, clear vol.Attr) {
 			}
 			continue
 		}
+		if badAttrToken.MatchString(a) && !valueFlags[args[i-1]] && bad == "" {
+			bad = a
+			continue
+		}
 		rest = append(rest, a)
 	}
-	return rest, set, clear
+	return rest, set, clear, bad
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
 	app := cmdutil.NewApp("fattrib", "show and change attributes of files in FAT and exFAT images", usageText, stdout, stderr)
 	app.Flags = flags()
 	var set, clear vol.Attr
+	var bad string
 	if len(args) > 0 {
-		args, set, clear = splitAttrs(args)
+		args, set, clear, bad = splitAttrs(args)
+	}
+	if bad != "" {
+		return fmt.Errorf("%s: not an attribute change: the attributes are r (read-only), h (hidden), s (system) and a (archive), set with + and cleared with - (+r, -h, +rs) (see 'fattrib --help')", bad)
 	}
 	app.Action = func(c *cli.Context) error {
 		if err := cmdutil.NeedArgs(c, 1, -1); err != nil {
@@ -184,8 +197,7 @@ func show(c *cli.Context, stdout, stderr io.Writer) error {
 	defer imgs.Close()
 	rep := &listing{}
 	fail := func(what string, err error) {
-		cmdutil.Warn(stderr, "fattrib", "%v", err)
-		rep.Failed = append(rep.Failed, cmdutil.Problem{Path: what, Reason: err.Error()})
+		rep.Failed = append(rep.Failed, cmdutil.Failure(stderr, "fattrib", what, err))
 	}
 	args := c.Args().Slice()
 	recursive, wild := c.Bool("recursive"), false

@@ -55,7 +55,7 @@ func cat(c *cli.Context, stdout, stderr io.Writer) error {
 			if cmdutil.IsInterrupt(err) {
 				return err
 			}
-			cmdutil.Warn(stderr, "fcat", "%v", err)
+			cmdutil.Warn(stderr, "fcat", "%s", cmdutil.Message(err))
 			failed = true
 		}
 	}
@@ -116,7 +116,7 @@ func catFile(im *cmdutil.Image, op cmdutil.Operand, stdout io.Writer, buf []byte
 		n, rerr := f.Read(buf)
 		if n > 0 {
 			if _, err := stdout.Write(buf[:n]); err != nil {
-				return &writeError{fmt.Errorf("writing standard output: %w", err)}
+				return &writeError{fmt.Errorf("writing standard output: %s", cmdutil.ErrText(err))}
 			}
 		}
 		if rerr == io.EOF {

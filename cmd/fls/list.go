@@ -89,8 +89,7 @@ func list(c *cli.Context, args []string, stdout, stderr io.Writer) error {
 	imgs := cmdutil.Images{}
 	defer imgs.Close()
 	fail := func(what string, err error) {
-		cmdutil.Warn(stderr, "fls", "%v", err)
-		l.rep.Failed = append(l.rep.Failed, cmdutil.Problem{Path: what, Reason: err.Error()})
+		l.rep.Failed = append(l.rep.Failed, cmdutil.Failure(stderr, "fls", what, err))
 	}
 	var vols []*cmdutil.Image
 	for _, a := range args {

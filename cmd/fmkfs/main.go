@@ -53,7 +53,8 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "sd", Usage: "lay the card out as the SD Association's specification does: MBR, file system (FAT12/16/32, exFAT over 32 GiB), cluster size and erase-block (BU) alignment by capacity"},
 		&cli.BoolFlag{Name: cmdutil.FlagForce, Aliases: []string{"I"}, Usage: "replace the table of a whole disk without asking, format a whole disk that holds one (-I, as mkfs.fat), write at an offset where no partition starts, or make a FAT32 of fewer than 65,525 clusters"},
 		cmdutil.VerboseFlag("print the layout as mkfs.fat -v does: geometry, sectors, FATs, clusters, reserved sectors, root directory, volume id and label"),
-		cmdutil.Refuse("c", "fmkfs does not test for bad blocks (mkfs.fat -c): SD cards and USB sticks remap bad blocks themselves; run badblocks(8) on an old disk first"),
+		cmdutil.Refuse("c", "fmkfs does not test for bad blocks (mkfs.fat -c): SD cards and USB sticks remap bad blocks themselves; run badblocks(8) on an old disk first (mkfs.exfat's -c, the cluster size, is --cluster-size here)"),
+		cmdutil.RefuseValue("L", "the label is -n LABEL (--label), as mkfs.fat takes it, for exFAT too (mkfs.exfat's -L)"),
 		cmdutil.RefuseValue("l", "fmkfs does not read a bad block list (mkfs.fat -l): SD cards and USB sticks remap bad blocks themselves"),
 	}
 	fl = append(fl, cmdutil.CodePageFlag())
@@ -156,15 +157,25 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := prepareTarget(c, r); err != nil {
+	size, err := prepareTarget(c, r)
+	if err != nil {
 		return err
 	}
-	var total fio.Stats
-	res := result{Target: target, Table: "none", Wiped: []fio.Signature{}}
 	if r.table.kind != "" {
 		if err := confirmReplace(c, r, stderr); err != nil {
 			return err
 		}
+	}
+	if size != 0 {
+		// Only now, past every refusal that needs no opening: a refused
+		// command leaves the file as it was, its size too.
+		if err := fio.CreateImage(r.path, size); err != nil {
+			return err
+		}
+	}
+	var total fio.Stats
+	res := result{Target: target, Table: "none", Wiped: []fio.Signature{}}
+	if r.table.kind != "" {
 		tr, err := writeTable(r.path, r.o, &r.table, &r.p)
 		if err != nil {
 			return err
@@ -324,7 +335,7 @@ func closeFormatted(r *request, dev *fio.Device, wiped []fio.Signature, err erro
 	*total = total.Add(dev.Stats())
 	if r.table.kind != "" && dev.IsBlockDevice() {
 		if err := fio.RereadPartitions(r.path); err != nil {
-			cmdutil.Warn(stderr, "fmkfs", "%v", err)
+			cmdutil.Warn(stderr, "fmkfs", "%s", cmdutil.Message(err))
 		}
 	}
 	return nil

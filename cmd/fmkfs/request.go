@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -141,53 +142,64 @@ func parseRequest(c *cli.Context, target string) (*request, error) {
 	return r, err
 }
 
-// prepareTarget creates or extends an image file to exactly --size (or to
-// BLOCK-COUNT for a missing file, as mkfs.fat -C), after planning the
-// file system so that impossible parameters leave no file behind. It
-// refuses what it cannot do exactly: shrinking a file, sizing a device.
-func prepareTarget(c *cli.Context, r *request) error {
+// prepareTarget checks that an image file can be created or extended to
+// exactly --size (or to BLOCK-COUNT for a missing file, as mkfs.fat -C),
+// planning the file system so that impossible parameters leave no file
+// behind, and returns the size to create or extend it to (0: none).
+// Nothing is written: the caller extends the file only once every
+// refusal (a table to replace, say) has passed, so that a refused
+// command leaves the file as it was. It refuses what it cannot do
+// exactly: shrinking a file, sizing a device, growing a disk whose table
+// would not grow with it.
+func prepareTarget(c *cli.Context, r *request) (int64, error) {
 	fi, err := os.Stat(r.path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
+		return 0, err
+	}
+	if !exists && inDev(r.path) {
+		// A device that is not there (a card not inserted, a partition
+		// node not made yet, a typo): an image file in /dev would fill
+		// memory and hide the mistake.
+		return 0, fmt.Errorf("%s: no such device (lsblk lists the disks); fmkfs creates image files, not files in /dev", r.path)
 	}
 	var size int64
 	if c.Bool("create") {
 		switch {
 		case r.blocks == 0:
-			return errors.New("-C (--create) needs BLOCK-COUNT: the size of the file to create, in 1 KiB blocks")
+			return 0, errors.New("-C (--create) needs BLOCK-COUNT: the size of the file to create, in 1 KiB blocks")
 		case c.IsSet("size"):
-			return errors.New("give -C with BLOCK-COUNT or --size, not both: both create the file")
+			return 0, errors.New("give -C with BLOCK-COUNT or --size, not both: both create the file")
 		case exists:
-			return fmt.Errorf("-C: %s exists; -C only creates a new file (leave -C out to format it)", r.path)
+			return 0, fmt.Errorf("-C: %s exists; -C only creates a new file (leave -C out to format it)", r.path)
 		}
 	}
 	switch {
 	case c.IsSet("size"):
 		if size, err = fio.ParseSize(c.String("size")); err != nil {
-			return fmt.Errorf("--size: %w", err)
+			return 0, fmt.Errorf("--size: %w", err)
 		}
 		if exists && fi.Mode()&os.ModeDevice != 0 {
-			return fmt.Errorf("--size %s: %s is a block device, whose size is its own; give BLOCK-COUNT to use only part of it", c.String("size"), r.path)
+			return 0, fmt.Errorf("--size %s: %s is a block device, whose size is its own; give BLOCK-COUNT to use only part of it", c.String("size"), r.path)
 		}
 		if exists && fi.Mode().IsRegular() && fi.Size() > size {
-			return fmt.Errorf("--size %s: %s already holds %d bytes and fmkfs does not shrink files; truncate it first, or give BLOCK-COUNT %d to make the file system that size", c.String("size"), r.path, fi.Size(), size/1024)
+			return 0, fmt.Errorf("--size %s: %s already holds %d bytes and fmkfs does not shrink files; truncate it first, or give BLOCK-COUNT %d to make the file system that size", c.String("size"), r.path, fi.Size(), size/1024)
 		}
 	case !exists && r.blocks != 0:
 		size = r.off + r.blocks
 	case !exists:
-		return fmt.Errorf("%s does not exist: give --size to create an image file", r.path)
+		return 0, fmt.Errorf("%s does not exist: give --size to create an image file", r.path)
 	default:
-		return nil
+		return 0, nil
 	}
 	if size <= r.off {
-		return fmt.Errorf("--size %s leaves no room after offset %d", c.String("size"), r.off)
+		return 0, fmt.Errorf("--size %s leaves no room after offset %d", c.String("size"), r.off)
 	}
 	pp := r.p
 	pp.Size = size - r.off
 	if r.blocks != 0 {
 		if r.blocks > pp.Size {
-			return fmt.Errorf("BLOCK-COUNT %d (%d bytes) is more than the %d bytes after offset %d; give a smaller count or a larger --size", r.blocks/1024, r.blocks, pp.Size, r.off)
+			return 0, fmt.Errorf("BLOCK-COUNT %d (%d bytes) is more than the %d bytes after offset %d; give a smaller count or a larger --size", r.blocks/1024, r.blocks, pp.Size, r.off)
 		}
 		pp.Size = r.blocks
 	}
@@ -202,23 +214,53 @@ func prepareTarget(c *cli.Context, r *request) error {
 			t.x = &x
 		}
 		if _, err := planTable(size, 512, &t, &pp); err != nil {
-			return err
+			return 0, err
 		}
 	} else if r.exfat {
 		x := *r.x
 		x.Size, x.PartitionOffset = pp.Size, r.off
 		if _, _, err := exfat.Plan(x); err != nil {
-			return err
+			return 0, err
 		}
 	} else {
 		if pp.SectorSize == 0 {
 			pp.SectorSize = 512
 		}
 		if _, _, err := fat.Plan(pp); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return fio.CreateImage(r.path, size)
+	if exists && fi.Mode().IsRegular() && size > fi.Size() && r.table.kind == "" {
+		if err := refuseGrowingDisk(r, c.String("size")); err != nil {
+			return 0, err
+		}
+	}
+	return size, nil
+}
+
+// inDev reports whether path lies in /dev, where devices live and image
+// files do not belong (but for /dev/shm, the RAM disk where they may).
+func inDev(path string) bool {
+	abs, err := filepath.Abs(path)
+	return err == nil && strings.HasPrefix(abs, "/dev/") && !strings.HasPrefix(abs, "/dev/shm/")
+}
+
+// refuseGrowingDisk refuses to extend an image file that holds a partition
+// table (when no new table is asked for): its partitions would not grow
+// with it, and a GPT's backup header would no longer end the disk, so the
+// table would be left damaged. Only --force for the whole disk, which
+// formats over the table, may grow it.
+func refuseGrowingDisk(r *request, size string) error {
+	pt, err := fio.ReadPartitions(r.path)
+	if err != nil || len(pt.Partitions) == 0 || r.o.Force && r.o.Partition == 0 && r.off == 0 {
+		return nil
+	}
+	why := "its partitions would not grow with it"
+	if pt.Kind == "gpt" {
+		why = "its partitions would not grow with it, and the GPT's backup header would no longer end the disk"
+	}
+	return fmt.Errorf("--size %s: %s, and fmkfs does not grow it: %s; grow it with truncate and sfdisk first, or give --table to write a new table",
+		size, describeDisk(r.path, pt), why)
 }
 
 // confirmReplace lets a new table replace the one a block device holds,
@@ -295,7 +337,7 @@ func describeDisk(path string, pt *fio.PartitionTable) string {
 	if len(parts) == 1 {
 		word = "partition"
 	}
-	return fmt.Sprintf("%s (%s) holds an %s table with %s %s", path, cmdutil.HumanSize(size), strings.ToUpper(pt.Kind), word, strings.Join(parts, ", "))
+	return fmt.Sprintf("%s (%s) holds %s with %s %s", path, cmdutil.HumanSize(size), pt.Named(), word, strings.Join(parts, ", "))
 }
 
 // probeFS names the file system at the start of partition n and its label,

@@ -60,9 +60,6 @@ func move(c *cli.Context, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if len(ops) > 0 && !cmdutil.SameImage(op.Image, ops[0].Image) {
-			return fmt.Errorf("'%s' and '%s' are on different images: fmv moves within one volume (use fcp and frm)", ops[0].Raw, op.Raw)
-		}
 		ops = append(ops, op)
 	}
 	dst := ops[len(ops)-1]
@@ -72,11 +69,24 @@ func move(c *cli.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	for _, op := range ops[:len(ops)-1] {
+		if cmdutil.SameImage(op.Image, dst.Image) {
+			continue
+		}
+		// Spelled otherwise ("card.img@@1M" and "card.img", which opens
+		// at that partition), it may still be the same volume.
+		other, err := imgs.Open(c, op.Image, false)
+		if err != nil {
+			return err
+		}
+		if other != im {
+			return fmt.Errorf("'%s' and '%s' are on different images: fmv moves within one volume (use fcp and frm)", op.Raw, dst.Raw)
+		}
+	}
 	v := im.Vol
 	sum := &summary{}
 	fail := func(what string, err error) {
-		cmdutil.Warn(stderr, "fmv", "%v", err)
-		sum.Failed = append(sum.Failed, cmdutil.Problem{Path: what, Reason: err.Error()})
+		sum.Failed = append(sum.Failed, cmdutil.Failure(stderr, "fmv", what, err))
 	}
 	var srcs []cmdutil.Operand
 	for _, op := range ops[:len(ops)-1] {

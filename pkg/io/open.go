@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -262,8 +261,8 @@ func (d *Device) setup(o Options, rdev uint64) error {
 			if !d.blockDev {
 				what = "image"
 			}
-			pe := &PlaceError{Err: ErrPartitioned, Msg: fmt.Sprintf("io: %s: refusing to write the whole %s, which holds an %s table (%s)",
-				d.path, what, strings.ToUpper(t.Kind), listPartitions(t))}
+			pe := &PlaceError{Err: ErrPartitioned, Msg: fmt.Sprintf("io: %s: refusing to write the whole %s, which holds %s (%s)",
+				d.path, what, t.Named(), listPartitions(t))}
 			if len(t.Partitions) == 1 {
 				pe.Partition = t.Partitions[0].Index // the one to suggest
 			}

@@ -66,6 +66,15 @@ type PartitionTable struct {
 	Partitions []Partition
 }
 
+// Named is the table as a sentence names it, with its article: "an MBR
+// table", "a GPT table".
+func (t *PartitionTable) Named() string {
+	if t.Kind == "gpt" {
+		return "a GPT table"
+	}
+	return "an " + strings.ToUpper(t.Kind) + " table"
+}
+
 // fatMBRTypes are the MBR types a FAT (or exFAT) volume may carry, hidden
 // variants included, and the EFI System Partition.
 var fatMBRTypes = map[byte]bool{0x01: true, 0x04: true, 0x06: true, 0x07: true, 0x0B: true, 0x0C: true, 0x0E: true,

@@ -110,6 +110,15 @@ func Message(err error) string {
 	return pkgPrefix.ReplaceAllString(err.Error(), "$1")
 }
 
+// Failure reports err on w as name's message, in the user's terms
+// (Message: without the libraries' package prefixes), and returns it as
+// the Problem about what that --json lists, with the same reason.
+func Failure(w io.Writer, name, what string, err error) Problem {
+	msg := Message(err)
+	Warn(w, name, "%s", msg)
+	return Problem{Path: what, Reason: msg}
+}
+
 // Warn prints a message as "name: message" on w. Every line of a
 // multi-line message (joined errors) gets the prefix, and control
 // characters (from names in a hostile image) are shown escaped, so that a

@@ -38,8 +38,7 @@ func EachOperand(c *cli.Context, stdout, stderr io.Writer, e Each, fn func(vol.V
 	defer imgs.Close()
 	rep := &ChangeReport{}
 	fail := func(what string, err error) {
-		Warn(stderr, e.Name, "%v", err)
-		rep.Failed = append(rep.Failed, Problem{Path: what, Reason: err.Error()})
+		rep.Failed = append(rep.Failed, Failure(stderr, e.Name, what, err))
 	}
 	for _, a := range c.Args().Slice() {
 		ops, skipped, err := e.expand(c, imgs, a)

@@ -2,7 +2,10 @@ package cmdutil
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -81,10 +84,23 @@ func Finish(c *cli.Context, stdout, stderr io.Writer, rep Reporter, stats func()
 // run returns an error without having written anything to standard output,
 // one Outcome object is printed there. The message still goes to
 // standard error. Main wraps every command with it.
+//
+// It also keeps output from being lost in silence: a write to standard
+// output that fails (a full disk, /dev/full, an I/O error) makes a command
+// that would have succeeded fail, as ls and cat do ("writing standard
+// output: no space left on device"), with status 1, or fverify's 8 (fsck's
+// operational error).
 func JSONErrors(run RunFunc) RunFunc {
 	return func(args []string, stdout, stderr io.Writer) error {
 		w := &countingWriter{w: stdout}
 		err := run(args, w, stderr)
+		if w.err != nil && ExitStatus(err) == 0 {
+			code := 1
+			if len(args) > 0 && filepath.Base(args[0]) == "fverify" {
+				code = 8
+			}
+			return Exit(code, fmt.Errorf("writing standard output: %s", ErrText(w.err)))
+		}
 		if err != nil && w.n == 0 && WantsJSON(args) {
 			msg := Message(err)
 			var ee *ExitError
@@ -125,13 +141,23 @@ func ExitStatus(err error) int {
 	return 1
 }
 
+// countingWriter is standard output as a command writes it: it counts
+// what was written and keeps the first write that failed, named as
+// standard output rather than as the system's "/dev/stdout".
 type countingWriter struct {
-	w io.Writer
-	n int64
+	w   io.Writer
+	n   int64
+	err error
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
+	if err != nil {
+		err = &fs.PathError{Op: "write", Path: "standard output", Err: UnwrapPath(err)}
+		if c.err == nil {
+			c.err = err
+		}
+	}
 	return n, err
 }

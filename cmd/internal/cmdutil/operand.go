@@ -19,7 +19,16 @@ const FlagImage = "image"
 
 // ImageFlag is -i/--image.
 func ImageFlag() cli.Flag {
-	return &cli.StringFlag{Name: FlagImage, Aliases: []string{"i"}, Usage: "the `IMAGE` that ::/PATH operands refer to"}
+	return &cli.StringFlag{Name: FlagImage, Aliases: []string{"i"}, Usage: "the `IMAGE` that ::/PATH operands refer to",
+		Action: func(_ *cli.Context, image string) error {
+			// "frm -i card.img::/a card.img::/b", rm's -i typed out of
+			// habit, took the first path for the image and removed the
+			// second alone, saying nothing of the first.
+			if strings.Contains(image, "::") {
+				return fmt.Errorf("-i %s: -i names the image that ::/PATH operands refer to (as mtools' -i), not a path inside one; rm's and mv's -i (ask first) is not a flag here: write IMAGE::/PATH alone, or -i IMAGE ::/PATH", image)
+			}
+			return nil
+		}}
 }
 
 // Operand is one path argument as mtools writes them: a host path, or a
@@ -119,7 +128,8 @@ type Image struct {
 	Vol   vol.Volume
 	FAT   *fat.Volume
 	ExFAT *exfat.Volume
-	id    imageID
+	id    imageID // as the spec names it
+	at    imageID // where the volume was found: the partition chosen too
 }
 
 // imageID says which volume a spec names, however it is spelled: "a.img",
@@ -172,22 +182,29 @@ func (ims Images) Open(c *cli.Context, spec string, write bool) (*Image, error) 
 			return nil, err
 		}
 		for _, other := range ims {
-			if other.id == id && id.offset >= 0 {
+			if (other.id == id || other.at == id) && id.offset >= 0 {
 				im = other
 				break
 			}
 		}
 	}
 	if im != nil {
-		if write && !im.Dev.Writable() {
-			return nil, fmt.Errorf("%s: already open read-only as %s", spec, im.Spec)
-		}
-		ims[spec] = im
-		return im, nil
+		return ims.reuse(spec, im, write)
 	}
 	dev, err := OpenImage(c, spec, write)
 	if err != nil {
 		return nil, err
+	}
+	// "a.img" opens at the partition it chooses, which "a.img@@1M" or
+	// "a.img --partition 1" may name too: one volume, one Image, or two
+	// caches of one FAT would each write back their own (a removal or a
+	// new directory made through one lost to the other's commit).
+	at := imageID{id.file, dev.Start()}
+	for _, other := range ims {
+		if id.offset >= 0 && other.at == at {
+			dev.Close()
+			return ims.reuse(spec, other, write)
+		}
 	}
 	v, err := vol.Open(dev)
 	if err != nil {
@@ -195,7 +212,19 @@ func (ims Images) Open(c *cli.Context, spec string, write bool) (*Image, error) 
 		return nil, fmt.Errorf("%s: %w", spec, err)
 	}
 	v.SetClock(Now)
-	im = &Image{Spec: spec, Dev: dev, Vol: v, FAT: vol.AsFAT(v), ExFAT: vol.AsExFAT(v), id: id}
+	im = &Image{Spec: spec, Dev: dev, Vol: v, FAT: vol.AsFAT(v), ExFAT: vol.AsExFAT(v), id: id, at: at}
+	if id.offset < 0 {
+		im.at.offset = -1
+	}
+	ims[spec] = im
+	return im, nil
+}
+
+// reuse maps spec to im, an image already open under another name.
+func (ims Images) reuse(spec string, im *Image, write bool) (*Image, error) {
+	if write && !im.Dev.Writable() {
+		return nil, fmt.Errorf("%s: already open read-only as %s", spec, im.Spec)
+	}
 	ims[spec] = im
 	return im, nil
 }

@@ -51,7 +51,13 @@ func autoPartition(path string) (int, error) {
 	var probed, typed []fio.Partition
 	var all []string
 	for _, p := range pt.Partitions {
-		if p.Problem != "" || p.Size <= 0 {
+		if p.Problem != "" {
+			// Named, so that the refusal says why (a disk image cut
+			// short, say), never "it has partition :".
+			all = append(all, fmt.Sprintf("%d (unusable: %s)", p.Index, p.Problem))
+			continue
+		}
+		if p.Size <= 0 {
 			continue
 		}
 		kind := probeFAT(path, p.Index)
@@ -67,7 +73,6 @@ func autoPartition(path string) (int, error) {
 	if len(cands) == 0 {
 		cands = typed
 	}
-	table := strings.ToUpper(pt.Kind)
 	switch len(cands) {
 	case 1:
 		return cands[0].Index, nil
@@ -76,15 +81,18 @@ func autoPartition(path string) (int, error) {
 		if len(all) > 1 {
 			word = "partitions"
 		}
-		return 0, fmt.Errorf("%s holds an %s table without a FAT partition; it has %s %s: give --partition N, or IMAGE@@OFFSET",
-			path, table, word, andList(all))
+		if len(all) == 0 {
+			return 0, fmt.Errorf("%s holds %s without a usable partition: give IMAGE@@OFFSET", path, pt.Named())
+		}
+		return 0, fmt.Errorf("%s holds %s without a FAT partition; it has %s %s: give --partition N, or IMAGE@@OFFSET",
+			path, pt.Named(), word, andList(all))
 	}
 	var list []string
 	for _, p := range cands {
 		list = append(list, describePartition(p, probeFAT(path, p.Index)))
 	}
-	return 0, fmt.Errorf("%s holds an %s table with %d FAT partitions, %s: give --partition N to choose one",
-		path, table, len(cands), andList(list))
+	return 0, fmt.Errorf("%s holds %s with %d FAT partitions, %s: give --partition N to choose one",
+		path, pt.Named(), len(cands), andList(list))
 }
 
 // andList is "a", "a and b", "a, b and c".

@@ -56,6 +56,7 @@ type fatCache struct {
 	// memory than maxRes.
 	spill    func() error
 	spilling bool
+	spills   int // how many times spill ran (for tests)
 
 	sum     summary
 	scratch []uint32            // a window's entries, decoded (sums)
@@ -228,6 +229,7 @@ func (t *fatCache) evict() {
 	t.spilling = true
 	err := t.spill()
 	t.spilling = false
+	t.spills++
 	if err != nil {
 		t.fail(err)
 		return
@@ -309,6 +311,16 @@ func (t *fatCache) markDirty(start, n int64) {
 		}
 		off = end
 	}
+}
+
+// put overwrites bytes [off, off+len(b)) of the table, which lie in one
+// window, and marks them changed. Call recount afterwards: the summary
+// does not see such changes.
+func (t *fatCache) put(off int64, b []byte) {
+	i := int(off / t.winBytes)
+	w := t.win(i)
+	copy(w.raw[off-t.winOffset(i):], b)
+	t.markDirty(off, int64(len(b)))
 }
 
 // recount forgets the summary and the clusters found in use although

@@ -100,6 +100,17 @@ func (t *planTable) ClearDirty()                {}
 // scan streams the planned table as scanTable does: the base's entries
 // with the planned ones in their place.
 func (t *planTable) scan(fn func(first Cluster, vals []uint32)) {
+	scanTable(t.base, func(first Cluster, vals []uint32) {
+		t.each(first, first+Cluster(len(vals)), func(c, v Cluster) {
+			vals[c-first] = uint32(v)
+		})
+		fn(first, vals)
+	})
+}
+
+// each calls fn with every planned entry from entry lo up to (not
+// including) hi, in order.
+func (t *planTable) each(lo, hi Cluster, fn func(c, v Cluster)) {
 	if t.sorted == nil {
 		t.sorted = slices.Sorted(func(yield func(Cluster) bool) {
 			for c := range t.changes {
@@ -109,12 +120,8 @@ func (t *planTable) scan(fn func(first Cluster, vals []uint32)) {
 			}
 		})
 	}
-	scanTable(t.base, func(first Cluster, vals []uint32) {
-		i, _ := slices.BinarySearch(t.sorted, first)
-		for ; i < len(t.sorted) && t.sorted[i] < first+Cluster(len(vals)); i++ {
-			c := t.sorted[i]
-			vals[c-first] = uint32(t.changes[c])
-		}
-		fn(first, vals)
-	})
+	i, _ := slices.BinarySearch(t.sorted, lo)
+	for ; i < len(t.sorted) && t.sorted[i] < hi; i++ {
+		fn(t.sorted[i], t.changes[t.sorted[i]])
+	}
 }

@@ -171,8 +171,8 @@ func (t *fatCache) win(i int) *fatWin {
 
 // load reads window i, making room for it first.
 func (t *fatCache) load(i int) *fatWin {
-	if t.whole == nil && t.resident >= t.maxRes {
-		t.evict()
+	// More than one goes when the limit was lowered (syncFAT).
+	for t.whole == nil && t.resident >= t.maxRes && t.evict() {
 	}
 	off := t.winOffset(i)
 	n := min(t.winBytes, t.l.FATSize-off)
@@ -218,13 +218,14 @@ func (t *fatCache) windowTable(i int, raw []byte) Table {
 }
 
 // evict drops the least recently used window that holds no changes,
-// writing the changed ones out first (spill) when none is clean.
-func (t *fatCache) evict() {
+// writing the changed ones out first (spill) when none is clean. It
+// reports whether a window was dropped.
+func (t *fatCache) evict() bool {
 	if t.dropClean() {
-		return
+		return true
 	}
 	if t.spill == nil || t.spilling {
-		return // over the limit until the next write
+		return false // over the limit until the next write
 	}
 	t.spilling = true
 	err := t.spill()
@@ -232,9 +233,9 @@ func (t *fatCache) evict() {
 	t.spills++
 	if err != nil {
 		t.fail(err)
-		return
+		return false
 	}
-	t.dropClean()
+	return t.dropClean()
 }
 
 // dropClean drops the least recently used window without changes; false

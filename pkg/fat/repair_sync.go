@@ -9,15 +9,19 @@ import "bytes"
 //
 // The tables are streamed from the disk a chunk at a time (syncChunk of
 // each), so memory does not grow with the FAT: a 2 TiB FAT32's tables are
-// 256 MiB each. When more windows change than stay in memory, the table
-// writes the changed ones early (fatCache.spill), in phaseData after the
-// data queued before, with the links held for phaseEntries at their old
+// 256 MiB each. When more windows change than stay in memory
+// (syncResident), the table writes the changed ones early
+// (fatCache.spill), in phaseData after the data queued before, with the links held for phaseEntries at their old
 // values. So the sectors that hold such links are synced first: a spill
 // writes the whole sector around a held entry, which must then already be
 // as planned. A spill writes only synced sectors, so the sectors still to
 // come read from the disk as they were.
 func (p *plan) syncFAT() error {
 	v, l := p.v, p.v.layout
+	// Fewer windows stay while syncing: a spill queues every changed one,
+	// for every copy, in a batch that copies them.
+	defer func(n int) { v.table.maxRes = n }(v.table.maxRes)
+	v.table.maxRes = min(v.table.maxRes, syncResident)
 	s := &fatSync{p: p, src: p.baseCopy()}
 	if p.copies != nil {
 		s.differ = p.copies.differ
@@ -50,6 +54,10 @@ func (p *plan) syncFAT() error {
 	v.freeCount()
 	return nil
 }
+
+// syncResident is how many FAT windows stay in memory while syncFAT runs:
+// when more change, they are written in batches of about 2 MiB per copy.
+const syncResident = 32
 
 // syncChunk is how much of each FAT copy syncFAT reads at a time (a
 // variable so that tests can make it small; a multiple of the sector size).

@@ -91,3 +91,73 @@ func TestRepairStreamsFAT(t *testing.T) {
 		}
 	}
 }
+
+// The plan's table holds entries planned free as bits and the others in a
+// map: whatever order entries are planned in, Get, each and scan agree
+// with a plain record of the last value planned for each.
+func TestPlanTableFreedBits(t *testing.T) {
+	img := buildCheckImage(t, checkParams["FAT32"])
+	v, err := Open(memDevice(t, img))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	pt := newPlanTable(v.table)
+	defer pt.release()
+	n := pt.Entries()
+	want := map[Cluster]Cluster{}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for k := 0; k < 5000; k++ {
+		c := Cluster(rng.Uint32N(n + 3)) // a few out of range, which Set ignores
+		val := Cluster(0)
+		if rng.IntN(2) == 0 {
+			val = Cluster(1 + rng.Uint32N(n))
+		}
+		pt.Set(c, val)
+		if uint32(c) < n {
+			want[c] = val
+		}
+	}
+	got := map[Cluster]Cluster{}
+	pt.each(0, Cluster(n), func(c, val Cluster) {
+		if _, dup := got[c]; dup {
+			t.Fatalf("each gives entry %d twice", c)
+		}
+		got[c] = val
+	})
+	if len(got) != len(want) {
+		t.Fatalf("each gives %d entries, want %d", len(got), len(want))
+	}
+	for c, val := range want {
+		if got[c] != val || pt.Get(c) != val {
+			t.Fatalf("entry %d: each %#x, Get %#x, want %#x", c, got[c], pt.Get(c), val)
+		}
+	}
+	for k := 0; k < 200; k++ {
+		lo := Cluster(rng.Uint32N(n))
+		hi := lo + Cluster(rng.Uint32N(200))
+		in := 0
+		for c := range want {
+			if c >= lo && c < hi {
+				in++
+			}
+		}
+		pt.each(lo, hi, func(c, _ Cluster) {
+			if c < lo || c >= hi {
+				t.Fatalf("each(%d, %d) gives entry %d", lo, hi, c)
+			}
+			in--
+		})
+		if in != 0 {
+			t.Fatalf("each(%d, %d) misses %d entries", lo, hi, in)
+		}
+	}
+	scanTable(pt, func(first Cluster, vals []uint32) {
+		for i, x := range vals {
+			c := first + Cluster(i)
+			if x != uint32(pt.Get(c)) {
+				t.Fatalf("scan gives entry %d as %#x, Get %#x", c, x, pt.Get(c))
+			}
+		}
+	})
+}

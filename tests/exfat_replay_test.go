@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -115,19 +114,9 @@ func (rr *replayRun) checkExFATState() error {
 	if err != nil {
 		return err
 	}
-	fv, err := rr.fverify()
+	fv, kinds, err := rr.fverifyKinds(exfatCrashKinds)
 	if err != nil {
 		return err
-	}
-	if fv.Error != "" {
-		return fmt.Errorf("fverify cannot check the volume: %s", fv.Error)
-	}
-	kinds := map[string]bool{}
-	for _, p := range fv.Problems {
-		kinds[p.Kind] = true
-		if !slices.Contains(exfatCrashKinds, p.Kind) && !slices.Contains(rr.rc.allowKinds, p.Kind) {
-			return fmt.Errorf("fverify reports %s: %s %s", p.Kind, p.Path, p.Msg)
-		}
 	}
 	// What fsck.exfat calls damage, fverify reports as one of the case's
 	// allowed kinds, and the other way round.
@@ -138,17 +127,7 @@ func (rr *replayRun) checkExFATState() error {
 	if clean == caseKind {
 		return fmt.Errorf("fsck.exfat clean %v, but fverify reports %+v", clean, fv.Problems)
 	}
-	st, err := readVolume(rr.state)
-	if err != nil {
-		return fmt.Errorf("reading the volume: %w", err)
-	}
-	if err := rr.checkContents(st); err != nil {
-		return err
-	}
-	if kinds[exfat.KindRename] && !rr.interruptedRename(st) {
-		return fmt.Errorf("clusters shared by two names that are not the old and new name of a move: %+v", fv.Problems)
-	}
-	return nil
+	return rr.checkTree(fv, kinds[exfat.KindRename])
 }
 
 // checkExFATFormat holds a crash state of fmkfs over an old volume: refused

@@ -65,8 +65,11 @@ type tree struct {
 // readVolume reads every file and directory of the FAT or exFAT volume
 // in img (through pkg/vol), read-only. An unreadable file or directory is
 // an error.
-func readVolume(img string) (*tree, error) {
-	dev, err := fio.Open(img, fio.Options{Buffered: true, NoLock: true})
+func readVolume(img string) (*tree, error) { return readVolumeAt(img, 0) }
+
+// readVolumeAt is readVolume for the volume at byte off of img.
+func readVolumeAt(img string, off int64) (*tree, error) {
+	dev, err := fio.Open(img, fio.Options{Buffered: true, NoLock: true, Offset: off})
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +164,9 @@ type replayCase struct {
 	minFlushes int
 	// format: the run makes a new file system; see checkFormatState.
 	format bool
+	// tableAt: the run writes a partition table too, its partition at
+	// this byte (fmkfs --table).
+	tableAt int64
 	// damaged: prepare leaves problems for the run (fverify --repair) to fix.
 	damaged bool
 	// exfat: the volume is exFAT (tests/exfat_replay_test.go).
@@ -212,8 +218,8 @@ func recordRun(t *testing.T, rc *replayCase) *replayRun {
 		t.Fatalf("reading the prepared image: %v", err)
 	}
 	ops := runLogged(t, rc, img, dir)
-	fsckClean(t, img, 0)
-	after, err := readVolume(img)
+	fsckClean(t, img, rc.tableAt)
+	after, err := readVolumeAt(img, rc.tableAt)
 	if err != nil {
 		t.Fatalf("reading the image after the run: %v", err)
 	}
@@ -338,19 +344,9 @@ func (rr *replayRun) checkState() error {
 	if err != nil {
 		return err
 	}
-	fv, err := rr.fverify()
+	fv, kinds, err := rr.fverifyKinds(crashAllowedKinds)
 	if err != nil {
 		return err
-	}
-	if fv.Error != "" {
-		return fmt.Errorf("fverify cannot check the volume: %s", fv.Error)
-	}
-	kinds := map[string]bool{}
-	for _, p := range fv.Problems {
-		kinds[p.Kind] = true
-		if !slices.Contains(crashAllowedKinds, p.Kind) && !slices.Contains(rr.rc.allowKinds, p.Kind) {
-			return fmt.Errorf("fverify reports %s: %s %s", p.Kind, p.Path, p.Msg)
-		}
 	}
 	// fverify agrees with fsck.fat on the allowed classes (beyond them, a
 	// case's own allowance may be named differently by each). fsck.fat
@@ -367,6 +363,33 @@ func (rr *replayRun) checkState() error {
 			}
 		}
 	}
+	return rr.checkTree(fv, kinds[fat.KindRename])
+}
+
+// fverifyKinds runs fverify on the state and returns its report and the
+// kinds it found, or an error for a kind neither always allowed after a
+// cut nor allowed by the case.
+func (rr *replayRun) fverifyKinds(always []string) (*fverifyOut, map[string]bool, error) {
+	fv, err := rr.fverify()
+	if err != nil {
+		return nil, nil, err
+	}
+	if fv.Error != "" {
+		return nil, nil, fmt.Errorf("fverify cannot check the volume: %s", fv.Error)
+	}
+	kinds := map[string]bool{}
+	for _, p := range fv.Problems {
+		kinds[p.Kind] = true
+		if !slices.Contains(always, p.Kind) && !slices.Contains(rr.rc.allowKinds, p.Kind) {
+			return nil, nil, fmt.Errorf("fverify reports %s: %s %s", p.Kind, p.Path, p.Msg)
+		}
+	}
+	return fv, kinds, nil
+}
+
+// checkTree reads the state's files and holds them to checkContents; a
+// rename found (two names sharing clusters) must be an interrupted move.
+func (rr *replayRun) checkTree(fv *fverifyOut, rename bool) error {
 	st, err := readVolume(rr.state)
 	if err != nil {
 		return fmt.Errorf("reading the volume: %w", err)
@@ -374,7 +397,7 @@ func (rr *replayRun) checkState() error {
 	if err := rr.checkContents(st); err != nil {
 		return err
 	}
-	if kinds[fat.KindRename] && !rr.interruptedRename(st) {
+	if rename && !rr.interruptedRename(st) {
 		return fmt.Errorf("clusters shared by two names that are not the old and new name of a move: %+v", fv.Problems)
 	}
 	return nil
@@ -486,8 +509,43 @@ func firstDifference(data, old, nw []byte) int {
 // checkFormatState holds a crash state of fmkfs to its rule: the volume is
 // refused, or reported by both checkers, or it is a clean volume holding
 // exactly what was there before the run or exactly the new, empty one.
+//
+// A run that writes a partition table first (tableAt) is held to what
+// readers see: while sector 0 holds a FAT boot sector, the whole disk as
+// that volume; once it holds a table, the partition; in between, nothing
+// (fverify must not call it clean).
 func (rr *replayRun) checkFormatState() error {
-	r, _ := exec.Command("fsck.fat", "-n", rr.state).CombinedOutput()
+	off, target := int64(0), rr.state
+	if rr.rc.tableAt != 0 {
+		sec0 := make([]byte, 512)
+		f, err := os.Open(rr.state)
+		if err != nil {
+			return err
+		}
+		_, err = f.ReadAt(sec0, 0)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		switch {
+		case (sec0[0] == 0xEB || sec0[0] == 0xE9) && sec0[510] == 0x55 && sec0[511] == 0xAA:
+			// The old volume's boot sector: the whole disk.
+		case sec0[510] == 0x55 && sec0[511] == 0xAA:
+			off, target = rr.rc.tableAt, rr.state+".part"
+			dd := exec.Command("dd", "if="+rr.state, "of="+target, "bs=1M", "iflag=skip_bytes", fmt.Sprintf("skip=%d", off), "conv=sparse", "status=none")
+			if out, err := dd.CombinedOutput(); err != nil {
+				return fmt.Errorf("extracting the partition: %v %s", err, out)
+			}
+			defer os.Remove(target)
+		default:
+			// Neither a volume nor a table in sector 0.
+			if fv, err := rr.fverify(); err != nil || fv.Error == "" && fv.Summary != nil && fv.Summary.Clean {
+				return fmt.Errorf("sector 0 holds neither a boot sector nor a table, yet fverify calls the disk clean (%v)", err)
+			}
+			return nil
+		}
+	}
+	r, _ := exec.Command("fsck.fat", "-n", target).CombinedOutput()
 	fsckClean := true
 	for _, line := range strings.Split(string(r), "\n") {
 		if !regexp.MustCompile(`^(fsck\.fat .*|Leaving filesystem unchanged\.|.*: \d+ files, \d+/\d+ clusters|)$`).MatchString(line) {
@@ -505,7 +563,7 @@ func (rr *replayRun) checkFormatState() error {
 	if !fsckClean {
 		return nil // refused or reported: a half-made volume is not taken for a good one
 	}
-	st, err := readVolume(rr.state)
+	st, err := readVolumeAt(rr.state, off)
 	if err != nil {
 		return fmt.Errorf("both checkers call the volume clean, but it cannot be read: %w", err)
 	}
@@ -747,15 +805,23 @@ func TestReplayFmkfs(t *testing.T) {
 	for i, tc := range []struct {
 		name, fat, size, newFat string
 		prepare                 func(t *testing.T, img, dir string)
+		table                   string // fmkfs --table: the partition starts at 1 MiB
 	}{
-		{"fat32", "32", "", "32", oldTree},
-		{"fat16", "16", "", "16", oldTree},
-		{"fat16-to-fat32", "16", "40M", "32", thirtyDirs},
+		{"fat32", "32", "", "32", oldTree, ""},
+		{"fat16", "16", "", "16", oldTree, ""},
+		{"fat16-to-fat32", "16", "40M", "32", thirtyDirs, ""},
+		{"fat32-table-mbr", "32", "", "32", oldTree, "mbr"},
+		{"fat16-table-gpt", "16", "", "16", oldTree, "gpt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			rc := &replayCase{name: "fmkfs-" + tc.name, fat: tc.fat, size: tc.size, prepare: tc.prepare, format: true,
-				args: []string{"fmkfs", "--fat", tc.newFat, "--label", "NEWFS", "IMG"}, minFlushes: 2}
+			args := []string{"fmkfs", "--fat", tc.newFat, "--label", "NEWFS"}
+			var at int64
+			if tc.table != "" {
+				args, at = append(args, "--table", tc.table, "--force"), 1<<20
+			}
+			rc := &replayCase{name: "fmkfs-" + tc.name, fat: tc.fat, size: tc.size, prepare: tc.prepare, format: true, tableAt: at,
+				args: append(args, "IMG"), minFlushes: 2}
 			rr := recordRun(t, rc)
 			rr.oldFilesZeroed(t)
 			n, err := rr.replay(t, uint64(100+i))

@@ -122,8 +122,8 @@ type Plan struct {
 var ErrStopped = errors.New("stopped at the first file not copied (-Q)")
 
 // NewPlan plans copying srcs to dst with cp's rules: into dst when it is a
-// directory (or ends in a slash, or there are several sources), else as
-// dst. vols holds the open volume of every image the operands name. An
+// directory (or ends in a slash, or there are several sources, a pattern
+// that matches several files included), else as dst. vols holds the open volume of every image the operands name. An
 // error means nothing can be copied at all (dst is not a directory, a
 // missing parent without -r, "-" misused); a source that cannot be copied
 // is a problem in the plan's result instead.
@@ -195,8 +195,19 @@ func (p *Plan) plan(srcs []cmdutil.Operand, dstOp cmdutil.Operand, vols map[stri
 	if err != nil {
 		return fmt.Errorf("cannot use %s: %s", quote(dst.show), errText(err))
 	}
-	intoDir := len(srcs) > 1 || dstOp.Slash || (ex.exists && ex.dir)
-	if ex.exists && !ex.dir && (len(srcs) > 1 || dstOp.Slash) {
+	// Patterns are expanded first: a pattern that names several files is
+	// several sources, as the shell's expansion is to cp (a pattern that
+	// matches nothing still counts as one, as the shell leaves it).
+	expanded := make([][]end, len(srcs))
+	several := len(srcs) > 1
+	for i, op := range srcs {
+		if !isStd(op) {
+			expanded[i] = p.expand(op, vols)
+			several = several || len(expanded[i]) > 1
+		}
+	}
+	intoDir := several || dstOp.Slash || (ex.exists && ex.dir)
+	if ex.exists && !ex.dir && (several || dstOp.Slash) {
 		return fmt.Errorf("target %s is not a directory", quote(dst.show))
 	}
 	if len(srcs) == 1 && isStd(srcs[0]) && intoDir {
@@ -223,7 +234,7 @@ func (p *Plan) plan(srcs []cmdutil.Operand, dstOp cmdutil.Operand, vols map[stri
 			p.dirState(parent, true)
 		}
 	}
-	for _, op := range srcs {
+	for i, op := range srcs {
 		if p.halted {
 			break
 		}
@@ -231,7 +242,7 @@ func (p *Plan) plan(srcs []cmdutil.Operand, dstOp cmdutil.Operand, vols map[stri
 			p.planStdin(dst)
 			continue
 		}
-		for _, s := range p.expand(op, vols) {
+		for _, s := range expanded[i] {
 			if p.halted {
 				break
 			}

@@ -191,6 +191,11 @@ func TestPlanPathRules(t *testing.T) {
 		{name: "file onto dir", host: []string{"a"}, vol: []string{"a/x"}, args: []string{"a", "::/"}, want: []string{"a/", "a/x"}, problems: []string{"a"}},
 		{name: "dir onto file", host: []string{"a/x"}, vol: []string{"a"}, args: []string{"a", "::/"}, rec: true, want: []string{"a"}, problems: []string{"a"}},
 		{name: "neither in an image", host: []string{"a"}, args: []string{"a", "b"}, planErr: "neither"},
+		{name: "pattern of one names the copy", vol: []string{"a.txt", "b.bin"}, args: []string{"::/*.txt", "::/c.txt"}, want: []string{"a.txt", "b.bin", "c.txt"}},
+		{name: "pattern of several onto a file", vol: []string{"a.txt", "b.txt", "f"}, args: []string{"::/*.txt", "::/f"}, planErr: "is not a directory"},
+		{name: "pattern of several, new dest", vol: []string{"a.txt", "b.txt"}, args: []string{"::/*.txt", "::/n"}, planErr: "give -r to create it"},
+		{name: "pattern of several, new dest with -r", vol: []string{"a.txt", "b.txt"}, args: []string{"::/*.txt", "::/n"}, rec: true,
+			want: []string{"a.txt", "b.txt", "n/", "n/a.txt", "n/b.txt"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -144,6 +145,20 @@ func TestMemoryBoundedOnHugeVolumes(t *testing.T) {
 			if out := leanWithin(t, maxVerifyRSS, "fverify", img); !strings.Contains(out, "20052 files") || !strings.HasSuffix(strings.TrimSpace(out), ": clean") {
 				t.Errorf("fverify:\n%s", out)
 			}
+			// The repair of damage spread over the FATs, in the same bound;
+			// fsck.fat checks the result at the end.
+			damageHuge(t, img)
+			r, rss := peakRSS(t, "fverify", "--repair", img)
+			t.Logf("%-10s %5.1f MiB  --repair %s", "fverify", float64(rss)/(1<<20), img)
+			if r.code != 1 || !strings.Contains(r.stdout, "fat-copies") || !strings.Contains(r.stdout, "lost") || !strings.HasSuffix(strings.TrimSpace(r.stdout), ", 0 remaining") {
+				t.Errorf("fverify --repair: exit %d\n%s%s", r.code, tailOf(r.stdout), r.stderr)
+			}
+			if rss > maxVerifyRSS {
+				t.Errorf("fverify --repair: peak RSS %.1f MiB, want at most %d MiB", float64(rss)/(1<<20), maxVerifyRSS>>20)
+			}
+			if out := leanWithin(t, maxVerifyRSS, "fverify", img); !strings.HasSuffix(strings.TrimSpace(out), ": clean") {
+				t.Errorf("fverify after the repair:\n%s", out)
+			}
 			lean(t, "frm", "-r", "-i", img, "::/t/many")
 			out := lean(t, "fsinfo", img)
 			if !strings.Contains(out, "BIGGER") {
@@ -151,5 +166,52 @@ func TestMemoryBoundedOnHugeVolumes(t *testing.T) {
 			}
 			fsckClean(t, img, 0)
 		})
+	}
+}
+
+// damageHuge damages the FAT32 volume img, too large to read whole, as a
+// crash and a bad writer might: a lost chain of 200,000 clusters in the
+// middle of the volume, in both FATs (the repair saves it as files), and
+// FAT 2 with end marks every million clusters that FAT 1 does not hold
+// (FAT 1 stays the sound copy, as lost clusters count against neither),
+// so that the repair rewrites sectors all over FAT 2, more windows than it
+// keeps in memory.
+func damageHuge(t *testing.T, img string) {
+	t.Helper()
+	f, err := os.OpenFile(img, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	bs := make([]byte, 512)
+	if _, err := f.ReadAt(bs, 0); err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	bps, res, fatSectors := int64(le.Uint16(bs[11:])), int64(le.Uint16(bs[14:])), int64(le.Uint32(bs[36:]))
+	clusters := (int64(le.Uint32(bs[32:])) - res - int64(bs[16])*fatSectors) / int64(bs[13])
+	entry := func(k int, c int64) int64 { return (res+int64(k)*fatSectors)*bps + 4*c }
+	const n = 200000
+	start := clusters / 2
+	chain := make([]byte, 4*n)
+	for i := int64(0); i < n; i++ {
+		next := uint32(start + i + 1)
+		if i == n-1 {
+			next = 0x0FFFFFFF
+		}
+		le.PutUint32(chain[4*i:], next)
+	}
+	for k := 0; k < 2; k++ {
+		if _, err := f.WriteAt(chain, entry(k, start)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for c := int64(3_000_000); c < clusters; c += 1_000_000 {
+		if c >= start && c < start+n {
+			continue
+		}
+		if _, err := f.WriteAt([]byte{0xFF, 0xFF, 0xFF, 0x0F}, entry(1, c)); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

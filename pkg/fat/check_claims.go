@@ -73,15 +73,32 @@ func (bm *bitmap) has(c Cluster) bool { return bm.bits[c/64]&(1<<(c%64)) != 0 }
 // chains and the walks that only score a table do).
 func (bm *bitmap) set(c Cluster) { bm.bits[c/64] |= 1 << (c % 64) }
 
+// unset clears bit c.
+func (bm *bitmap) unset(c Cluster) { bm.bits[c/64] &^= 1 << (c % 64) }
+
 // each calls fn for every set bit in order, while fn returns true.
 func (bm *bitmap) each(fn func(c Cluster) bool) {
-	for i, w := range bm.bits {
+	bm.eachIn(0, Cluster(len(bm.bits)*64), fn)
+}
+
+// eachIn calls fn for every set bit from lo up to (not including) hi in
+// order, while fn returns true.
+func (bm *bitmap) eachIn(lo, hi Cluster, fn func(c Cluster) bool) {
+	hi = min(hi, Cluster(len(bm.bits)*64))
+	for i := int(lo / 64); i < len(bm.bits) && Cluster(i*64) < hi; i++ {
+		w := bm.bits[i]
+		if Cluster(i*64) < lo {
+			w &^= 1<<(lo%64) - 1
+		}
 		for w != 0 {
-			b := bits.TrailingZeros64(w)
-			if !fn(Cluster(i*64 + b)) {
+			c := Cluster(i*64 + bits.TrailingZeros64(w))
+			if c >= hi {
 				return
 			}
-			w &^= 1 << b
+			if !fn(c) {
+				return
+			}
+			w &= w - 1
 		}
 	}
 }
@@ -99,7 +116,7 @@ func (cl *claims) mark(c Cluster, id uint32, end bool) {
 
 // unclaim gives c up.
 func (cl *claims) unclaim(c Cluster) {
-	cl.bits[c/64] &^= 1 << (c % 64)
+	cl.unset(c)
 	delete(cl.recs, c)
 }
 

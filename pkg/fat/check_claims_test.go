@@ -13,9 +13,14 @@ import (
 // directory /D. It returns the image, its layout and each member's first
 // cluster.
 func longChainsImage(t *testing.T, n int) ([]byte, *Layout, map[string]Cluster) {
+	return chainsImage(t, 8<<20, n)
+}
+
+// chainsImage is longChainsImage on a volume of size bytes.
+func chainsImage(t *testing.T, size int64, n int) ([]byte, *Layout, map[string]Cluster) {
 	t.Helper()
-	dev := memDevice(t, make([]byte, 8<<20))
-	if _, _, err := Format(dev, FormatParams{Size: 8 << 20, Type: FAT32, AllowSmallFAT32: true, ClusterSize: 512, VolumeID: 9}, checkClock); err != nil {
+	dev := memDevice(t, make([]byte, size))
+	if _, _, err := Format(dev, FormatParams{Size: size, Type: FAT32, AllowSmallFAT32: true, ClusterSize: 512, VolumeID: 9}, checkClock); err != nil {
 		t.Fatal(err)
 	}
 	v, err := Open(dev)

@@ -93,17 +93,19 @@ func (t *treeCheck) isLost(c Cluster) bool {
 func (t *treeCheck) lostChain(head Cluster) []Cluster {
 	tb, l := t.tb, t.l
 	maxN := int64(math.MaxUint32) / l.ClusterSize
-	var chain []Cluster
+	// The chain is counted, not held (a lost chain may be millions of
+	// clusters): freeing it follows it again.
+	n := int64(0)
 	var rest []Cluster
 	for c := head; ; {
 		t.claims.set(c)
-		chain = append(chain, c)
+		n++
 		v := tb.Get(c)
 		if tb.IsEOC(v) {
 			break
 		}
 		linked := v >= FirstCluster && uint32(v) < tb.Entries()
-		if linked && int64(len(chain)) == maxN && t.isLost(v) {
+		if linked && n == maxN && t.isLost(v) {
 			rest = append(rest, v)
 		} else if linked && t.isLost(v) {
 			c = v
@@ -113,19 +115,21 @@ func (t *treeCheck) lostChain(head Cluster) []Cluster {
 		break
 	}
 	t.rep.LostChains++
-	p := t.problem(KindLost, "", head, fatEntryOffset(l, head), "%d clusters from cluster %d (%d bytes) are allocated but no entry reaches them", len(chain), head, int64(len(chain))*l.ClusterSize)
+	p := t.problem(KindLost, "", head, fatEntryOffset(l, head), "%d clusters from cluster %d (%d bytes) are allocated but no entry reaches them", n, head, n*l.ClusterSize)
 	if t.plan.salvage {
-		if name, ok := t.saveLost(head, uint32(int64(len(chain))*l.ClusterSize)); ok {
-			t.fix(p, "save the %d lost clusters from cluster %d as /%s", len(chain), head, name)
+		if name, ok := t.saveLost(head, uint32(n*l.ClusterSize)); ok {
+			t.fix(p, "save the %d lost clusters from cluster %d as /%s", n, head, name)
 			return rest
 		}
 		p.Message += "; the root directory has no room to save them"
 		t.rep.add(p)
 		return rest
 	}
-	t.fix(p, "free the %d lost clusters from cluster %d", len(chain), head)
-	for _, c := range chain {
+	t.fix(p, "free the %d lost clusters from cluster %d", n, head)
+	for c, i := head, int64(0); i < n; i++ {
+		next := tb.Get(c) // the chain's link, unless c is its last
 		t.plan.set(c, 0)
+		c = next
 	}
 	return rest
 }

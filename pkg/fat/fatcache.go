@@ -56,6 +56,7 @@ type fatCache struct {
 	// memory than maxRes.
 	spill    func() error
 	spilling bool
+	spills   int // how many times spill ran (for tests)
 
 	sum     summary
 	scratch []uint32            // a window's entries, decoded (sums)
@@ -170,8 +171,8 @@ func (t *fatCache) win(i int) *fatWin {
 
 // load reads window i, making room for it first.
 func (t *fatCache) load(i int) *fatWin {
-	if t.whole == nil && t.resident >= t.maxRes {
-		t.evict()
+	// More than one goes when the limit was lowered (syncFAT).
+	for t.whole == nil && t.resident >= t.maxRes && t.evict() {
 	}
 	off := t.winOffset(i)
 	n := min(t.winBytes, t.l.FATSize-off)
@@ -217,22 +218,24 @@ func (t *fatCache) windowTable(i int, raw []byte) Table {
 }
 
 // evict drops the least recently used window that holds no changes,
-// writing the changed ones out first (spill) when none is clean.
-func (t *fatCache) evict() {
+// writing the changed ones out first (spill) when none is clean. It
+// reports whether a window was dropped.
+func (t *fatCache) evict() bool {
 	if t.dropClean() {
-		return
+		return true
 	}
 	if t.spill == nil || t.spilling {
-		return // over the limit until the next write
+		return false // over the limit until the next write
 	}
 	t.spilling = true
 	err := t.spill()
 	t.spilling = false
+	t.spills++
 	if err != nil {
 		t.fail(err)
-		return
+		return false
 	}
-	t.dropClean()
+	return t.dropClean()
 }
 
 // dropClean drops the least recently used window without changes; false
@@ -309,6 +312,16 @@ func (t *fatCache) markDirty(start, n int64) {
 		}
 		off = end
 	}
+}
+
+// put overwrites bytes [off, off+len(b)) of the table, which lie in one
+// window, and marks them changed. Call recount afterwards: the summary
+// does not see such changes.
+func (t *fatCache) put(off int64, b []byte) {
+	i := int(off / t.winBytes)
+	w := t.win(i)
+	copy(w.raw[off-t.winOffset(i):], b)
+	t.markDirty(off, int64(len(b)))
 }
 
 // recount forgets the summary and the clusters found in use although

@@ -1,7 +1,6 @@
 package fat
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 )
@@ -144,7 +143,9 @@ func (p *plan) execute(clean bool) error {
 		}
 		v.held[c] = heldLink{old: p.base.Get(c), phase: phaseEntries}
 	}
-	p.syncFAT()
+	if err := p.syncFAT(); err != nil {
+		return err
+	}
 	for _, pd := range p.dirs {
 		if !pd.reached || len(pd.dirty) == 0 {
 			continue
@@ -162,33 +163,6 @@ func (p *plan) execute(clean bool) error {
 	// nothing is left (it also clears one the volume came with).
 	v.setDirty = clean && v.boot.Dirty()
 	return v.Close()
-}
-
-// syncFAT copies the planned FAT into the volume's table, marking every
-// sector where FAT 1 or another copy differs from it, so that the commit
-// writes those sectors to every copy in one batch.
-func (p *plan) syncFAT() {
-	fat1, want := p.v.table.Bytes(), p.tb.Bytes()
-	ss := int(p.v.layout.SectorSize)
-	dm, ok := Table(p.v.table).(interface{ markDirty(start, n int64) })
-	if !ok {
-		return
-	}
-	for s := 0; s < len(fat1) && s < len(want); s += ss {
-		e := min(s+ss, len(fat1), len(want))
-		diff := !bytes.Equal(fat1[s:e], want[s:e])
-		if p.copies != nil {
-			for _, i := range p.copies.differ {
-				diff = diff || !bytes.Equal(p.copies.tables[i].Bytes()[s:e], want[s:e])
-			}
-		}
-		if diff {
-			copy(fat1[s:e], want[s:e])
-			dm.markDirty(int64(s), int64(e-s))
-		}
-	}
-	p.v.table.recount()
-	p.v.freeCount()
 }
 
 // syncFSInfo plans FSINFO rewritten when its free count, hint or

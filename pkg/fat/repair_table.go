@@ -8,11 +8,16 @@ import (
 // planTable is the FAT a repair plan makes: the table the check followed
 // (base) with the planned entries on top. Only the entries the plan
 // changes are held, so planning a fix costs memory in proportion to the
-// fix, not to the FAT (which base reads in windows).
+// fix, not to the FAT (which base reads in windows). Entries planned free
+// (lost chains freed, the bulk of a large repair) are one bit each: a
+// 2 TiB FAT32 whose every cluster is freed costs 8 MiB, not a map of 64
+// million entries.
 type planTable struct {
 	base    Table
 	mask    Cluster             // the bits of an entry Get returns
-	changes map[Cluster]Cluster // planned entries
+	changes map[Cluster]Cluster // planned entries but those planned free
+	freed   bitmap              // entries planned free (made on first use)
+	nfreed  int                 // how many
 
 	whole        []byte // Bytes: the whole planned table, once asked for
 	releaseWhole func()
@@ -41,6 +46,9 @@ func (t *planTable) Get(c Cluster) Cluster {
 	if v, ok := t.changes[c]; ok {
 		return v
 	}
+	if t.nfreed > 0 && t.freed.has(c) {
+		return 0
+	}
 	return t.base.Get(c)
 }
 
@@ -50,10 +58,29 @@ func (t *planTable) Set(c Cluster, v Cluster) {
 	if uint32(c) >= t.Entries() {
 		return
 	}
-	if _, ok := t.changes[c]; !ok {
-		t.sorted = nil
+	_, had := t.changes[c]
+	if v&t.mask == 0 {
+		if had {
+			delete(t.changes, c)
+			t.sorted = nil
+		}
+		if t.freed.bits == nil {
+			t.freed = newBitmap(t.Entries())
+		}
+		if !t.freed.has(c) {
+			t.freed.set(c)
+			t.nfreed++
+		}
+	} else {
+		if t.nfreed > 0 && t.freed.has(c) {
+			t.freed.unset(c)
+			t.nfreed--
+		}
+		if !had {
+			t.sorted = nil
+		}
+		t.changes[c] = v & t.mask
 	}
-	t.changes[c] = v & t.mask
 	if t.whole != nil {
 		t.wholeTable().Set(c, v)
 	}
@@ -70,9 +97,7 @@ func (t *planTable) Bytes() []byte {
 	copy(whole, b)
 	t.whole, t.releaseWhole = whole, sync.OnceFunc(release)
 	tb := t.wholeTable()
-	for c, v := range t.changes {
-		tb.Set(c, v)
-	}
+	t.each(0, Cluster(t.Entries()), tb.Set)
 	return t.whole
 }
 
@@ -84,8 +109,11 @@ func (t *planTable) wholeTable() Table {
 	return tb
 }
 
-// release gives back the bytes Bytes built.
+// release gives back the bytes Bytes built and the bits of the entries
+// planned free: the table must not be used afterwards.
 func (t *planTable) release() {
+	t.freed.free()
+	t.nfreed = 0
 	if t.releaseWhole != nil {
 		t.releaseWhole()
 		t.releaseWhole, t.whole = nil, nil
@@ -100,6 +128,17 @@ func (t *planTable) ClearDirty()                {}
 // scan streams the planned table as scanTable does: the base's entries
 // with the planned ones in their place.
 func (t *planTable) scan(fn func(first Cluster, vals []uint32)) {
+	scanTable(t.base, func(first Cluster, vals []uint32) {
+		t.each(first, first+Cluster(len(vals)), func(c, v Cluster) {
+			vals[c-first] = uint32(v)
+		})
+		fn(first, vals)
+	})
+}
+
+// each calls fn with every planned entry from entry lo up to (not
+// including) hi: those planned free after the others.
+func (t *planTable) each(lo, hi Cluster, fn func(c, v Cluster)) {
 	if t.sorted == nil {
 		t.sorted = slices.Sorted(func(yield func(Cluster) bool) {
 			for c := range t.changes {
@@ -109,12 +148,14 @@ func (t *planTable) scan(fn func(first Cluster, vals []uint32)) {
 			}
 		})
 	}
-	scanTable(t.base, func(first Cluster, vals []uint32) {
-		i, _ := slices.BinarySearch(t.sorted, first)
-		for ; i < len(t.sorted) && t.sorted[i] < first+Cluster(len(vals)); i++ {
-			c := t.sorted[i]
-			vals[c-first] = uint32(t.changes[c])
-		}
-		fn(first, vals)
-	})
+	i, _ := slices.BinarySearch(t.sorted, lo)
+	for ; i < len(t.sorted) && t.sorted[i] < hi; i++ {
+		fn(t.sorted[i], t.changes[t.sorted[i]])
+	}
+	if t.nfreed > 0 {
+		t.freed.eachIn(lo, hi, func(c Cluster) bool {
+			fn(c, 0)
+			return true
+		})
+	}
 }

@@ -19,7 +19,7 @@ type placer interface {
 // dropBehind is how far the copy gets between giving back the pages of
 // the map behind it (madvise), so that the process's resident size stays
 // that of the reads in flight, not the file's.
-const dropBehind = 64 << 20
+const dropBehind = 16 << 20
 
 // mapHost gives the host file its size (allocated at once where the file
 // system can) and maps it for writing, so that the volume's O_DIRECT

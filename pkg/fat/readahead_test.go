@@ -54,24 +54,25 @@ func raPut(t *testing.T, v *Volume, name string, data []byte) {
 	}
 }
 
-// raWriter returns a map of the files a test writes and the function that
-// writes one of n random bytes to v.
-func raWriter(t *testing.T, v *Volume, seed int64) (map[string][]byte, func(name string, n int)) {
-	rng := rand.New(rand.NewSource(seed))
+// ReadAhead gives back every file's bytes, whatever their size, layout and
+// the order they are taken in; small neighbours share requests, large
+// files go out in requests of the I/O size with several in flight.
+func TestReadAhead(t *testing.T) {
+	v, dev := raVolume(t)
+	rng := rand.New(rand.NewSource(1))
 	data := map[string][]byte{}
-	return data, func(name string, n int) {
+	put := func(name string, n int) {
 		b := make([]byte, n)
 		rng.Read(b)
 		data[name] = b
 		raPut(t, v, name, b)
 	}
-}
-
-// raFragmented writes gap2.bin and frag.bin of n bytes, fragmented:
-// first-fit fills the two-cluster hole gap1.bin leaves before gap2.bin,
-// then goes on after it.
-func raFragmented(t *testing.T, v *Volume, put func(string, int), n int) {
-	t.Helper()
+	for i, n := range []int{1, 4095, 4096, 4097, 10000, 0, 300} {
+		put(string(rune('a'+i))+".bin", n)
+	}
+	put("big.bin", 1<<20+123)
+	// A fragmented file: first-fit fills a two-cluster hole, then goes on
+	// after the next file.
 	put("gap1.bin", 8192)
 	put("gap2.bin", 8192)
 	hole, _, err := v.dataExtents("gap1.bin")
@@ -86,26 +87,13 @@ func raFragmented(t *testing.T, v *Volume, put func(string, int), n int) {
 	}
 	v.SetAllocPolicy(AllocFirstFit)
 	v.cursor = hole[0].Start
-	put("frag.bin", n)
+	put("frag.bin", 64<<10)
 	if err := v.Commit(); err != nil {
 		t.Fatal(err)
 	}
 	if exts, _, _ := v.dataExtents("frag.bin"); len(exts) < 2 {
 		t.Fatalf("frag.bin is not fragmented: %v", exts)
 	}
-}
-
-// ReadAhead gives back every file's bytes, whatever their size, layout and
-// the order they are taken in; small neighbours share requests, large
-// files go out in requests of the I/O size with several in flight.
-func TestReadAhead(t *testing.T) {
-	v, dev := raVolume(t)
-	data, put := raWriter(t, v, 1)
-	for i, n := range []int{1, 4095, 4096, 4097, 10000, 0, 300} {
-		put(string(rune('a'+i))+".bin", n)
-	}
-	put("big.bin", 1<<20+123)
-	raFragmented(t, v, put, 64<<10)
 	names := []string{"a.bin", "b.bin", "c.bin", "d.bin", "e.bin", "f.bin", "g.bin", "big.bin", "frag.bin", "missing.bin", "gap2.bin"}
 
 	before := dev.Stats()

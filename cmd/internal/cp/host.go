@@ -161,11 +161,11 @@ func (h hostSide) create(p string, _ int64, mtime time.Time) (fileSink, error) {
 	if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		return nil, errLink
 	}
-	f, rw, err := openHost(p)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	return &hostFile{f: f, rw: rw, mtime: mtime, preserve: h.preserve}, nil
+	return &hostFile{f: f, mtime: mtime, preserve: h.preserve}, nil
 }
 
 func (hostSide) storeName(name string) nameFix { return hostName(name) }
@@ -176,7 +176,6 @@ func (hostSide) fold(name string) string { return fat.FoldName(name) }
 
 type hostFile struct {
 	f        *os.File
-	rw       bool // opened for reading too: it can be mapped
 	mtime    time.Time
 	preserve bool
 }

@@ -183,7 +183,7 @@ func (x *runner) copyFile(it *item) error {
 	if x.o.Verbose != nil {
 		x.o.Verbose(from.show, to.show)
 	}
-	n, err := x.copyData(w, src, it)
+	n, err := x.pump(w, src, x.textMode(it))
 	if err == nil && !it.stdin && !it.stream && !x.o.Text && n != it.size {
 		err = fmt.Errorf("it changed size while being copied (%d bytes, now %d)", it.size, n)
 	}
@@ -290,20 +290,6 @@ func (x *runner) textMode(it *item) func(b []byte, last bool) []byte {
 		}
 	}
 	return nil
-}
-
-// copyData moves a file's data from src to w: a large volume file into
-// a host file in place (pumpInPlace), anything else through pump.
-func (x *runner) copyData(w fileSink, src chunker, it *item) (int64, error) {
-	conv := x.textMode(it)
-	if h, ok := w.(*hostFile); ok && conv == nil && it.size >= int64(x.o.IOSize) {
-		if p, ok := src.(placer); ok {
-			if n, done, err := x.pumpInPlace(h, p, it.size); done {
-				return n, err
-			}
-		}
-	}
-	return x.pump(w, src, conv)
 }
 
 // pump moves a file's data from src to w, in chunks, checking between

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"io"
 	"sync"
-	"unsafe"
 
 	fio "ftools/pkg/io"
 )
@@ -69,17 +68,13 @@ type ReadAhead struct {
 
 	mu     sync.Mutex
 	queue  []*req        // requests built and not yet dispatched
-	into   target        // where a file's data may be read in place (File.Into)
-	placed int64         // bytes read in place
 	built  bool          // every file is resolved and its requests queued
 	wake   chan struct{} // something was queued
-	// retarget tells the dispatcher that File.Into named a target.
-	retarget chan struct{}
-	free     chan []byte
-	work     chan *req
-	stop     chan struct{}
-	wg       sync.WaitGroup
-	closed   bool
+	free   chan []byte
+	work   chan *req
+	stop   chan struct{}
+	wg     sync.WaitGroup
+	closed bool
 }
 
 // file is one file: its device bytes are [start, start+size) of the
@@ -87,13 +82,6 @@ type ReadAhead struct {
 type file struct {
 	start, size, zeros int64
 	err                error
-}
-
-// target is a file's data in the consumer's memory: logical bytes
-// [lstart, lstart+len(mem)) are mem's (File.Into).
-type target struct {
-	lstart int64
-	mem    []byte
 }
 
 // req is one device read; it covers a contiguous piece of the logical
@@ -106,10 +94,7 @@ type req struct {
 	pieces []piece
 	done   chan struct{}
 	buf    []byte
-	// inPlace: buf is a slice of the consumer's target (File.Into), not
-	// a pool buffer; set by the dispatcher before the read.
-	inPlace bool
-	err     error
+	err    error
 }
 
 type piece struct {
@@ -137,7 +122,7 @@ func NewFunc(dev *fio.Device, n int, resolve func(i int) Source, o Options) *Rea
 		o.MaxGap = 64 << 10
 	}
 	ra := &ReadAhead{dev: dev, n: n, resolve: resolve, ahead: o.Buffers + o.Workers + 2, at: -1,
-		stop: make(chan struct{}), work: make(chan *req), retarget: make(chan struct{}, 1), free: make(chan []byte, o.Buffers), wake: make(chan struct{}, 1)}
+		stop: make(chan struct{}), work: make(chan *req), free: make(chan []byte, o.Buffers), wake: make(chan struct{}, 1)}
 	ra.b = builder{ra: ra, ioSize: int64(dev.IOSize()), align: int64(dev.Align()), start: dev.Start(), size: dev.Size(), maxGap: o.MaxGap}
 	ra.resolveTo(-1)
 	for range o.Buffers {
@@ -267,54 +252,19 @@ func (ra *ReadAhead) dispatch() {
 		if !ok {
 			return
 		}
-		// A request waiting for a buffer goes in place instead if the
-		// consumer names a target for it meanwhile (File.Into).
-		placed := ra.place(r)
-		for !placed && r.buf == nil {
-			select {
-			case r.buf = <-ra.free:
-			case <-ra.retarget:
-				placed = ra.place(r)
-			case <-ra.stop:
-				return
-			}
+		select {
+		case r.buf = <-ra.free:
+		case <-ra.stop:
+			return
 		}
 		select {
 		case ra.work <- r:
 		case <-ra.stop:
-			if !placed {
-				ra.free <- r.buf
-			}
+			ra.free <- r.buf
 			r.buf = nil
 			return
 		}
 	}
-}
-
-// inPlaceAlign is the memory alignment a target slice needs to be read
-// into straight from an O_DIRECT device (the device's buffer alignment is
-// at most a page); a map of the host file starts at one.
-const inPlaceAlign = 4096
-
-// place points a request at the consumer's target when the request holds
-// exactly a stretch of the target file's data: one piece that is the whole
-// aligned read, at a page-aligned place of the target. Anything else (the
-// aligned-down head of an unaligned file, a tail rounded up past its end,
-// neighbours sharing a request) goes through the pool's buffers.
-func (ra *ReadAhead) place(r *req) bool {
-	ra.mu.Lock()
-	defer ra.mu.Unlock()
-	t := ra.into
-	if t.mem == nil || len(r.pieces) != 1 || r.pieces[0].bufOff != 0 || r.pieces[0].n != r.n {
-		return false
-	}
-	at := r.lstart - t.lstart
-	if at < 0 || at+int64(r.n) > int64(len(t.mem)) || uintptr(unsafe.Pointer(&t.mem[at]))%inPlaceAlign != 0 {
-		return false
-	}
-	r.buf, r.inPlace = t.mem[at:at+int64(r.n):at+int64(r.n)], true
-	ra.placed += int64(r.n)
-	return true
 }
 
 // nextQueued waits for the next request to read; false when there is
@@ -364,9 +314,6 @@ func (ra *ReadAhead) File(i int) (*File, error) {
 	}
 	ra.at = i
 	ra.resolveTo(i)
-	if err := ra.clearInto(); err != nil {
-		return nil, err
-	}
 	f := ra.files[i-ra.first]
 	// Files before i are done with.
 	ra.files = ra.files[i-ra.first:]
@@ -381,7 +328,7 @@ func (ra *ReadAhead) File(i int) (*File, error) {
 	if err := ra.skipTo(f.start); err != nil {
 		return nil, err
 	}
-	return &File{ra: ra, start: f.start, end: f.start + f.size, zeros: f.zeros}, nil
+	return &File{ra: ra, end: f.start + f.size, zeros: f.zeros}, nil
 }
 
 // skipTo consumes the logical stream up to pos, giving back the buffers of
@@ -411,10 +358,10 @@ func (ra *ReadAhead) release(r *req) error {
 	case <-ra.stop:
 		return ErrClosed
 	}
-	if r.buf != nil && !r.inPlace {
+	if r.buf != nil {
 		ra.free <- r.buf
+		r.buf = nil
 	}
-	r.buf = nil
 	return nil
 }
 
@@ -468,46 +415,8 @@ func (ra *ReadAhead) Close() {
 	ra.closed = true
 	close(ra.stop)
 	ra.wg.Wait()
-	ra.mu.Lock()
-	ra.into = target{}
-	ra.mu.Unlock()
 	putBuffers(ra.bufs)
 	ra.bufs = nil
-}
-
-// PlacedBytes is how many bytes were read in place (File.Into) so far.
-func (ra *ReadAhead) PlacedBytes() int64 {
-	ra.mu.Lock()
-	defer ra.mu.Unlock()
-	return ra.placed
-}
-
-// clearInto drops the target, so that no more reads go to it, and waits
-// for those already going to it: when it returns, the consumer may unmap
-// the target's memory.
-func (ra *ReadAhead) clearInto() error {
-	ra.mu.Lock()
-	if ra.into.mem == nil {
-		ra.mu.Unlock()
-		return nil
-	}
-	ra.into = target{}
-	var wait []*req
-	for _, r := range ra.cons {
-		if r.inPlace { // set under mu, by place
-			wait = append(wait, r)
-		}
-	}
-	ra.mu.Unlock()
-	for _, r := range wait {
-		select {
-		case <-r.done:
-		case <-ra.stop:
-			// Close waits for the reads in flight.
-			return ErrClosed
-		}
-	}
-	return nil
 }
 
 // zeroChunk is what a file's zeros are handed out in.
@@ -516,7 +425,6 @@ var zeroChunk = make([]byte, 1<<20)
 // File reads one file's data from a ReadAhead.
 type File struct {
 	ra       *ReadAhead
-	start    int64 // logical offset of the file's first byte
 	end      int64
 	zeros    int64 // zeros left to give after the data
 	lastZero bool  // the last chunk was zeros, not device data
@@ -541,34 +449,6 @@ func (f *File) Chunk() ([]byte, error) {
 		return zeroChunk[:n], nil
 	}
 	return nil, io.EOF
-}
-
-// Into asks for the file's data to be read straight into dst (dst[k] is
-// the file's byte k; dst should start at a page, as an mmap of the file's
-// copy does), saving the copy out of the read-ahead's buffers. Reads
-// already under way or finished, and requests that hold more than this
-// file's data or start or end off the device's alignment, still go
-// through the buffers: Chunk hands out every byte as before, and a chunk
-// that was read in place is a slice of dst at its own offset (&chunk[0]
-// == &dst[off]: it needs no copying). Into(nil), the next File call and Close stop reading into dst
-// and wait for the reads going to it, after which dst may be unmapped;
-// dst must stay mapped until then.
-func (f *File) Into(dst []byte) error {
-	ra := f.ra
-	if ra.closed {
-		return ErrClosed
-	}
-	if err := ra.clearInto(); err != nil || dst == nil {
-		return err
-	}
-	ra.mu.Lock()
-	ra.into = target{lstart: f.start, mem: dst[:min(int64(len(dst)), f.end-f.start)]}
-	ra.mu.Unlock()
-	select {
-	case ra.retarget <- struct{}{}:
-	default:
-	}
-	return nil
 }
 
 // Read copies the file's next bytes into p.

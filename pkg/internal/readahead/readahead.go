@@ -58,9 +58,10 @@ type ReadAhead struct {
 	b       builder
 	files   []file // files resolved and not yet taken: files[k] is file first+k
 	first   int
-	next    int    // the next file to resolve
-	logic   int64  // logical offset of the next file resolved
-	cons    []*req // requests built and not yet consumed, in order
+	next    int      // the next file to resolve
+	logic   int64    // logical offset of the next file resolved
+	cons    []*req   // requests built and not yet consumed, in order
+	bufs    [][]byte // every request buffer, for the pool at Close
 
 	pos int64 // logical position consumed (see file.start)
 	at  int   // index of the file last returned by File
@@ -125,7 +126,9 @@ func NewFunc(dev *fio.Device, n int, resolve func(i int) Source, o Options) *Rea
 	ra.b = builder{ra: ra, ioSize: int64(dev.IOSize()), align: int64(dev.Align()), start: dev.Start(), size: dev.Size(), maxGap: o.MaxGap}
 	ra.resolveTo(-1)
 	for range o.Buffers {
-		ra.free <- dev.AlignedBuffer(dev.IOSize())
+		b := getBuffer(dev, dev.IOSize())
+		ra.bufs = append(ra.bufs, b)
+		ra.free <- b
 	}
 	ra.wg.Add(1 + o.Workers)
 	go ra.dispatch()
@@ -412,6 +415,8 @@ func (ra *ReadAhead) Close() {
 	ra.closed = true
 	close(ra.stop)
 	ra.wg.Wait()
+	putBuffers(ra.bufs)
+	ra.bufs = nil
 }
 
 // zeroChunk is what a file's zeros are handed out in.

@@ -375,18 +375,26 @@ func (t *treeCheck) shared(idx, o int, w chainWalk) {
 	}
 	p := Problem{Kind: KindCrossLink, Path: nd.path, Paths: []string{nd.path, other.path}, Cluster: w.at, Offset: l.ClusterOffset(w.at)}
 	p.Message = fmt.Sprintf("cluster %d (number %d of the chain) also belongs to %s", w.at, w.n+1, other.path)
-	if nd.dir && !other.dir {
+	if nd.dir && !other.dir && t.onDiskChain(o, w.at) {
 		// A file's chain that runs into a directory's clusters ran off its
-		// end: the directory keeps them, the file ends before them.
+		// end: the directory keeps them, the file ends before them. (Not so
+		// a cluster the file holds only as a planned copy, free on disk:
+		// there the directory gives way, below.)
 		t.fix(p, "end the chain of %s before cluster %d, which belongs to directory %s", other.path, w.at, nd.path)
 		t.yield(o, w.at)
-		for _, c := range nd.chain {
-			t.claims.unclaim(c)
+		if t.holder(w.at) != o {
+			for _, c := range nd.chain {
+				t.claims.unclaim(c)
+			}
+			if w := t.walkNode(idx); w.end != endEOC {
+				t.chainFault(idx, w)
+			}
+			return
 		}
-		if w := t.walkNode(idx); w.end != endEOC {
-			t.chainFault(idx, w)
-		}
-		return
+		// Were the claim to stay (a damaged chain that leads to w.at on
+		// disk but not the way the claims do), walking the directory again
+		// would meet it again, without end: the directory gives way, below.
+		p.Message = fmt.Sprintf("cluster %d (number %d of the chain) still belongs to %s once its chain is cut", w.at, w.n+1, other.path)
 	}
 	if !nd.dir && !other.dir {
 		if k, ok := t.copyTail(idx, w); ok {
@@ -403,6 +411,19 @@ func (t *treeCheck) shared(idx, o int, w chainWalk) {
 	t.fix(p, "end the chain of %s before cluster %d", nd.path, w.at)
 	t.cut(idx, w.last)
 	t.sizeFix(idx, w.n, "")
+}
+
+// onDiskChain reports whether node o's chain in the FAT the check follows
+// reaches cluster at.
+func (t *treeCheck) onDiskChain(o int, at Cluster) bool {
+	c := t.nodes[o].first
+	for n := uint32(0); n < t.tb.Entries() && c >= FirstCluster && uint32(c) < t.tb.Entries(); n++ {
+		if c == at {
+			return true
+		}
+		c = t.tb.Get(c)
+	}
+	return false
 }
 
 // yield plans file o's chain cut before cluster at, and gives up its

@@ -5,8 +5,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"testing"
+
+	fio "ftools/pkg/io"
 )
 
 // repairBytes checks img in memory, repairs it and returns the repaired
@@ -235,6 +238,72 @@ func TestRepairDryRun(t *testing.T) {
 	for _, p := range rep.Problems {
 		if p.Fixed {
 			t.Fatalf("a dry run marks %v fixed", p)
+		}
+	}
+}
+
+// A directory entry whose start cluster is free on disk but was just
+// given to a file as a copy of a shared cluster (the file's chain on disk
+// does not lead there) makes the directory give way: the check ends,
+// where it used to walk the directory again and again until the stack
+// ran out.
+func TestRepairDirOnPlannedCopy(t *testing.T) {
+	p := checkParams["FAT16"]
+	dev := fio.NewMemDevice(p.Size, 512)
+	if _, _, err := Format(dev, p, checkClock); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Open(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range []string{"/a.bin", "/b.bin"} {
+		w, err := v.Create(name, 3*512, checkClock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(bytes.Repeat([]byte{byte('a' + i)}, 3*512)); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := v.Mkdir("/d", checkClock); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	img := memBytes(t, dev)
+	v0, _ := checkBytes(t, img)
+	_, a := fileEntry(t, v0, "/a.bin")
+	_, b := fileEntry(t, v0, "/b.bin")
+	dOff, _ := fileEntry(t, v0, "/d")
+	// b.bin's second cluster becomes a.bin's second: b.bin, checked
+	// second, gets copies of a.bin's last two clusters.
+	patchEntry(img, v0.layout, b.Cluster, a.Cluster+1, 0, 1)
+	fixed, _ := repairBytes(t, slices.Clone(img), CheckOptions{})
+	vf := mustClean(t, fixed)
+	_, bf := fileEntry(t, vf, "/b.bin")
+	copyAt := vf.table.Get(bf.Cluster)
+	if copyAt == a.Cluster+1 || copyAt < FirstCluster {
+		t.Fatalf("b.bin's second cluster is %d after the repair, not a copy", copyAt)
+	}
+	// Now /d starts where that copy goes.
+	binary.LittleEndian.PutUint16(img[dOff+direntClusterLow:], uint16(copyAt))
+	out, rep := repairBytes(t, img, CheckOptions{})
+	if !hasKind(rep, KindCrossLink) || rep.Remaining() != 0 {
+		t.Fatalf("%d left:\n%s", rep.Remaining(), dumpProblems(rep))
+	}
+	v1 := mustClean(t, out)
+	for name, want := range map[string]byte{"a.bin": 'a', "b.bin": 'b'} {
+		got, err := fs.ReadFile(v1, name)
+		if err != nil || len(got) != 3*512 {
+			t.Fatalf("%s: %d bytes, %v\n%s", name, len(got), err, dumpProblems(rep))
+		}
+		if name == "a.bin" && !bytes.Equal(got, bytes.Repeat([]byte{want}, 3*512)) {
+			t.Fatalf("a.bin's bytes changed")
 		}
 	}
 }

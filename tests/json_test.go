@@ -125,3 +125,19 @@ func TestJSONShapeEveryCommand(t *testing.T) {
 		t.Errorf("frm --bogus: stderr %q", r.stderr)
 	}
 }
+
+// ffallocate with no operands and no --length printed urfave/cli's whole
+// help on stdout before its JSON error object, so --json gave jq no valid
+// input (issue 13: one object on stdout, also on error).
+func TestFfallocateJSONNoOperands(t *testing.T) {
+	for _, args := range [][]string{{"--json"}, {"--json", "-i", "x.img"}} {
+		r := run(t, "ffallocate", args...)
+		var v map[string]any
+		if err := json.Unmarshal([]byte(r.stdout), &v); err != nil || r.code != 1 || v["error"] == nil {
+			t.Errorf("ffallocate %v: exit %d, want one JSON object with an error on stdout (%v):\n%s", args, r.code, err, r.stdout)
+		}
+	}
+	if r := run(t, "ffallocate"); r.stdout != "" || !strings.Contains(r.stderr, "missing operand") {
+		t.Errorf("ffallocate without operands: stdout %q, stderr %q", r.stdout, r.stderr)
+	}
+}

@@ -166,3 +166,30 @@ func TestFmkfsExfatHabits(t *testing.T) {
 		t.Error("a refused fmkfs left an image behind")
 	}
 }
+
+// fverify's summary counts problems with the right plural (issue 13: plurals
+// right): a volume whose only fault is the dirty bit has "1 problem", not
+// "1 problems".
+func TestFverifySummaryPlural(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "d.img")
+	ok(t, "fmkfs", "-F", "16", "--size", "16M", img)
+	f, err := os.OpenFile(img, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 1)
+	if _, err := f.ReadAt(b, 37); err != nil { // FAT16: reserved byte, bit 0 is the dirty bit
+		t.Fatal(err)
+	}
+	b[0] |= 1
+	if _, err := f.WriteAt(b, 37); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, "fverify", img)
+	if !strings.Contains(r.stdout, ": 1 problem (dirty 1)") {
+		t.Errorf("fverify on a volume with only the dirty bit set: want \"1 problem (dirty 1)\", got exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

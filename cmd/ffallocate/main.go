@@ -21,7 +21,7 @@ func main() { cmdutil.Main(run) }
 
 func flags() []cli.Flag {
 	fl := []cli.Flag{
-		&cli.StringFlag{Name: "length", Aliases: []string{"l"}, Required: true, Usage: "allocate `LENGTH` bytes (K, M, G: powers of 1024; KB, MB, GB: of 1000)"},
+		&cli.StringFlag{Name: "length", Aliases: []string{"l"}, Usage: "allocate `LENGTH` bytes (K, M, G: powers of 1024; KB, MB, GB: of 1000)"},
 		&cli.BoolFlag{Name: "keep-size", Aliases: []string{"n"}, Usage: "allocate past the end without changing the file's size"},
 		&cli.BoolFlag{Name: "no-zero", Usage: "do not zero the new clusters (their old contents become readable in the file)"},
 		cmdutil.ImageFlag(),
@@ -37,6 +37,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	app.Action = func(c *cli.Context) error {
 		if err := cmdutil.NeedArgs(c, 1, 1); err != nil {
 			return err
+		}
+		// Checked here, not with the flag's Required: urfave/cli prints
+		// the whole help on stdout before that error, which breaks --json.
+		if !c.IsSet("length") {
+			return fmt.Errorf("missing --length: required (see '%s --help')", c.App.Name)
 		}
 		return fallocate(c, c.Args().First(), stdout, stderr)
 	}

@@ -91,7 +91,7 @@ func verdict(s *summary) string {
 	for _, k := range slices.Sorted(maps.Keys(s.Kinds)) {
 		kinds = append(kinds, fmt.Sprintf("%s %d", k, s.Kinds[k]))
 	}
-	line := fmt.Sprintf("%d problems (%s)", s.Problems, strings.Join(kinds, ", "))
+	line := fmt.Sprintf("%s (%s)", cmdutil.Plural(s.Problems, "problem"), strings.Join(kinds, ", "))
 	if s.Fixed > 0 || s.Remaining < s.Problems {
 		line += fmt.Sprintf(", %d fixed, %d remaining", s.Fixed, s.Remaining)
 	}

@@ -358,8 +358,12 @@ func (t *PartitionTable) find(path string, n int) (Partition, error) {
 		}
 		idx = append(idx, fmt.Sprint(p.Index))
 	}
-	return Partition{}, fmt.Errorf("io: %s: partition %d not found: %s table (sector size %d) holds %d partitions [%s]: %w",
-		path, n, strings.ToUpper(t.Kind), t.SectorSize, len(t.Partitions), strings.Join(idx, " "), ErrNoPartition)
+	held := fmt.Sprintf("%d partitions", len(t.Partitions))
+	if len(t.Partitions) == 1 {
+		held = "1 partition"
+	}
+	return Partition{}, fmt.Errorf("io: %s: partition %d not found: %s table (sector size %d) holds %s [%s]: %w",
+		path, n, strings.ToUpper(t.Kind), t.SectorSize, held, strings.Join(idx, " "), ErrNoPartition)
 }
 
 // tableReader lets go-diskfs read the whole file or device through d, from

@@ -69,6 +69,16 @@ func TestPartitionMBRAndGPT(t *testing.T) {
 	}
 }
 
+// A table with one partition is described in the singular (issue 13:
+// "holds 1 partitions").
+func TestPartitionNotFoundSingular(t *testing.T) {
+	img := partitionedImage(t, "label: dos\nstart=2048, size=4096, type=c\n")
+	_, err := Open(img, Options{Partition: 3})
+	if !errors.Is(err, ErrNoPartition) || !strings.Contains(err.Error(), "holds 1 partition [1]") {
+		t.Errorf("partition 3 of a one-partition table: %v", err)
+	}
+}
+
 func TestPartitionOnFATImage(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "fat.img")
 	must(t, CreateImage(p, 8<<20))

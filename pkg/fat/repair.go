@@ -75,6 +75,10 @@ func Repair(v *Volume, rep *Report, opts RepairOptions) ([]string, error) {
 		pr := &rep.Problems[i]
 		pr.Fixed = pr.Fix != "" && (clean || pr.Kind != KindDirty)
 	}
+	rep.omittedFixed = rep.omittedFixes
+	if clean {
+		rep.omittedFixed += rep.omittedDirtyFixes
+	}
 	return p.sentences(), nil
 }
 

@@ -390,3 +390,28 @@ func TestRepairCopyOfPlannedCopy(t *testing.T) {
 		t.Errorf("c.bin: %v: %q, want a copy of b.bin's copy (bytes 'a')\n%s\n%s", err, got, strings.Join(rep.Plan(), "\n"), dumpProblems(rep))
 	}
 }
+
+// With more problems than MaxProblems lists, Fixed still counts the
+// ones not listed: every problem here is fixed, and Problems less
+// Remaining is what Fixed says.
+func TestRepairFixedCountsOmitted(t *testing.T) {
+	img := threeFiles(t)
+	v0, _ := checkBytes(t, img)
+	_, a := fileEntry(t, v0, "/a.bin")
+	_, b := fileEntry(t, v0, "/b.bin")
+	_, c := fileEntry(t, v0, "/c.bin")
+	patchEntry(img, v0.layout, b.Cluster, a.Cluster+1, 0, 1)
+	patchEntry(img, v0.layout, c.Cluster, b.Cluster, 0, 1)
+	_, all := repairBytes(t, slices.Clone(img), CheckOptions{})
+	n := len(all.Problems) + all.Omitted
+	if n < 3 || all.Omitted != 0 || all.Remaining() != 0 || all.Fixed() != n {
+		t.Fatalf("unbounded: %d problems, %d omitted, %d fixed, %d left", n, all.Omitted, all.Fixed(), all.Remaining())
+	}
+	_, rep := repairBytes(t, img, CheckOptions{MaxProblems: 1})
+	if len(rep.Problems) != 1 || rep.Omitted != n-1 {
+		t.Fatalf("%d listed, %d omitted, want 1 and %d", len(rep.Problems), rep.Omitted, n-1)
+	}
+	if rep.Remaining() != 0 || rep.Fixed() != n {
+		t.Fatalf("%d fixed, %d left, want %d and 0", rep.Fixed(), rep.Remaining(), n)
+	}
+}

@@ -56,11 +56,9 @@ func summarize(rep *fat.Report) *summary {
 		Files: rep.Files, Directories: rep.Dirs, Clusters: rep.Clusters, FreeClusters: rep.FreeClusters,
 		BadClusters: rep.BadClusters, LostClusters: rep.LostClusters, LostChains: rep.LostChains}
 	s.Problems = len(rep.Problems) + rep.Omitted
+	s.Fixed = rep.Fixed() // the omitted ones too
 	for _, p := range rep.Problems {
 		s.Kinds[p.Kind]++
-		if p.Fixed {
-			s.Fixed++
-		}
 	}
 	return s
 }

@@ -122,6 +122,11 @@ type Report struct {
 	plan        *plan // the fixes planned while checking
 	maxProblems int
 	leftOmitted int // problems left beyond MaxProblems
+
+	// The omitted problems with a fix planned (the dirty bit's apart: it
+	// is cleared only when nothing is left), and of them those Repair
+	// fixed: what Fixed marks in the listed ones.
+	omittedFixes, omittedDirtyFixes, omittedFixed int
 }
 
 // Clean reports whether the check found no problem.
@@ -134,6 +139,18 @@ func (r *Report) Remaining() int {
 		return len(r.Left) + r.leftOmitted
 	}
 	return len(r.Problems) + r.Omitted
+}
+
+// Fixed is the number of problems Repair fixed, the omitted ones
+// included (Problem.Fixed marks the listed ones).
+func (r *Report) Fixed() int {
+	n := r.omittedFixed
+	for _, p := range r.Problems {
+		if p.Fixed {
+			n++
+		}
+	}
+	return n
 }
 
 // Plan lists the fixes Check planned, one sentence each, in the order
@@ -149,6 +166,13 @@ func (r *Report) Plan() []string {
 func (r *Report) add(p Problem) {
 	if len(r.Problems) >= r.maxProblems {
 		r.Omitted++
+		switch {
+		case p.Fix == "":
+		case p.Kind == KindDirty:
+			r.omittedDirtyFixes++
+		default:
+			r.omittedFixes++
+		}
 		return
 	}
 	r.Problems = append(r.Problems, p)
@@ -161,6 +185,8 @@ func (r *Report) merge(sub *Report) {
 		r.add(p)
 	}
 	r.Omitted += sub.Omitted
+	r.omittedFixes += sub.omittedFixes
+	r.omittedDirtyFixes += sub.omittedDirtyFixes
 	r.Files, r.Dirs = sub.Files, sub.Dirs
 	r.FreeClusters, r.BadClusters = sub.FreeClusters, sub.BadClusters
 	r.LostClusters, r.LostChains = sub.LostClusters, sub.LostChains

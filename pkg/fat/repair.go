@@ -75,6 +75,10 @@ func Repair(v *Volume, rep *Report, opts RepairOptions) ([]string, error) {
 		pr := &rep.Problems[i]
 		pr.Fixed = pr.Fix != "" && (clean || pr.Kind != KindDirty)
 	}
+	rep.omittedFixed = rep.omittedFixes
+	if clean {
+		rep.omittedFixed += rep.omittedDirtyFixes
+	}
 	return p.sentences(), nil
 }
 
@@ -119,8 +123,19 @@ func (p *plan) execute(clean bool) error {
 		return err
 	}
 	buf := make([]byte, l.ClusterSize)
+	// The clusters written so far: a copy from one of them reads it only
+	// once the writes queued for it have landed (as fillData has it: a
+	// copy gets its source as the copies before it leave it).
+	written := make(map[Cluster]bool, len(p.data))
 	for _, d := range p.data {
 		clear(buf)
+		if written[d.src] {
+			if err := v.flushData(); err != nil {
+				return err
+			}
+			clear(written)
+		}
+		written[d.dst] = true
 		if d.src != 0 {
 			if _, err := v.dev.ReadAt(buf, l.ClusterOffset(d.src)); err != nil {
 				return fmt.Errorf("fat: reading cluster %d to copy it: %w", d.src, err)

@@ -23,7 +23,7 @@ type plan struct {
 	dirs   map[Cluster]*planDir // directories with slots to rewrite, by first cluster (0: the fixed root)
 	data   []planData           // clusters to fill before the FAT links them in
 	links  []Cluster            // entries of chains on disk the plan links to filled clusters
-	filled map[Cluster]Cluster  // data by destination: its source, 0 for zeros
+	filled map[Cluster]Cluster  // data by destination: the cluster on disk whose bytes it gets (see fillData), 0 for zeros
 	cursor Cluster              // where allocation looks next
 
 	steps   []string // the plan, one sentence per fix, in order
@@ -240,16 +240,16 @@ func (im *image) readDir(first Cluster, chain []Cluster) ([]byte, error) {
 		}
 	}
 	if pd != nil {
-		for i, c := range chain {
-			if i < len(pd.chain) && pd.chain[i] == c {
-				copy(raw[int64(i)*cs:], pd.raw[int64(i)*cs:int64(i+1)*cs])
-			}
-		}
+		// The sectors holding planned slots, and no others: execute
+		// writes just those, over the clusters as the plan fills them.
+		ss := l.SectorSize
+		perSec, per := int(ss/DirEntrySize), int(cs/DirEntrySize)
 		dirty := map[int]bool{}
-		per := int(cs / DirEntrySize)
 		for s := range pd.dirty {
 			if i := s / per; i < len(chain) && i < len(pd.chain) && pd.chain[i] == chain[i] {
 				dirty[s] = true
+				off := int64(s/perSec) * ss
+				copy(raw[off:off+ss], pd.raw[off:off+ss])
 			}
 		}
 		pd.chain, pd.raw, pd.dirty, pd.names, pd.reached = chain, raw, dirty, nil, true
@@ -266,12 +266,20 @@ func (p *plan) linkTo(c, to Cluster) {
 }
 
 // fillData plans cluster dst filled with a copy of cluster src (zeros
-// if src is 0) before the FAT links it in.
+// if src is 0) before the FAT links it in. The copies are made in plan
+// order, each from src as the copies before it leave it: when src is
+// itself a cluster the plan fills (a chain crossing a planned copy), dst
+// gets what src gets, which is the bytes on disk of the cluster filled
+// records for src. execute reads src itself, after the earlier copies
+// into it have landed; what filled records is what fill reads.
 func (p *plan) fillData(dst, src Cluster) {
 	if p.filled == nil {
 		p.filled = map[Cluster]Cluster{}
 	}
 	p.data = append(p.data, planData{dst: dst, src: src})
+	if from, ok := p.filled[src]; ok {
+		src = from
+	}
 	p.filled[dst] = src
 }
 

@@ -414,10 +414,12 @@ func (t *treeCheck) shared(idx, o int, w chainWalk) {
 }
 
 // onDiskChain reports whether node o's chain in the FAT the check follows
-// reaches cluster at.
+// reaches cluster at within the clusters its walk could claim (its size's
+// worth, the size as found).
 func (t *treeCheck) onDiskChain(o int, at Cluster) bool {
-	c := t.nodes[o].first
-	for n := uint32(0); n < t.tb.Entries() && c >= FirstCluster && uint32(c) < t.tb.Entries(); n++ {
+	nd := &t.nodes[o]
+	c, limit := nd.first, t.limit(nd.dir, max(nd.size, nd.size0))
+	for n := int64(0); n < limit && c >= FirstCluster && uint32(c) < t.tb.Entries(); n++ {
 		if c == at {
 			return true
 		}

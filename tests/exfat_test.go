@@ -523,3 +523,38 @@ func TestExFATCompletionAndLoop(t *testing.T) {
 	ok(t, "fmkdir", "-i", dev, "::/DCIM")
 	fsckExFAT(t, dev, 0)
 }
+
+// A PercentInUse the bitmap contradicts is only a warning (fsck.exfat says
+// nothing of it), but --repair sets it from the bitmap as the man page
+// says, also when it is all that is wrong; --dry-run says it would.
+func TestExFATVerifyRepairPercentInUse(t *testing.T) {
+	img := newExFAT(t, "16M")
+	f, err := os.OpenFile(img, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{77}, 0x70); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if r := run(t, "fverify", img); r.code != 0 || !strings.Contains(r.stdout+r.stderr, "percent in use is 77") {
+		t.Fatalf("fverify: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, "fverify", "--dry-run", img); r.code != 0 || !strings.Contains(r.stdout, "would fix: set percent in use to 0") {
+		t.Fatalf("fverify --dry-run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, "fverify", "--repair", img); r.code != 0 || !strings.Contains(r.stdout, "fixed: set percent in use to 0") {
+		t.Fatalf("fverify --repair: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	b, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b[0x70] != 0 {
+		t.Fatalf("percent in use after --repair: %d, want 0", b[0x70])
+	}
+	if r := run(t, "fverify", img); r.code != 0 || strings.Contains(r.stdout+r.stderr, "percent in use") {
+		t.Fatalf("fverify after the repair: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	fsckExFAT(t, img, 0)
+}

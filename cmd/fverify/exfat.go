@@ -60,7 +60,7 @@ func verifyExFAT(c *cli.Context, spec string, m mode, compares []comparison, dev
 	}
 	var plan []string
 	var left []exfat.Problem
-	planned := (m.repair || m.dryRun) && !rep.Clean()
+	planned := (m.repair || m.dryRun) && (!rep.Clean() || rep.Tidy())
 	switch {
 	case planned:
 		plan, err = exfat.Repair(v, rep, exfat.RepairOptions{DryRun: m.dryRun})

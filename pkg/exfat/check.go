@@ -103,6 +103,11 @@ type entryFix struct {
 // Clean reports whether the check found no problem.
 func (r *Report) Clean() bool { return len(r.Problems) == 0 && r.Omitted == 0 }
 
+// Tidy reports whether Repair has something to set right on a volume
+// with no problem: a PercentInUse the bitmap contradicts, only a warning
+// (fsck.exfat does not report it) but one Repair fixes.
+func (r *Report) Tidy() bool { return r.percentBad }
+
 // Remaining is the number of problems Repair has not fixed.
 func (r *Report) Remaining() int {
 	n := r.Omitted

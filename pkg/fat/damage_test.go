@@ -3,10 +3,13 @@ package fat
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
 	"testing"
 	"time"
+
+	fio "ftools/pkg/io"
 )
 
 // On FAT12/16 the bytes of DIR_FstClusHI are not part of the cluster; on
@@ -230,5 +233,43 @@ func TestDirEndTracked(t *testing.T) {
 		if d.end != DirEnd(d.raw) {
 			t.Fatalf("after %d adds: end %d, DirEnd %d", i+1, d.end, DirEnd(d.raw))
 		}
+	}
+}
+
+// A folder of names that take three slots each holds 20,479 of them: five
+// to a 512-byte sector, since no name straddles one, and "." and ".."
+// first. The refusal past that speaks of slots, not of 65,536 entries
+// the user cannot see.
+func TestDirFullOfThreeSlotNames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills a folder of 20,480 names")
+	}
+	dev := fio.NewMemDevice(64<<20, 512)
+	if _, _, err := Format(dev, FormatParams{Size: 64 << 20, Type: FAT32, AllowSmallFAT32: true, ClusterSize: 4096}, checkClock); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Open(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if err := v.Mkdir("/d", checkClock); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for ; ; n++ {
+		w, err := v.Create(fmt.Sprintf("/d/a file name of 25 %05d", n), 0, checkClock)
+		if err != nil {
+			if !errors.Is(err, ErrDirFull) || !strings.Contains(err.Error(), "65536 slots") || !strings.Contains(err.Error(), "straddles a sector") {
+				t.Fatalf("name %d: %v, want ErrDirFull speaking of slots", n, err)
+			}
+			break
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n != 20479 {
+		t.Fatalf("the folder took %d names of three slots, want 20,479", n)
 	}
 }

@@ -312,7 +312,7 @@ func (d *dir) growthFor(name string) (int64, error) {
 		return 0, fmt.Errorf("%w: the %s root directory holds at most %d entries", ErrDirFull, l.Type, l.RootDirSize/DirEntrySize)
 	}
 	if int64(len(d.raw))+grow*l.ClusterSize > MaxDirEntries*DirEntrySize {
-		return 0, fmt.Errorf("%w: a FAT directory holds at most %d entries", ErrDirFull, MaxDirEntries)
+		return 0, fmt.Errorf("%w: a FAT directory holds at most %d slots of 32 bytes (a long name takes one more for every 13 characters, and no name straddles a sector)", ErrDirFull, MaxDirEntries)
 	}
 	return grow, nil
 }
@@ -419,7 +419,7 @@ func (d *dir) grow() error {
 	}
 	room := (MaxDirEntries*DirEntrySize - int64(len(d.raw))) / l.ClusterSize
 	if room < 1 {
-		return fmt.Errorf("%w: a FAT directory holds at most %d entries", ErrDirFull, MaxDirEntries)
+		return fmt.Errorf("%w: a FAT directory holds at most %d slots of 32 bytes (a long name takes one more for every 13 characters, and no name straddles a sector)", ErrDirFull, MaxDirEntries)
 	}
 	n := min(int64(len(d.chain)), maxDirGrowth, room, max(int64(d.v.allocatable()), 1))
 	exts, err := d.v.allocateAfter(uint32(n), d.chain[len(d.chain)-1], phaseEntries)

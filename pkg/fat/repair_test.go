@@ -248,34 +248,7 @@ func TestRepairDryRun(t *testing.T) {
 // where it used to walk the directory again and again until the stack
 // ran out.
 func TestRepairDirOnPlannedCopy(t *testing.T) {
-	p := checkParams["FAT16"]
-	dev := fio.NewMemDevice(p.Size, 512)
-	if _, _, err := Format(dev, p, checkClock); err != nil {
-		t.Fatal(err)
-	}
-	v, err := Open(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, name := range []string{"/a.bin", "/b.bin"} {
-		w, err := v.Create(name, 3*512, checkClock)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Write(bytes.Repeat([]byte{byte('a' + i)}, 3*512)); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := v.Mkdir("/d", checkClock); err != nil {
-		t.Fatal(err)
-	}
-	if err := v.Close(); err != nil {
-		t.Fatal(err)
-	}
-	img := memBytes(t, dev)
+	img := smallVolume(t, "/a.bin", "/b.bin", "/d/")
 	v0, _ := checkBytes(t, img)
 	_, a := fileEntry(t, v0, "/a.bin")
 	_, b := fileEntry(t, v0, "/b.bin")
@@ -308,9 +281,10 @@ func TestRepairDirOnPlannedCopy(t *testing.T) {
 	}
 }
 
-// threeFiles formats a FAT16 image holding /a.bin, /b.bin and /c.bin,
-// three clusters each, of bytes 'a', 'b' and 'c'.
-func threeFiles(t *testing.T) []byte {
+// smallVolume formats a FAT16 image holding the named members of the
+// root, in order: a name ending in "/" a directory, any other a file of
+// three clusters of bytes 'a', 'b', 'c' ... by its place among the files.
+func smallVolume(t *testing.T, names ...string) []byte {
 	t.Helper()
 	p := checkParams["FAT16"]
 	dev := fio.NewMemDevice(p.Size, 512)
@@ -321,23 +295,35 @@ func threeFiles(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, name := range []string{"/a.bin", "/b.bin", "/c.bin"} {
+	files := 0
+	for _, name := range names {
+		if strings.HasSuffix(name, "/") {
+			if err := v.Mkdir(strings.TrimSuffix(name, "/"), checkClock); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
 		w, err := v.Create(name, 3*512, checkClock)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := w.Write(bytes.Repeat([]byte{byte('a' + i)}, 3*512)); err != nil {
+		if _, err := w.Write(bytes.Repeat([]byte{byte('a' + files)}, 3*512)); err != nil {
 			t.Fatal(err)
 		}
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
+		files++
 	}
 	if err := v.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return memBytes(t, dev)
 }
+
+// threeFiles formats a FAT16 image holding /a.bin, /b.bin and /c.bin,
+// three clusters each, of bytes 'a', 'b' and 'c'.
+func threeFiles(t *testing.T) []byte { return smallVolume(t, "/a.bin", "/b.bin", "/c.bin") }
 
 // A file that starts on the free cluster the plan gives another file as a
 // copy of a shared cluster gets a copy of that copy: the bytes the plan

@@ -256,19 +256,8 @@ func TestRepairDirOnPlannedCopy(t *testing.T) {
 	// b.bin's second cluster becomes a.bin's second: b.bin, checked
 	// second, gets copies of a.bin's last two clusters.
 	patchEntry(img, v0.layout, b.Cluster, a.Cluster+1, 0, 1)
-	fixed, _ := repairBytes(t, slices.Clone(img), CheckOptions{})
-	vf := mustClean(t, fixed)
-	_, bf := fileEntry(t, vf, "/b.bin")
-	copyAt := vf.table.Get(bf.Cluster)
-	if copyAt == a.Cluster+1 || copyAt < FirstCluster {
-		t.Fatalf("b.bin's second cluster is %d after the repair, not a copy", copyAt)
-	}
 	// Now /d starts where that copy goes.
-	binary.LittleEndian.PutUint16(img[dOff+direntClusterLow:], uint16(copyAt))
-	out, rep := repairBytes(t, img, CheckOptions{})
-	if !hasKind(rep, KindCrossLink) || rep.Remaining() != 0 {
-		t.Fatalf("%d left:\n%s", rep.Remaining(), dumpProblems(rep))
-	}
+	out, rep := repairStartingOnCopy(t, img, a.Cluster+1, dOff)
 	v1 := mustClean(t, out)
 	for name, want := range map[string]byte{"a.bin": 'a', "b.bin": 'b'} {
 		got, err := fs.ReadFile(v1, name)
@@ -279,6 +268,28 @@ func TestRepairDirOnPlannedCopy(t *testing.T) {
 			t.Fatalf("a.bin's bytes changed")
 		}
 	}
+}
+
+// repairStartingOnCopy repairs img, in which /b.bin runs into cluster
+// shared (another file's), once to learn the free cluster b.bin gets as
+// its copy, then again with the entry at entryOff starting on that
+// cluster, and returns the second repair's bytes and report, which must
+// fix the cross-link and leave nothing.
+func repairStartingOnCopy(t *testing.T, img []byte, shared Cluster, entryOff int64) ([]byte, *Report) {
+	t.Helper()
+	fixed, _ := repairBytes(t, slices.Clone(img), CheckOptions{})
+	vf := mustClean(t, fixed)
+	_, bf := fileEntry(t, vf, "/b.bin")
+	copyAt := vf.table.Get(bf.Cluster)
+	if copyAt == shared || copyAt < FirstCluster {
+		t.Fatalf("b.bin's second cluster is %d after the repair, not a copy", copyAt)
+	}
+	binary.LittleEndian.PutUint16(img[entryOff+direntClusterLow:], uint16(copyAt))
+	out, rep := repairBytes(t, img, CheckOptions{})
+	if !hasKind(rep, KindCrossLink) || rep.Remaining() != 0 {
+		t.Fatalf("%d left:\n%s", rep.Remaining(), dumpProblems(rep))
+	}
+	return out, rep
 }
 
 // smallVolume formats a FAT16 image holding the named members of the
@@ -350,18 +361,7 @@ func TestRepairCopyOfPlannedCopy(t *testing.T) {
 			copy(img[l.ClusterOffset(cl):], bytes.Repeat([]byte{'x'}, int(l.ClusterSize)))
 		}
 	}
-	fixed, _ := repairBytes(t, slices.Clone(img), CheckOptions{})
-	vf := mustClean(t, fixed)
-	_, bf := fileEntry(t, vf, "/b.bin")
-	copyAt := vf.table.Get(bf.Cluster)
-	if copyAt == a.Cluster+1 || copyAt < FirstCluster {
-		t.Fatalf("b.bin's second cluster is %d after the repair, not a copy", copyAt)
-	}
-	binary.LittleEndian.PutUint16(img[cOff+direntClusterLow:], uint16(copyAt))
-	out, rep := repairBytes(t, img, CheckOptions{})
-	if !hasKind(rep, KindCrossLink) || rep.Remaining() != 0 {
-		t.Fatalf("%d left:\n%s", rep.Remaining(), dumpProblems(rep))
-	}
+	out, rep := repairStartingOnCopy(t, img, a.Cluster+1, cOff)
 	v := mustClean(t, out)
 	for name, want := range map[string]string{
 		"a.bin": strings.Repeat("a", 3*512),

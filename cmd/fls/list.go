@@ -245,7 +245,11 @@ func (l *lister) entryOf(v vol.Volume, p string, fi fs.FileInfo) entry {
 // emit prints or collects one entry: name is how a listing shows it,
 // full its whole path (for -b).
 func (l *lister) emit(e entry, name, full string) {
-	l.rep.Entries = append(l.rep.Entries, e)
+	if l.json {
+		// Only --json prints them, at the end; a text listing holds none
+		// (a folder of 60,000 names, or fls -R of a million files).
+		l.rep.Entries = append(l.rep.Entries, e)
+	}
 	l.rep.Files++
 	l.tot.files++
 	if !e.Dir {

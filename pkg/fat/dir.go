@@ -312,7 +312,7 @@ func (d *dir) growthFor(name string) (int64, error) {
 		return 0, fmt.Errorf("%w: the %s root directory holds at most %d entries", ErrDirFull, l.Type, l.RootDirSize/DirEntrySize)
 	}
 	if int64(len(d.raw))+grow*l.ClusterSize > MaxDirEntries*DirEntrySize {
-		return 0, fmt.Errorf("%w: a FAT directory holds at most %d slots of 32 bytes (a long name takes one more for every 13 characters, and no name straddles a sector)", ErrDirFull, MaxDirEntries)
+		return 0, fmt.Errorf("%w: %s", ErrDirFull, DirLimit)
 	}
 	return grow, nil
 }
@@ -404,6 +404,10 @@ func (d *dir) detach(r *Record) {
 // ErrDirFull is returned when a directory cannot take another name.
 var ErrDirFull = errors.New("fat: directory is full")
 
+// DirLimit says why a chained directory is full: what it holds at most,
+// in the slots names take.
+var DirLimit = fmt.Sprintf("a FAT directory holds at most %d slots of 32 bytes (a long name takes one more for every 13 characters, and no name straddles a sector)", MaxDirEntries)
+
 // maxDirGrowth bounds how many clusters a directory grows by at once.
 const maxDirGrowth = 32
 
@@ -419,7 +423,7 @@ func (d *dir) grow() error {
 	}
 	room := (MaxDirEntries*DirEntrySize - int64(len(d.raw))) / l.ClusterSize
 	if room < 1 {
-		return fmt.Errorf("%w: a FAT directory holds at most %d slots of 32 bytes (a long name takes one more for every 13 characters, and no name straddles a sector)", ErrDirFull, MaxDirEntries)
+		return fmt.Errorf("%w: %s", ErrDirFull, DirLimit)
 	}
 	n := min(int64(len(d.chain)), maxDirGrowth, room, max(int64(d.v.allocatable()), 1))
 	exts, err := d.v.allocateAfter(uint32(n), d.chain[len(d.chain)-1], phaseEntries)

@@ -170,7 +170,7 @@ func (r *roomPlan) add(p string, clusters int64, isDir bool) string {
 	case d.fixed != "" && d.used+n > d.alloc:
 		return d.fixed
 	case d.used+n > fat.MaxDirEntries:
-		return fmt.Sprintf("directory is full: a FAT directory holds at most %d slots of 32 bytes (a long name takes one more for every 13 characters, and no name straddles a sector)", fat.MaxDirEntries)
+		return "directory is full: " + fat.DirLimit
 	case d.used+n > d.alloc:
 		grow = (d.used + n - d.alloc + perCluster - 1) / perCluster
 	}

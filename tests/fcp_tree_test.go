@@ -328,15 +328,8 @@ func writeHostileEntries(t *testing.T, img string) { writeRootEntries(t, img, ho
 // directory of a FAT16 image made by mkfs.fat.
 func writeRootEntries(t *testing.T, img string, names []rawName) {
 	t.Helper()
-	f, err := os.OpenFile(img, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, bs := openBootSector(t, img)
 	defer f.Close()
-	bs := make([]byte, 512)
-	if _, err := f.ReadAt(bs, 0); err != nil {
-		t.Fatal(err)
-	}
 	bps := int64(binary.LittleEndian.Uint16(bs[0x0b:]))
 	reserved := int64(binary.LittleEndian.Uint16(bs[0x0e:]))
 	fats := int64(bs[0x10])

@@ -183,3 +183,19 @@ func roundTripMtools(t *testing.T, img string, offset int64) {
 		t.Fatalf("mcopy read back %d bytes that differ from the %d written", len(got), len(want))
 	}
 }
+
+// openBootSector opens the image img for writing, to damage or patch it by
+// hand, and returns it with its first 512 bytes (the boot sector).
+func openBootSector(t *testing.T, img string) (*os.File, []byte) {
+	t.Helper()
+	f, err := os.OpenFile(img, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs := make([]byte, 512)
+	if _, err := f.ReadAt(bs, 0); err != nil {
+		f.Close()
+		t.Fatal(err)
+	}
+	return f, bs
+}

@@ -178,15 +178,8 @@ func TestMemoryBoundedOnHugeVolumes(t *testing.T) {
 // keeps in memory.
 func damageHuge(t *testing.T, img string) {
 	t.Helper()
-	f, err := os.OpenFile(img, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, bs := openBootSector(t, img)
 	defer f.Close()
-	bs := make([]byte, 512)
-	if _, err := f.ReadAt(bs, 0); err != nil {
-		t.Fatal(err)
-	}
 	le := binary.LittleEndian
 	bps, res, fatSectors := int64(le.Uint16(bs[11:])), int64(le.Uint16(bs[14:])), int64(le.Uint32(bs[36:]))
 	clusters := (int64(le.Uint32(bs[32:])) - res - int64(bs[16])*fatSectors) / int64(bs[13])

@@ -5,22 +5,13 @@ import (
 	"fmt"
 	"testing"
 	"time"
-
-	fio "ftools/pkg/io"
 )
 
 // allocVolume formats an in-memory FAT32 volume of 64 MiB with 512-byte
 // clusters (131,000-odd clusters) and opens it.
 func allocVolume(t *testing.T) *Volume {
 	t.Helper()
-	dev := fio.NewMemDevice(64<<20, 512)
-	if _, _, err := Format(dev, FormatParams{Size: 64 << 20, Type: FAT32, SectorsPerCluster: 1, AlignData: true}, time.Unix(0, 0)); err != nil {
-		t.Fatal(err)
-	}
-	v, err := Open(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, v := formatMem(t, FormatParams{Size: 64 << 20, Type: FAT32, SectorsPerCluster: 1, AlignData: true}, time.Unix(0, 0))
 	return v
 }
 

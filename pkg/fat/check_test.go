@@ -18,14 +18,7 @@ var checkClock = time.Date(2024, 5, 6, 7, 8, 10, 0, time.UTC)
 // and returns its bytes.
 func buildCheckImage(t testing.TB, p FormatParams) []byte {
 	t.Helper()
-	dev := fio.NewMemDevice(p.Size, 512)
-	if _, _, err := Format(dev, p, checkClock); err != nil {
-		t.Fatal(err)
-	}
-	v, err := Open(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev, v := formatMem(t, p, checkClock)
 	v.Clock = func() time.Time { return checkClock }
 	for _, d := range []string{"/sub", "/sub/deeper", "/Long Directory Name"} {
 		if err := v.Mkdir(d, checkClock); err != nil {
@@ -51,6 +44,21 @@ func buildCheckImage(t testing.TB, p FormatParams) []byte {
 		t.Fatal(err)
 	}
 	return memBytes(t, dev)
+}
+
+// formatMem formats a volume of p.Size bytes on an in-memory device of
+// 512-byte sectors, stamped at, and opens it.
+func formatMem(t testing.TB, p FormatParams, at time.Time) (*fio.Device, *Volume) {
+	t.Helper()
+	dev := fio.NewMemDevice(p.Size, 512)
+	if _, _, err := Format(dev, p, at); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Open(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dev, v
 }
 
 func memBytes(t testing.TB, dev *fio.Device) []byte {

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	fio "ftools/pkg/io"
 )
 
 // On FAT12/16 the bytes of DIR_FstClusHI are not part of the cluster; on
@@ -244,14 +242,7 @@ func TestDirFullOfThreeSlotNames(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fills a folder of 20,480 names")
 	}
-	dev := fio.NewMemDevice(64<<20, 512)
-	if _, _, err := Format(dev, FormatParams{Size: 64 << 20, Type: FAT32, AllowSmallFAT32: true, ClusterSize: 4096}, checkClock); err != nil {
-		t.Fatal(err)
-	}
-	v, err := Open(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, v := formatMem(t, FormatParams{Size: 64 << 20, Type: FAT32, AllowSmallFAT32: true, ClusterSize: 4096}, checkClock)
 	defer v.Close()
 	if err := v.Mkdir("/d", checkClock); err != nil {
 		t.Fatal(err)

@@ -8,22 +8,13 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
-
-	fio "ftools/pkg/io"
 )
 
 // fsVolume makes an in-memory FAT32 volume holding files (path -> content)
 // and reopens it read-only.
 func fsVolume(t *testing.T, clusterSectors int, files map[string]string) *Volume {
 	t.Helper()
-	dev := fio.NewMemDevice(64<<20, 512)
-	if _, _, err := Format(dev, FormatParams{Size: 64 << 20, Type: FAT32, SectorsPerCluster: clusterSectors}, time.Unix(0, 0)); err != nil {
-		t.Fatal(err)
-	}
-	v, err := Open(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev, v := formatMem(t, FormatParams{Size: 64 << 20, Type: FAT32, SectorsPerCluster: clusterSectors}, time.Unix(0, 0))
 	mtime := time.Date(2024, 5, 6, 7, 8, 10, 0, time.UTC)
 	for name, data := range files {
 		if i := strings.LastIndex(name, "/"); i > 0 {
@@ -45,7 +36,8 @@ func fsVolume(t *testing.T, clusterSectors int, files map[string]string) *Volume
 	if err := v.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if v, err = Open(dev); err != nil {
+	v, err := Open(dev)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return v

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	fio "ftools/pkg/io"
 )
 
 // repairBytes checks img in memory, repairs it and returns the repaired
@@ -297,15 +295,7 @@ func repairStartingOnCopy(t *testing.T, img []byte, shared Cluster, entryOff int
 // three clusters of bytes 'a', 'b', 'c' ... by its place among the files.
 func smallVolume(t *testing.T, names ...string) []byte {
 	t.Helper()
-	p := checkParams["FAT16"]
-	dev := fio.NewMemDevice(p.Size, 512)
-	if _, _, err := Format(dev, p, checkClock); err != nil {
-		t.Fatal(err)
-	}
-	v, err := Open(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev, v := formatMem(t, checkParams["FAT16"], checkClock)
 	files := 0
 	for _, name := range names {
 		if strings.HasSuffix(name, "/") {

@@ -20,6 +20,9 @@ func (v *Volume) SetAttr(name string, set, clear Attr) error {
 	if err := v.begin(); err != nil {
 		return err
 	}
+	if err := v.settleWrite(); err != nil {
+		return err
+	}
 	parent, r, err := v.lookup("chattr", name)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package exfat
 import (
 	"errors"
 	"fmt"
+	"ftools/pkg/internal/dircache"
 	"io/fs"
 	"sort"
 )
@@ -25,6 +26,11 @@ type dir struct {
 	end    int // index of the end-of-directory entry (len(raw)/32 if none)
 	hint   int // no free run starts before this entry
 	walk   uint64
+
+	// The cache (dircache.go): its place and charge, what pins it, and
+	// whether it pins its parent.
+	node       dircache.Node
+	pinsParent bool
 }
 
 // ErrDirFull is returned when a directory cannot take another entry set.
@@ -67,7 +73,8 @@ func (v *Volume) openRoot() error {
 	}
 	d := &dir{v: v, first: l.RootCluster, exts: exts}
 	d.index(raw, v.up)
-	v.dirs[d.first] = d
+	v.cacheDir(d)
+	d.node.Pin() // the root is never dropped
 	return nil
 }
 
@@ -189,6 +196,7 @@ func (v *Volume) loadDir(parent *dir, r *Record) (*dir, error) {
 	if d, ok := v.dirs[r.Set.Stream.FirstCluster]; ok {
 		switch {
 		case d.rec == r:
+			v.dircache.Touch(&d.node)
 			return d, nil
 		case d.rec == nil || d.walk == v.walks:
 			// The root's clusters, or those of a directory on the path
@@ -212,7 +220,10 @@ func (v *Volume) loadDir(parent *dir, r *Record) (*dir, error) {
 	}
 	d := &dir{v: v, first: s.FirstCluster, parent: parent, rec: r, exts: exts, noFAT: s.NoFATChain()}
 	d.index(raw, v.up)
-	v.dirs[d.first] = d
+	if old, ok := v.dirs[d.first]; ok {
+		v.uncacheDir(old)
+	}
+	v.cacheDir(d)
 	return d, nil
 }
 
@@ -427,6 +438,7 @@ func (d *dir) grow() error {
 		}
 	}
 	d.raw = append(d.raw, make([]byte, n*l.ClusterSize)...)
+	v.dircache.Grew(&d.node, int(n*l.ClusterSize))
 	if d.rec != nil {
 		s := &d.rec.Set.Stream
 		s.DataLength = uint64(len(d.raw))

@@ -46,6 +46,9 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 	if err := v.begin(); err != nil {
 		return nil, err
 	}
+	if err := v.settleWrite(); err != nil {
+		return nil, err
+	}
 	parent, base, err := v.parentOf("fallocate", name)
 	if err != nil {
 		return nil, err

@@ -19,6 +19,9 @@ func (v *Volume) RemoveAll(name string) error {
 	if err := v.begin(); err != nil {
 		return err
 	}
+	if err := v.settleWrite(); err != nil {
+		return err
+	}
 	parent, r, err := v.lookup("remove", name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil

@@ -26,6 +26,9 @@ func (v *Volume) Rename(oldName, newName string) error {
 	if err := v.begin(); err != nil {
 		return err
 	}
+	if err := v.settleWrite(); err != nil {
+		return err
+	}
 	oldPath, newPath := "/"+cleanPath(oldName), "/"+cleanPath(newName)
 	od, r, err := v.lookup("rename", oldName)
 	if err != nil {
@@ -93,10 +96,11 @@ func (v *Volume) Rename(oldName, newName string) error {
 	for i := range types {
 		types[i] = od.raw[(r.Slot+i)*EntrySize]
 	}
+	od.node.Pin() // until the deferred clear is applied (Commit)
 	v.deferred = append(v.deferred, deferredClear{d: od, slot: r.Slot, n: r.Slots, firstBytes: types})
 	if nr.IsDir() {
 		if d, ok := v.dirs[nr.Set.Stream.FirstCluster]; ok && d.rec == r {
-			d.rec, d.parent = nr, nd
+			v.reparent(d, nd, nr)
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package exfat
 import (
 	"errors"
 	"fmt"
+	"ftools/pkg/internal/dircache"
 	"time"
 
 	fio "ftools/pkg/io"
@@ -38,7 +39,8 @@ type Volume struct {
 	cursor      Cluster          // where the next allocation search starts
 	dirs        map[Cluster]*dir // loaded directories by first cluster
 	dirtyDirs   map[*dir]struct{}
-	data        *fio.Stream // file data and new directory clusters, written first
+	dircache    dircache.Cache // the cached directories' order and charge (dircache.go)
+	data        *fio.Stream    // file data and new directory clusters, written first
 	walks       uint64
 	pendingFree []Extent        // clusters to free once the entries that named them are gone
 	deferred    []deferredClear // rename sources, deleted after the new entries are durable
@@ -316,6 +318,7 @@ func (v *Volume) Commit() error {
 	}
 	for _, d := range v.deferred {
 		d.apply()
+		d.d.node.Unpin()
 	}
 	v.deferred = nil
 	for _, e := range v.pendingFree {

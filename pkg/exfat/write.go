@@ -48,6 +48,9 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 	if err := v.begin(); err != nil {
 		return nil, err
 	}
+	if err := v.settleWrite(); err != nil {
+		return nil, err
+	}
 	parent, base, err := v.parentOf("create", name)
 	if err != nil {
 		return nil, err
@@ -66,6 +69,7 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 			return nil, pathErr("create", name, err)
 		}
 	}
+	parent.node.Pin() // until Close or Abort
 	return w, nil
 }
 
@@ -162,6 +166,7 @@ func (w *Writer) Close() error {
 		return errClosedWriter
 	}
 	w.done = true
+	defer w.parent.node.Unpin()
 	if err := w.padSlack(); err != nil {
 		w.release()
 		return err
@@ -240,6 +245,7 @@ func (w *Writer) Abort() {
 		return
 	}
 	w.done = true
+	w.parent.node.Unpin()
 	w.release()
 }
 
@@ -253,6 +259,9 @@ func (w *Writer) release() {
 // NoFatChain.
 func (v *Volume) Mkdir(name string, mtime time.Time) error {
 	if err := v.begin(); err != nil {
+		return err
+	}
+	if err := v.settleWrite(); err != nil {
 		return err
 	}
 	parent, base, err := v.parentOf("mkdir", name)
@@ -287,7 +296,7 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 		return pathErr("mkdir", name, err)
 	}
 	d := &dir{v: v, first: c, parent: parent, rec: r, exts: exts, noFAT: true, raw: zero, byName: map[string]*Record{}, dirty: map[int]struct{}{}}
-	v.dirs[c] = d
+	v.cacheDir(d)
 	return nil
 }
 
@@ -316,6 +325,9 @@ func (v *Volume) MkdirAll(name string, mtime time.Time) error {
 // once the volume commits the deleted entry set.
 func (v *Volume) Remove(name string) error {
 	if err := v.begin(); err != nil {
+		return err
+	}
+	if err := v.settleWrite(); err != nil {
 		return err
 	}
 	parent, r, err := v.lookup("remove", name)
@@ -350,5 +362,6 @@ func (v *Volume) dropDir(d *dir) {
 	if v.dirs[d.first] == d {
 		delete(v.dirs, d.first)
 	}
+	v.uncacheDir(d)
 	delete(v.dirtyDirs, d)
 }

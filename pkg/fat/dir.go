@@ -1,9 +1,9 @@
 package fat
 
 import (
-	"container/list"
 	"errors"
 	"fmt"
+	"ftools/pkg/internal/dircache"
 	"io/fs"
 	"slices"
 	"sort"
@@ -44,9 +44,7 @@ type dir struct {
 	// The cache (dircache.go): the charge for keeping it, what holds it
 	// in memory (an open Writer's parent, changes waiting for a later
 	// phase), and its place in least-recently-used order.
-	cost int64
-	pins int
-	lru  *list.Element
+	node dircache.Node
 }
 
 // isRoot reports whether d is the volume's root directory.

@@ -103,7 +103,7 @@ type deferredChange struct {
 // later queues a change to d for phase p.
 func (v *Volume) later(d *dir, p phase, apply func()) {
 	v.deferred = append(v.deferred, deferredChange{d: d, apply: apply, phase: p})
-	d.pins++
+	d.node.Pin()
 }
 
 // deleteRecord marks the slots of r (already detached from d) deleted. A
@@ -165,7 +165,7 @@ func (v *Volume) applyDeferred(p phase) {
 		}
 		// A directory removed since (its clusters freed with it) is not
 		// written back.
-		s.d.pins--
+		s.d.node.Unpin()
 		if v.dirs[s.d.first] == s.d {
 			s.apply()
 		}
@@ -215,7 +215,7 @@ func (d *dir) freeRun(n int) (int, error) {
 					d.raw[i*DirEntrySize] = SlotDeleted
 				}
 				d.v.skips = append(d.v.skips, skipped{d: d, slot: d.end, n: pos - d.end})
-				d.pins++
+				d.node.Pin()
 			}
 			return pos, nil
 		}
@@ -264,7 +264,7 @@ func (v *Volume) noteNewDir(d *dir) {
 		v.newDirs = map[Cluster]*dir{}
 	}
 	if v.newDirs[d.first] != d {
-		d.pins++ // kept in the directory cache until written (settle)
+		d.node.Pin() // kept in the directory cache until written (settle)
 	}
 	v.newDirs[d.first] = d
 }
@@ -286,7 +286,7 @@ func (v *Volume) writeNewDirs() (map[*dir]bool, error) {
 	cs := v.layout.ClusterSize
 	for c, d := range v.newDirs {
 		delete(v.newDirs, c)
-		d.pins--
+		d.node.Unpin()
 		if v.dirs[c] != d {
 			continue // removed since
 		}
@@ -332,7 +332,7 @@ func (v *Volume) writeSkips(whole map[*dir]bool) error {
 	marks := map[*dir][]int{}
 	var order []*dir
 	for _, s := range v.skips {
-		s.d.pins--
+		s.d.node.Unpin()
 		if v.dirs[s.d.first] != s.d || whole[s.d] {
 			continue // removed since (its clusters are free), or written whole
 		}

@@ -297,8 +297,8 @@ func TestDirCacheBounded(t *testing.T) {
 			raPut(t, v, name, []byte(name))
 			want[name] = name
 		}
-		if v.dirCost > 4*dirtyBudget {
-			t.Fatalf("directories charged %d after %d folders", v.dirCost, d+1)
+		if v.dircache.Cost() > 4*dirtyBudget {
+			t.Fatalf("directories charged %d after %d folders", v.dircache.Cost(), d+1)
 		}
 	}
 	if v.commits < 3 {
@@ -319,8 +319,8 @@ func TestDirCacheBounded(t *testing.T) {
 			return fmt.Errorf("%s: %q, %v", p, data, err)
 		}
 		got++
-		if r.dirCost > 2*dirBudget+4*(2<<20) {
-			return fmt.Errorf("reading: directories charged %d", r.dirCost)
+		if r.dircache.Cost() > 2*dirBudget+4*(2<<20) {
+			return fmt.Errorf("reading: directories charged %d", r.dircache.Cost())
 		}
 		return nil
 	})

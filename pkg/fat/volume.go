@@ -2,9 +2,9 @@ package fat
 
 import (
 	"bytes"
-	"container/list"
 	"errors"
 	"fmt"
+	"ftools/pkg/internal/dircache"
 	"time"
 
 	fio "ftools/pkg/io"
@@ -39,9 +39,7 @@ type Volume struct {
 	cursor      Cluster              // where the next allocation search starts
 	allocPolicy AllocPolicy          // where new data goes (SetAllocPolicy)
 	dirs        map[Cluster]*dir     // loaded directories by first cluster (0: fixed root), a bounded cache (dircache.go)
-	dirLRU      list.List            // the cached directories, most recently used first
-	dirCost     int64                // what the cached directories are charged
-	settleAt    int64                // the charge at which settle tries again
+	dircache    dircache.Cache       // the cached directories' order and charge
 	dirtyDirs   map[Cluster]*dir     // directories with slots to write back
 	data        *fio.Stream          // file data and new directory clusters, written first
 	walks       uint64               // path lookups so far (see lookupPath)

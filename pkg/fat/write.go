@@ -82,7 +82,7 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 		}
 	}
 	// The parent stays in memory until the entry is added (Close).
-	parent.pins++
+	parent.node.Pin()
 	w.name = strings.Clone(base)
 	return w, nil
 }
@@ -255,7 +255,7 @@ func (w *Writer) Close() error {
 		return nil
 	}
 	w.done = true
-	defer func() { w.parent.pins-- }()
+	defer func() { w.parent.node.Unpin() }()
 	v := w.v
 	if v.closed {
 		return ErrClosed
@@ -311,7 +311,7 @@ func (w *Writer) Abort() {
 		return
 	}
 	w.done = true
-	w.parent.pins--
+	w.parent.node.Unpin()
 	w.release()
 }
 

@@ -1,0 +1,127 @@
+// Package dircache keeps the directories a volume has loaded within a
+// memory budget, for pkg/fat and pkg/exfat alike.
+//
+// A codec keeps its loaded directories in a map of its own, so that path
+// lookups and inserts cost O(1), and embeds a Node in each. The Cache
+// charges each directory for its memory, keeps them in least-recently-used
+// order, and, at the safe points the codec chooses (the start of a public
+// call, when no directory is held across it), offers the codec the oldest
+// ones to drop until the charge is within the budget. What may not be
+// dropped is the codec's to say: a pinned Node (held by an open writer, a
+// loaded child that points at it, a change waiting for a later commit
+// phase) or a directory with changes not yet written.
+//
+// A Cache is not safe for concurrent use; it shares its volume's lock.
+package dircache
+
+import "container/list"
+
+// CostFactor is what a directory is charged per byte of its raw entries:
+// the entries, the records parsed from them and the name index over them.
+const CostFactor = 4
+
+// Node is a directory's place in the cache. Its zero value is a directory
+// that is not cached.
+type Node struct {
+	owner any
+	cost  int64
+	pins  int
+	elem  *list.Element
+}
+
+// Pin keeps the directory in memory until the matching Unpin.
+func (n *Node) Pin() { n.pins++ }
+
+// Unpin undoes one Pin.
+func (n *Node) Unpin() {
+	if n.pins > 0 {
+		n.pins--
+	}
+}
+
+// Pinned reports whether something holds the directory in memory.
+func (n *Node) Pinned() bool { return n.pins > 0 }
+
+// Cached reports whether the node is on a cache's list.
+func (n *Node) Cached() bool { return n.elem != nil }
+
+// Cache is the list of cached directories and what they are charged.
+// Its zero value is an empty cache.
+type Cache struct {
+	lru      list.List
+	cost     int64
+	settleAt int64 // the charge at which Settle tries again
+}
+
+// Add puts owner's node n on the list as the most recently used, charged
+// CostFactor times rawBytes. A node already on the list is recharged.
+func (c *Cache) Add(n *Node, owner any, rawBytes int) {
+	if n.elem != nil {
+		c.Remove(n)
+	}
+	n.owner = owner
+	n.cost = CostFactor * int64(rawBytes)
+	c.cost += n.cost
+	n.elem = c.lru.PushFront(n)
+}
+
+// Touch marks n the most recently used.
+func (c *Cache) Touch(n *Node) {
+	if n.elem != nil {
+		c.lru.MoveToFront(n.elem)
+	}
+}
+
+// Remove takes n off the list and its charge off the total.
+func (c *Cache) Remove(n *Node) {
+	if n.elem != nil {
+		c.lru.Remove(n.elem)
+		n.elem = nil
+		c.cost -= n.cost
+		n.cost = 0
+	}
+}
+
+// Grew charges n for raw bytes it gained.
+func (c *Cache) Grew(n *Node, rawBytes int) {
+	if n.elem != nil {
+		n.cost += CostFactor * int64(rawBytes)
+		c.cost += CostFactor * int64(rawBytes)
+	}
+}
+
+// Cost is what the cached directories are charged.
+func (c *Cache) Cost() int64 { return c.cost }
+
+// Len is the number of cached directories.
+func (c *Cache) Len() int { return c.lru.Len() }
+
+// Settle offers the least recently used directories to drop, oldest
+// first, until the charge is within budget. drop is given each node's
+// owner and returns whether the codec let it go (it then forgets the
+// directory itself, and keeps what is pinned); the node leaves the list
+// when it did. A
+// pass that cannot get under the budget is not tried again until the
+// charge has grown by an eighth of it, or Reset says that directories
+// became droppable.
+func (c *Cache) Settle(budget int64, drop func(owner any) bool) {
+	if c.cost <= max(budget, c.settleAt) {
+		return
+	}
+	for e := c.lru.Back(); e != nil && c.cost > budget; {
+		prev := e.Prev()
+		n := e.Value.(*Node)
+		if drop(n.owner) {
+			c.Remove(n)
+		}
+		e = prev
+	}
+	c.settleAt = 0
+	if c.cost > budget {
+		c.settleAt = c.cost + budget/8
+	}
+}
+
+// Reset lets the next Settle try again whatever the charge (after a
+// commit made directories clean).
+func (c *Cache) Reset() { c.settleAt = 0 }

@@ -12,7 +12,7 @@ import (
 // entry-set, name-hash, name, dir-entry, duplicate). They are stable short
 // strings: fverify prints them and scripts match on them.
 const (
-	KindBootSector   = "boot-sector"        // the main boot sector's fields are unusable
+	KindBootSector   = "boot-sector"        // the main boot sector's fields are unusable, or it describes more than the device holds
 	KindBootChecksum = "boot-checksum"      // the main boot region's checksum does not match
 	KindBackupBoot   = "backup-boot"        // the backup boot region is unusable or differs from the main one
 	KindBitmap       = "bitmap"             // the allocation bitmap's entry, size or chain is wrong
@@ -149,7 +149,11 @@ func Check(v *Volume, opts CheckOptions) (*Report, error) {
 	}
 	l := v.layout
 	rep := &Report{Clusters: l.Clusters, maxProblems: opts.MaxProblems}
-	rep.Warnings = append(rep.Warnings, v.warnings...)
+	for _, w := range v.warnings {
+		if w != v.cutShort {
+			rep.Warnings = append(rep.Warnings, w)
+		}
+	}
 	progress := func(s string) {
 		if opts.Progress != nil {
 			opts.Progress(s)
@@ -178,6 +182,9 @@ func Check(v *Volume, opts CheckOptions) (*Report, error) {
 func checkBoot(v *Volume, rep *Report) error {
 	l := v.layout
 	ss := int(l.SectorSize)
+	if v.cutShort != "" {
+		rep.addf(KindBootSector, "", 0, offVolumeLength, "%s", v.cutShort)
+	}
 	if v.fromBackup {
 		rep.fromBackup = true
 		kind := KindBootSector

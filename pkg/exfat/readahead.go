@@ -54,7 +54,7 @@ func (v *Volume) aheadSource(name string) readahead.Source {
 	}
 	size := file.rec.Size()
 	valid := min(int64(file.rec.Set.Stream.ValidDataLength), size)
-	src := readahead.Source{Zeros: size - valid}
+	src := readahead.Source{Zeros: size - valid, Name: name}
 	cs := v.layout.ClusterSize
 	for _, e := range file.exts {
 		if valid == 0 {

@@ -6,6 +6,7 @@ import (
 	"ftools/pkg/internal/dircache"
 	"time"
 
+	"ftools/pkg/internal/fsutil"
 	fio "ftools/pkg/io"
 )
 
@@ -35,6 +36,7 @@ type Volume struct {
 	closed      bool
 	metaWritten bool // bitmap, FAT or entries were written this session
 	warnings    []string
+	cutShort    string // the warning that the boot sector describes more than dev holds
 
 	cursor      Cluster          // where the next allocation search starts
 	dirs        map[Cluster]*dir // loaded directories by first cluster
@@ -71,14 +73,20 @@ func Open(dev *fio.Device) (*Volume, error) {
 	}
 	l := v.layout
 	if l.TotalSize > dev.Size() {
-		msg := fmt.Sprintf("the boot sector says the volume has %d bytes but %s holds only %d", l.TotalSize, dev.Path(), dev.Size())
-		if v.writable || l.HeapEnd() > dev.Size() {
-			return nil, fmt.Errorf("%w: %s", ErrCorrupt, msg)
+		// Read-only, what lies inside dev can be read: the readers fail
+		// each file whose data does not (as pkg/fat's do).
+		msg := fsutil.CutShort(l.TotalSize, dev.Path(), dev.Size())
+		if v.writable {
+			return nil, fmt.Errorf("%w: %s; refusing to write, which could reach past its end", ErrCorrupt, msg)
 		}
+		v.cutShort = msg
 		v.warnings = append(v.warnings, msg)
 	}
 	v.fat = newFATTable(dev, l)
 	if err := v.openRoot(); err != nil {
+		if v.cutShort != "" {
+			return nil, fmt.Errorf("%w (%s)", err, v.cutShort)
+		}
 		return nil, err
 	}
 	v.wasDirty = v.boot.Dirty()

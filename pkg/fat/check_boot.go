@@ -40,7 +40,11 @@ func checkBoot(v *Volume, rep *Report, p *plan, bootErr error) error {
 			"copy the backup boot sector over the boot sector")
 	}
 	if l.TotalSize > v.dev.Size() {
-		volProblem(rep, KindBootSector, offTotalSectors32, "the boot sector says the volume has %d bytes but the device holds only %d", l.TotalSize, v.dev.Size())
+		off := int64(offTotalSectors32)
+		if bs.TotalSectors16 != 0 {
+			off = offTotalSectors16
+		}
+		volProblem(rep, KindBootSector, off, "%s", fsutil.CutShort(l.TotalSize, v.dev.Path(), v.dev.Size()))
 	} else {
 		last := make([]byte, l.SectorSize)
 		if _, err := v.dev.ReadAt(last, l.TotalSize-l.SectorSize); err != nil {

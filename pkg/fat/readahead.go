@@ -50,14 +50,15 @@ func (v *Volume) ReadAheadFunc(n int, name func(int) string, o ReadAheadOptions)
 	flushErr := v.flushData()
 	return readahead.NewFunc(v.dev, n, func(i int) readahead.Source {
 		v.settle()
-		exts, size, err := v.dataExtents(name(i))
+		n := name(i)
+		exts, size, err := v.dataExtents(n)
 		if err == nil {
 			err = flushErr
 		}
 		if err != nil {
 			return readahead.Source{Err: err}
 		}
-		return readahead.Source{Pieces: v.pieces(exts, size)}
+		return readahead.Source{Pieces: v.pieces(exts, size), Name: n}
 	}, o)
 }
 

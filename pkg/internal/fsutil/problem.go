@@ -48,3 +48,10 @@ func FormatErrorText(pkg, structure, field string, value any, offset int64, msg 
 	}
 	return b.String()
 }
+
+// CutShort is the problem of a volume whose boot sector describes more
+// bytes than hold it (an image cut short, a partition too small): its
+// files that lie wholly inside can be read, the others cannot.
+func CutShort(volume int64, device string, holds int64) string {
+	return fmt.Sprintf("the boot sector says the volume has %d bytes but %s holds only %d: files with data past that cannot be read", volume, device, holds)
+}

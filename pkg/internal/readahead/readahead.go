@@ -9,7 +9,9 @@ package readahead
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"sync"
 
 	fio "ftools/pkg/io"
@@ -36,11 +38,15 @@ type Piece struct{ Off, Len int64 }
 // Source is one file to read: its pieces in file order, then Zeros bytes
 // that read as zeros without touching the device (exFAT's space past a
 // file's valid data length). A Source with Err gives that error from
-// File.
+// File. Name is the file's path, for the error of a file whose pieces
+// do not all lie on the device (an image cut short: its boot sector
+// describes more than the file holds); such a file is not read at all,
+// and File gives that error, wrapping io.ErrOutOfRange.
 type Source struct {
 	Pieces []Piece
 	Zeros  int64
 	Err    error
+	Name   string
 }
 
 // ReadAhead reads the data of a list of files. Files are taken with
@@ -143,6 +149,9 @@ func NewFunc(dev *fio.Device, n int, resolve func(i int) Source, o Options) *Rea
 func (ra *ReadAhead) resolveTo(i int) {
 	for ra.next < ra.n && (ra.next <= i || len(ra.cons) < ra.ahead) {
 		s := ra.resolve(ra.next)
+		if s.Err == nil {
+			s.Err = ra.outside(s)
+		}
 		f := file{start: ra.logic, err: s.Err}
 		if s.Err == nil {
 			for _, p := range s.Pieces {
@@ -162,6 +171,21 @@ func (ra *ReadAhead) resolveTo(i int) {
 		ra.mu.Unlock()
 		ra.signal()
 	}
+}
+
+// outside reports the first of a file's pieces that does not lie wholly
+// on the device: reading it would fail, or (clipped to the device, as the
+// last request is) hand out bytes that are not the file's.
+func (ra *ReadAhead) outside(s Source) error {
+	size := ra.b.size
+	for _, p := range s.Pieces {
+		if p.Off < 0 || p.Len < 0 || p.Off > size || p.Len > size-p.Off {
+			err := fmt.Errorf("%w: its data at bytes %d to %d of %s runs past the end of the volume's device at byte %d (is the image cut short?)",
+				fio.ErrOutOfRange, ra.b.start+p.Off, ra.b.start+p.Off+p.Len-1, ra.dev.Path(), ra.b.start+size)
+			return &fs.PathError{Op: "read", Path: s.Name, Err: err}
+		}
+	}
+	return nil
 }
 
 // queued takes a finished request: the consumer waits for it, the

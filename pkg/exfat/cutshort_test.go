@@ -1,0 +1,104 @@
+package exfat
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	fio "ftools/pkg/io"
+)
+
+// An image cut short (its boot sector describes 16 MiB, the file holds
+// less): it opens read-only, the files that lie wholly inside read back
+// whole, the others fail by name, Check reports the cut as a boot-sector
+// problem (not a warning), and opening it to write is refused.
+func TestCutShortImage(t *testing.T) {
+	img := formatImage(t, 16<<20, FormatParams{})
+	d := openDev(t, img, true)
+	v, err := Open(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte("cut short "), 30000) // 300 kB
+	names := []string{"/f1", "/f2", "/f3", "/f4", "/f5", "/f6"}
+	for _, n := range names {
+		writeChunks(t, v, n, int64(len(data)), data)
+	}
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	// Past the up-case table and root, inside the fourth file's data.
+	const cut = 3000000
+	if err := os.Truncate(img, cut); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(openDev(t, img, true)); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("opening the cut image to write: %v, want ErrCorrupt", err)
+	}
+	v, err = Open(openDev(t, img, false))
+	if err != nil {
+		t.Fatalf("opening the cut image to read: %v", err)
+	}
+	var whole, failed int
+	for _, n := range names {
+		f, err := v.Open(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(f)
+		f.Close()
+		switch {
+		case err == nil && bytes.Equal(got, data):
+			whole++
+		case errors.Is(err, fio.ErrOutOfRange) && strings.Contains(err.Error(), strings.TrimPrefix(n, "/")):
+			failed++
+		default:
+			t.Errorf("%s: %d bytes, %v: want the file whole or an error naming it", n, len(got), err)
+		}
+	}
+	if whole == 0 || failed == 0 {
+		t.Errorf("%d files whole, %d failed: want some of each", whole, failed)
+	}
+	ra := v.ReadAhead(names, ReadAheadOptions{})
+	defer ra.Close()
+	var aheadWhole int
+	for i, n := range names {
+		f, err := ra.File(i)
+		if err != nil {
+			if !errors.Is(err, fio.ErrOutOfRange) || !strings.Contains(err.Error(), n) {
+				t.Errorf("read-ahead %s: %v, want an error naming it", n, err)
+			}
+			continue
+		}
+		got, err := io.ReadAll(f)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("read-ahead %s: %d bytes (%v), want it whole", n, len(got), err)
+		}
+		aheadWhole++
+	}
+	if aheadWhole != whole {
+		t.Errorf("read-ahead read %d files whole, Open+Read %d", aheadWhole, whole)
+	}
+	rep, err := Check(v, CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, p := range rep.Problems {
+		if p.Kind == KindBootSector && p.Offset == offVolumeLength && strings.Contains(p.Message, "16777216") && strings.Contains(p.Message, "3000000") {
+			found = true
+		}
+	}
+	if !found || rep.Clean() {
+		t.Errorf("Check: problems %v, want a boot-sector problem naming 16777216 and 3000000 bytes", rep.Problems)
+	}
+	for _, w := range rep.Warnings {
+		if strings.Contains(w, "3000000") {
+			t.Errorf("the cut is also a warning: %q", w)
+		}
+	}
+}

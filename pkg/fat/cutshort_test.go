@@ -1,0 +1,125 @@
+package fat
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	fio "ftools/pkg/io"
+)
+
+// An image cut short (its boot sector describes 16 or 64 MiB, the file
+// holds less): read-only, the files that lie wholly inside read back
+// whole through the read-ahead and Open+Read alike, the others fail by
+// name, never as zeros; Check reports the cut as a boot-sector problem at
+// the total-sectors field the boot sector uses (16 bits below 65,536
+// sectors, else 32).
+func TestCutShortImage(t *testing.T) {
+	for _, c := range []struct {
+		size int64
+		off  int64
+	}{{16 << 20, offTotalSectors16}, {64 << 20, offTotalSectors32}} {
+		t.Run(strconv.FormatInt(c.size>>20, 10)+"MiB", func(t *testing.T) { testCutShort(t, c.size, c.off) })
+	}
+}
+
+func testCutShort(t *testing.T, size, totalOff int64) {
+	img := filepath.Join(t.TempDir(), "cut.img")
+	if err := fio.CreateImage(img, size); err != nil {
+		t.Fatal(err)
+	}
+	dev, err := fio.Open(img, fio.Options{Write: true, IOSize: 64 << 10, NoLock: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	if _, _, err := Format(dev, FormatParams{Size: size, Type: FAT16, ClusterSize: 4096, AlignData: true}, time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Open(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte("cut short "), 30000) // 300 kB
+	names := []string{"/F1", "/F2", "/F3", "/F4", "/F5", "/F6"}
+	for _, n := range names {
+		raPut(t, v, n, data)
+	}
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	dev.Close()
+	// Inside the data of the third or fourth file.
+	const cut = 1500000
+	if err := os.Truncate(img, cut); err != nil {
+		t.Fatal(err)
+	}
+	rdev, err := fio.Open(img, fio.Options{IOSize: 64 << 10, NoLock: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdev.Close()
+	v, err = Open(rdev)
+	if err != nil {
+		t.Fatalf("opening the cut image to read: %v", err)
+	}
+	var whole []string
+	for _, n := range names {
+		f, err := v.Open(strings.TrimPrefix(n, "/"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(f)
+		f.Close()
+		switch {
+		case err == nil && bytes.Equal(got, data):
+			whole = append(whole, n)
+		case errors.Is(err, fio.ErrOutOfRange) && strings.Contains(err.Error(), strings.TrimPrefix(n, "/")):
+		default:
+			t.Errorf("%s: %d bytes, %v: want the file whole or an error naming it", n, len(got), err)
+		}
+	}
+	if len(whole) == 0 || len(whole) == len(names) {
+		t.Fatalf("files whole: %v: want some, not all", whole)
+	}
+	ra := v.ReadAhead(names, ReadAheadOptions{})
+	defer ra.Close()
+	var aheadWhole []string
+	for i, n := range names {
+		f, err := ra.File(i)
+		if err != nil {
+			if !errors.Is(err, fio.ErrOutOfRange) || !strings.Contains(err.Error(), n) {
+				t.Errorf("read-ahead %s: %v, want an error naming it", n, err)
+			}
+			continue
+		}
+		got, err := io.ReadAll(f)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("read-ahead %s: %d bytes (%v), want it whole", n, len(got), err)
+			continue
+		}
+		aheadWhole = append(aheadWhole, n)
+	}
+	if strings.Join(aheadWhole, " ") != strings.Join(whole, " ") {
+		t.Errorf("read-ahead read %v whole, Open+Read %v", aheadWhole, whole)
+	}
+	rep, err := Check(v, CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, p := range rep.Problems {
+		if p.Kind == KindBootSector && p.Offset == totalOff && strings.Contains(p.Message, strconv.FormatInt(size, 10)) && strings.Contains(p.Message, "1500000") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("Check: problems %v, want a boot-sector problem at byte %d naming %d and 1500000 bytes", rep.Problems, totalOff, size)
+	}
+}

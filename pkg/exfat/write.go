@@ -58,7 +58,7 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 			return nil, pathErr("create", name, ErrIsDir)
 		}
 		w.old = r
-	} else if err := ValidateName(base); err != nil {
+	} else if err := checkNewName(base); err != nil {
 		return nil, pathErr("create", name, err)
 	}
 	if sizeHint > 0 {
@@ -262,7 +262,7 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 	if parent.lookup(base) != nil {
 		return pathErr("mkdir", name, fs.ErrExist)
 	}
-	if err := ValidateName(base); err != nil {
+	if err := checkNewName(base); err != nil {
 		return pathErr("mkdir", name, err)
 	}
 	exts, err := v.allocate(1, 0)

@@ -71,7 +71,7 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 			return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: err}
 		}
 		w.old = r
-	} else if err := ValidateLongName(base); err != nil {
+	} else if err := checkNewName(base); err != nil {
 		return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: err}
 	} else if err := v.roomFor(parent, base, sizeHint); err != nil {
 		return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: err}
@@ -370,7 +370,7 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 	if parent.lookup(base) != nil {
 		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: fs.ErrExist}
 	}
-	if err := ValidateLongName(base); err != nil {
+	if err := checkNewName(base); err != nil {
 		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: err}
 	}
 	if err := v.roomFor(parent, base, v.layout.ClusterSize); err != nil {

@@ -6,6 +6,7 @@ import (
 	"path"
 	"time"
 
+	"ftools/pkg/internal/fsutil"
 	fio "ftools/pkg/io"
 )
 
@@ -137,18 +138,10 @@ func (w *Writer) put(p []byte, pos int64) (int, error) {
 	return done, nil
 }
 
-// padSlack zeroes the rest of the file's last cluster. The cluster is the
-// file's alone, so this costs no read; it keeps the data of consecutive
-// files one contiguous stream and leaves no stale bytes in the image.
-func (w *Writer) padSlack() error {
-	cs := w.v.layout.ClusterSize
-	slack := (cs - w.written%cs) % cs
-	if slack == 0 || w.written == 0 {
-		return nil
-	}
-	_, err := w.put(make([]byte, slack), w.written)
-	return err
-}
+// padSlack zeroes the rest of the file's last cluster from one shared
+// block of zeros (fsutil.PadSlack, FAT's writer's too), not a new slice
+// per file.
+func (w *Writer) padSlack() error { return fsutil.PadSlack(w.put, w.written, w.v.layout.ClusterSize) }
 
 // Close gives back the clusters the file did not use and records its
 // entry set (or updates the replaced one). Under --sync file the volume

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"ftools/pkg/internal/fsutil"
 	fio "ftools/pkg/io"
 )
 
@@ -221,31 +222,9 @@ func (w *Writer) put(p []byte, pos int64) (int, error) {
 	return done, nil
 }
 
-// padSlack zeroes the rest of the file's last cluster. The cluster is the
-// file's alone, so this costs no read; it keeps the data of consecutive
-// files one contiguous stream (no read-modify-write of a partial block
-// between them) and leaves no stale bytes in the image.
-func (w *Writer) padSlack() error {
-	cs := w.v.layout.ClusterSize
-	slack := (cs - w.written%cs) % cs
-	if slack == 0 || w.written == 0 {
-		return nil
-	}
-	// From one block of zeros, not a new slice per file (a copy of 20,000
-	// small files onto 32 KiB clusters would otherwise allocate 640 MB).
-	for pos := w.written; slack > 0; {
-		n := min(slack, int64(len(zeroBlock)))
-		if _, err := w.put(zeroBlock[:n], pos); err != nil {
-			return err
-		}
-		pos += n
-		slack -= n
-	}
-	return nil
-}
-
-// zeroBlock is zeros to write from; never written to.
-var zeroBlock = make([]byte, 64<<10)
+// padSlack zeroes the rest of the file's last cluster (fsutil.PadSlack,
+// shared with exFAT).
+func (w *Writer) padSlack() error { return fsutil.PadSlack(w.put, w.written, w.v.layout.ClusterSize) }
 
 // Close gives back the clusters the file did not use and records its entry
 // (or updates the replaced one). Under --sync file the volume commits and

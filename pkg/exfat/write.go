@@ -58,8 +58,15 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 		if r.IsDir() {
 			return nil, pathErr("create", name, ErrIsDir)
 		}
+		// The replaced file's clusters are freed at Close: a broken
+		// chain is refused now, before a byte is written (as on FAT).
+		if _, err := v.fileExtents(&r.Set.Stream); err != nil {
+			return nil, pathErr("create", name, err)
+		}
 		w.old = r
 	} else if err := checkNewName(base); err != nil {
+		return nil, pathErr("create", name, err)
+	} else if err := v.roomFor(parent, base, sizeHint); err != nil {
 		return nil, pathErr("create", name, err)
 	}
 	if sizeHint > 0 {
@@ -256,6 +263,9 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 		return pathErr("mkdir", name, fs.ErrExist)
 	}
 	if err := checkNewName(base); err != nil {
+		return pathErr("mkdir", name, err)
+	}
+	if err := v.roomFor(parent, base, v.layout.ClusterSize); err != nil {
 		return pathErr("mkdir", name, err)
 	}
 	exts, err := v.allocate(1, 0)

@@ -106,7 +106,7 @@ func (w *Writer) grow(n int64) error {
 func (w *Writer) Write(p []byte) (int, error) {
 	v := w.v
 	if w.done {
-		return 0, fmt.Errorf("exfat: write to %q after Close", w.name)
+		return 0, fmt.Errorf("exfat: write to %q after its Close: %w", w.name, fs.ErrClosed)
 	}
 	if v.closed {
 		return 0, errClosedWriter

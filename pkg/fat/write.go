@@ -116,6 +116,9 @@ func (w *Writer) grow(n int64) error {
 // Write queues p as the file's next bytes.
 func (w *Writer) Write(p []byte) (int, error) {
 	v := w.v
+	if w.done {
+		return 0, w.closedErr()
+	}
 	if w.written+int64(len(p)) > MaxFileSize {
 		return 0, ErrFileTooLarge
 	}
@@ -135,6 +138,9 @@ func (w *Writer) Write(p []byte) (int, error) {
 // needed, a request's worth at a time; Close gives back what is not used.
 func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
 	v := w.v
+	if w.done {
+		return 0, w.closedErr()
+	}
 	if v.closed {
 		return 0, ErrClosed
 	}
@@ -225,6 +231,12 @@ func (w *Writer) put(p []byte, pos int64) (int, error) {
 // padSlack zeroes the rest of the file's last cluster (fsutil.PadSlack,
 // shared with exFAT).
 func (w *Writer) padSlack() error { return fsutil.PadSlack(w.put, w.written, w.v.layout.ClusterSize) }
+
+// closedErr is a write to a Writer after its own Close: refused before a
+// cluster is allocated (nothing would ever name it).
+func (w *Writer) closedErr() error {
+	return fmt.Errorf("fat: write to %q after its Close: %w", w.name, fs.ErrClosed)
+}
 
 // Close gives back the clusters the file did not use and records its entry
 // (or updates the replaced one). Under --sync file the volume commits and

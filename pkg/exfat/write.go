@@ -276,6 +276,7 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 	c := exts[0].Start
 	zero := make([]byte, l.ClusterSize)
 	if err := v.writeData(l.ClusterOffset(c), zero); err != nil {
+		v.release(exts) // nothing names it yet
 		return err
 	}
 	now := v.Now()

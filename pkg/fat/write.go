@@ -386,6 +386,7 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 	}
 	dotdot.Encode(raw[DirEntrySize:])
 	if err := v.writeData(l.ClusterOffset(c), raw); err != nil {
+		v.freeClusters(exts) // nothing names it yet
 		return err
 	}
 	e := DirEntry{Attr: AttrDirectory, Cluster: c}

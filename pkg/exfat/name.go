@@ -47,11 +47,11 @@ func EncodeName(name string) ([]uint16, error) {
 	return u, nil
 }
 
-// ValidateName reports whether name can be a file or directory name.
-func ValidateName(name string) error {
-	_, err := EncodeName(name)
-	return err
-}
+// ValidateName reports whether Create, Mkdir, Rename and Fallocate take
+// name for a new entry: what EncodeName accepts, less names ending in a
+// dot or a space and DOS device names (see checkNewName). The error wraps
+// ErrBadName.
+func ValidateName(name string) error { return checkNewName(name) }
 
 // decodeName converts stored UTF-16 to a string; unpaired surrogates
 // become U+FFFD.

@@ -93,6 +93,9 @@ func fallocate(c *cli.Context, arg string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s matches %d files: ffallocate allocates one", cmdutil.Quote(op.Raw), len(ops))
 	}
 	op = ops[0]
+	if op.Path, err = cmdutil.StoreName(stderr, "ffallocate", im.Vol, op, op.Path, false); err != nil {
+		return fmt.Errorf("cannot allocate %s: %s", cmdutil.Quote(op.Show(op.VolPath())), cmdutil.ErrText(err))
+	}
 	noZero := c.Bool("no-zero")
 	res, err := im.Vol.Fallocate(op.VolPath(), length, vol.FallocateOptions{KeepSize: c.Bool("keep-size"), NoZero: noZero})
 	if err != nil {

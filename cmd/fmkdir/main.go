@@ -34,7 +34,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		parents := c.Bool("parents")
 		each := cmdutil.Each{Name: "fmkdir", Verb: "created directory", Write: true}
 		return cmdutil.EachOperand(c, stdout, stderr, each, func(v vol.Volume, op cmdutil.Operand) error {
-			var err error
+			p, err := cmdutil.StoreName(stderr, "fmkdir", v, op, op.Path, parents)
+			if err != nil {
+				return fmt.Errorf("cannot create directory %s: %s", cmdutil.Quote(op.Show(op.Path)), cmdutil.ErrText(err))
+			}
+			op.Path = p
 			if parents {
 				err = v.MkdirAll(op.Path, v.Now())
 			} else {

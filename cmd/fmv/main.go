@@ -99,6 +99,9 @@ func move(c *cli.Context, stdout, stderr io.Writer) error {
 		}
 		srcs = append(srcs, matched...)
 	}
+	if dst.Path, err = cmdutil.StoreName(stderr, "fmv", v, dst, dst.Path, false); err != nil {
+		return fmt.Errorf("cannot move to %s: %s", cmdutil.Quote(dst.Show(dst.Path)), cmdutil.ErrText(err))
+	}
 	dfi, err := v.Stat(dst.Path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("cannot use %s: %s", cmdutil.Quote(dst.Show(dst.Path)), cmdutil.ErrText(err))
@@ -111,7 +114,7 @@ func move(c *cli.Context, stdout, stderr io.Writer) error {
 		return fmt.Errorf("target %s is not a directory", cmdutil.Quote(dst.Show(dst.Path)))
 	}
 	for _, s := range srcs {
-		to, err := moveOne(v, s, dst, dfi, len(srcs) > 1)
+		to, err := moveOne(v, s, dst, dfi, len(srcs) > 1, stderr)
 		if err != nil {
 			fail(s.Show(s.Path), err)
 			continue
@@ -131,7 +134,7 @@ func move(c *cli.Context, stdout, stderr io.Writer) error {
 // moveOne renames s to dst, or into dst (described by dfi, nil if it does
 // not exist) under its own name when dst is a directory (always, for many
 // sources).
-func moveOne(v vol.Volume, s, dst cmdutil.Operand, dfi fs.FileInfo, many bool) (string, error) {
+func moveOne(v vol.Volume, s, dst cmdutil.Operand, dfi fs.FileInfo, many bool, stderr io.Writer) (string, error) {
 	fail := func(to string, err error) error {
 		return fmt.Errorf("cannot move %s to %s: %s", cmdutil.Quote(s.Show(s.Path)), cmdutil.Quote(dst.Show(to)), cmdutil.ErrText(err))
 	}
@@ -149,6 +152,9 @@ func moveOne(v vol.Volume, s, dst cmdutil.Operand, dfi fs.FileInfo, many bool) (
 	self := dfi != nil && sfi.Sys() == dfi.Sys() && !dst.Slash && !many
 	if dfi != nil && dfi.IsDir() && !self {
 		to = path.Join(dst.Path, sfi.Name())
+		if to, err = cmdutil.StoreName(stderr, "fmv", v, dst, to, false); err != nil {
+			return "", fail(to, err)
+		}
 	}
 	if err := v.Rename(s.Path, to); err != nil {
 		return "", fail(to, err)

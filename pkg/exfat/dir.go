@@ -420,6 +420,7 @@ func (d *dir) grow() error {
 	for _, e := range exts {
 		for c := e.Start; c < e.End(); c++ {
 			if err := v.writeData(l.ClusterOffset(c), zero); err != nil {
+				v.release(exts) // not part of the directory yet
 				return err
 			}
 		}

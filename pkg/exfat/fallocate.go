@@ -55,7 +55,7 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 	}
 	rec := parent.lookup(base)
 	if rec == nil {
-		if err := ValidateName(base); err != nil {
+		if err := checkNewName(base); err != nil {
 			return nil, pathErr("fallocate", name, err)
 		}
 	} else if rec.IsDir() {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"ftools/pkg/internal/names"
 )
 
 // ErrBadName is wrapped by the errors for names exFAT cannot store.
@@ -45,11 +47,11 @@ func EncodeName(name string) ([]uint16, error) {
 	return u, nil
 }
 
-// ValidateName reports whether name can be a file or directory name.
-func ValidateName(name string) error {
-	_, err := EncodeName(name)
-	return err
-}
+// ValidateName reports whether Create, Mkdir, Rename and Fallocate take
+// name for a new entry: what EncodeName accepts, less names ending in a
+// dot or a space and DOS device names (see checkNewName). The error wraps
+// ErrBadName.
+func ValidateName(name string) error { return checkNewName(name) }
 
 // decodeName converts stored UTF-16 to a string; unpaired surrogates
 // become U+FFFD.
@@ -79,4 +81,18 @@ func (v *Volume) FoldName(s string) string {
 		u[i] = v.up.ToUpper(c)
 	}
 	return decodeName(u)
+}
+
+// checkNewName applies the toolkit's one rule for names (pkg/internal/names,
+// the same on FAT) to the name a new or renamed entry is to get:
+// ValidateName's refusals, and trailing dots and spaces (Windows cannot
+// open such names) and DOS device names (CON, AUX.txt...). The error wraps
+// ErrBadName. Existing entries keep whatever name they have.
+func checkNewName(name string) error {
+	if err := names.ExFAT.Check(name); err != nil {
+		ne := err.(*names.Error)
+		ne.Err = ErrBadName
+		return ne
+	}
+	return nil
 }

@@ -42,6 +42,9 @@ func (v *Volume) Rename(oldName, newName string) error {
 		return err
 	}
 	linkErr := func(err error) error { return &os.LinkError{Op: "rename", Old: oldPath, New: newPath, Err: err} }
+	if err := checkNewName(base); err != nil {
+		return linkErr(err)
+	}
 	u, err := EncodeName(base)
 	if err != nil {
 		return linkErr(err)

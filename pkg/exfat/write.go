@@ -6,6 +6,7 @@ import (
 	"path"
 	"time"
 
+	"ftools/pkg/internal/fsutil"
 	fio "ftools/pkg/io"
 )
 
@@ -60,8 +61,15 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 		if r.IsDir() {
 			return nil, pathErr("create", name, ErrIsDir)
 		}
+		// The replaced file's clusters are freed at Close: a broken
+		// chain is refused now, before a byte is written (as on FAT).
+		if _, err := v.fileExtents(&r.Set.Stream); err != nil {
+			return nil, pathErr("create", name, err)
+		}
 		w.old = r
-	} else if err := ValidateName(base); err != nil {
+	} else if err := checkNewName(base); err != nil {
+		return nil, pathErr("create", name, err)
+	} else if err := v.roomFor(parent, base, sizeHint); err != nil {
 		return nil, pathErr("create", name, err)
 	}
 	if sizeHint > 0 {
@@ -102,7 +110,7 @@ func (w *Writer) grow(n int64) error {
 func (w *Writer) Write(p []byte) (int, error) {
 	v := w.v
 	if w.done {
-		return 0, fmt.Errorf("exfat: write to %q after Close", w.name)
+		return 0, fmt.Errorf("exfat: write to %q after its Close: %w", w.name, fs.ErrClosed)
 	}
 	if v.closed {
 		return 0, errClosedWriter
@@ -141,18 +149,10 @@ func (w *Writer) put(p []byte, pos int64) (int, error) {
 	return done, nil
 }
 
-// padSlack zeroes the rest of the file's last cluster. The cluster is the
-// file's alone, so this costs no read; it keeps the data of consecutive
-// files one contiguous stream and leaves no stale bytes in the image.
-func (w *Writer) padSlack() error {
-	cs := w.v.layout.ClusterSize
-	slack := (cs - w.written%cs) % cs
-	if slack == 0 || w.written == 0 {
-		return nil
-	}
-	_, err := w.put(make([]byte, slack), w.written)
-	return err
-}
+// padSlack zeroes the rest of the file's last cluster from one shared
+// block of zeros (fsutil.PadSlack, FAT's writer's too), not a new slice
+// per file.
+func (w *Writer) padSlack() error { return fsutil.PadSlack(w.put, w.written, w.v.layout.ClusterSize) }
 
 // Close gives back the clusters the file did not use and records its
 // entry set (or updates the replaced one). Under --sync file the volume
@@ -271,7 +271,10 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 	if parent.lookup(base) != nil {
 		return pathErr("mkdir", name, fs.ErrExist)
 	}
-	if err := ValidateName(base); err != nil {
+	if err := checkNewName(base); err != nil {
+		return pathErr("mkdir", name, err)
+	}
+	if err := v.roomFor(parent, base, v.layout.ClusterSize); err != nil {
 		return pathErr("mkdir", name, err)
 	}
 	exts, err := v.allocate(1, 0)
@@ -282,6 +285,7 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 	c := exts[0].Start
 	zero := make([]byte, l.ClusterSize)
 	if err := v.writeData(l.ClusterOffset(c), zero); err != nil {
+		v.release(exts) // nothing names it yet
 		return err
 	}
 	now := v.Now()

@@ -424,7 +424,9 @@ func (d *dir) grow() error {
 		return fmt.Errorf("%w: %s", ErrDirFull, DirLimit)
 	}
 	n := min(int64(len(d.chain)), maxDirGrowth, room, max(int64(d.v.allocatable()), 1))
-	exts, err := d.v.allocateAfter(uint32(n), d.chain[len(d.chain)-1], phaseEntries)
+	last := d.chain[len(d.chain)-1]
+	_, held := d.v.held[last]
+	exts, err := d.v.allocateAfter(uint32(n), last, phaseEntries)
 	if err != nil {
 		return err
 	}
@@ -432,8 +434,13 @@ func (d *dir) grow() error {
 	for _, e := range exts {
 		for c := e.Start; c < e.End(); c++ {
 			if err := d.v.writeData(l.ClusterOffset(c), zero); err != nil {
+				d.v.undoGrowth(last, held, exts)
 				return err
 			}
+		}
+	}
+	for _, e := range exts {
+		for c := e.Start; c < e.End(); c++ {
 			d.chain = append(d.chain, c)
 			d.raw = append(d.raw, zero...)
 			d.v.grew(d, len(zero))

@@ -54,7 +54,7 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 	}
 	rec := parent.lookup(base)
 	if rec == nil {
-		if err := ValidateLongName(base); err != nil {
+		if err := checkNewName(base); err != nil {
 			return nil, &fs.PathError{Op: "fallocate", Path: p, Err: err}
 		}
 	} else if rec.Entry.IsDir() || rec.Entry.IsLabel() {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"ftools/pkg/internal/names"
 )
 
 // MaxLongNameUnits is the longest long name, in UTF-16 code units.
@@ -153,3 +155,10 @@ func lfnSlotUnits(dst []uint16, slot []byte) []uint16 {
 	}
 	return dst
 }
+
+// checkNewName applies the toolkit's one rule for names (pkg/internal/names,
+// the same on exFAT) to the name a new or renamed entry is to get:
+// ValidateLongName's refusals, and DEL and DOS device names (CON, AUX.txt...)
+// too, which Windows cannot open. Existing entries keep whatever name they
+// have: only names being stored are checked.
+func checkNewName(name string) error { return names.FAT.Check(name) }

@@ -71,6 +71,17 @@ func (v *Volume) allocateAfter(n uint32, last Cluster, p phase) ([]Extent, error
 	return exts, err
 }
 
+// undoGrowth gives back clusters allocateAfter added to the chain ending at
+// last, when writing their contents failed: the chain ends at last again,
+// and last's held link goes unless it was held before (held).
+func (v *Volume) undoGrowth(last Cluster, held bool, exts []Extent) {
+	v.freeClusters(exts)
+	v.table.Set(last, v.table.EOC())
+	if !held {
+		delete(v.held, last)
+	}
+}
+
 // writeFAT writes the FAT's changed ranges as they may be on disk at phase
 // p: entries held for a later phase carry their old value, and stay
 // changed in memory (and marked for the later write).

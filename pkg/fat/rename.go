@@ -68,7 +68,7 @@ func (v *Volume) Rename(oldName, newName string) error {
 			return pathErr(err)
 		}
 	}
-	if err := ValidateLongName(base); err != nil {
+	if err := checkNewName(base); err != nil {
 		return pathErr(err)
 	}
 	var oldChain []Extent

@@ -560,7 +560,9 @@ func (v *Volume) Close() error {
 	}
 	err := v.Commit()
 	if v.data != nil {
-		v.data.Close()
+		if cerr := v.data.Close(); err == nil {
+			err = cerr
+		}
 	}
 	// The dirty bit comes off after a clean commit, and also after one that
 	// failed before any metadata went out (a host file system that filled

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"ftools/pkg/internal/fsutil"
 	fio "ftools/pkg/io"
 )
 
@@ -71,7 +72,7 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 			return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: err}
 		}
 		w.old = r
-	} else if err := ValidateLongName(base); err != nil {
+	} else if err := checkNewName(base); err != nil {
 		return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: err}
 	} else if err := v.roomFor(parent, base, sizeHint); err != nil {
 		return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: err}
@@ -115,6 +116,9 @@ func (w *Writer) grow(n int64) error {
 // Write queues p as the file's next bytes.
 func (w *Writer) Write(p []byte) (int, error) {
 	v := w.v
+	if w.done {
+		return 0, w.closedErr()
+	}
 	if w.written+int64(len(p)) > MaxFileSize {
 		return 0, ErrFileTooLarge
 	}
@@ -134,6 +138,9 @@ func (w *Writer) Write(p []byte) (int, error) {
 // needed, a request's worth at a time; Close gives back what is not used.
 func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
 	v := w.v
+	if w.done {
+		return 0, w.closedErr()
+	}
 	if v.closed {
 		return 0, ErrClosed
 	}
@@ -221,31 +228,15 @@ func (w *Writer) put(p []byte, pos int64) (int, error) {
 	return done, nil
 }
 
-// padSlack zeroes the rest of the file's last cluster. The cluster is the
-// file's alone, so this costs no read; it keeps the data of consecutive
-// files one contiguous stream (no read-modify-write of a partial block
-// between them) and leaves no stale bytes in the image.
-func (w *Writer) padSlack() error {
-	cs := w.v.layout.ClusterSize
-	slack := (cs - w.written%cs) % cs
-	if slack == 0 || w.written == 0 {
-		return nil
-	}
-	// From one block of zeros, not a new slice per file (a copy of 20,000
-	// small files onto 32 KiB clusters would otherwise allocate 640 MB).
-	for pos := w.written; slack > 0; {
-		n := min(slack, int64(len(zeroBlock)))
-		if _, err := w.put(zeroBlock[:n], pos); err != nil {
-			return err
-		}
-		pos += n
-		slack -= n
-	}
-	return nil
-}
+// padSlack zeroes the rest of the file's last cluster (fsutil.PadSlack,
+// shared with exFAT).
+func (w *Writer) padSlack() error { return fsutil.PadSlack(w.put, w.written, w.v.layout.ClusterSize) }
 
-// zeroBlock is zeros to write from; never written to.
-var zeroBlock = make([]byte, 64<<10)
+// closedErr is a write to a Writer after its own Close: refused before a
+// cluster is allocated (nothing would ever name it).
+func (w *Writer) closedErr() error {
+	return fmt.Errorf("fat: write to %q after its Close: %w", w.name, fs.ErrClosed)
+}
 
 // Close gives back the clusters the file did not use and records its entry
 // (or updates the replaced one). Under --sync file the volume commits and
@@ -370,7 +361,7 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 	if parent.lookup(base) != nil {
 		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: fs.ErrExist}
 	}
-	if err := ValidateLongName(base); err != nil {
+	if err := checkNewName(base); err != nil {
 		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: err}
 	}
 	if err := v.roomFor(parent, base, v.layout.ClusterSize); err != nil {
@@ -395,6 +386,7 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 	}
 	dotdot.Encode(raw[DirEntrySize:])
 	if err := v.writeData(l.ClusterOffset(c), raw); err != nil {
+		v.freeClusters(exts) // nothing names it yet
 		return err
 	}
 	e := DirEntry{Attr: AttrDirectory, Cluster: c}

@@ -1,13 +1,14 @@
 package cp
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"ftools/cmd/internal/cmdutil"
-	"ftools/pkg/fat"
+	"ftools/pkg/vol"
 )
 
 // nameFix is what becomes of a source's name on its way into a side.
@@ -20,26 +21,13 @@ type nameFix struct {
 	fixed string
 }
 
-// forbidden are the printable characters FAT long names cannot hold.
-const forbidden = "\"*/:<>?\\|"
+// nameRules are one file system's rules for names going into a volume
+// (vol.Names: the rule every command and both libraries follow).
+type nameRules struct{ vol.NameRule }
 
-// nameRules are one file system's rules for names going into a volume.
-type nameRules struct {
-	fsys     string          // "FAT" or "exFAT", for messages
-	bad      func(rune) bool // characters the names cannot hold
-	trailing string          // why trailing dots and spaces are dropped
-}
-
-// fatNames are FAT's long-name rules. exfatNames are exFAT's: the same
-// characters are forbidden (exFAT specification 7.7.3) but DEL, and the
-// same length; exFAT itself could keep trailing dots and spaces, but
-// Windows cannot open such names and Linux's exfat driver drops trailing
-// dots, so they are dropped as on FAT. Device names (CON, AUX...) are
-// Windows' and refused on both. exFAT has no short names, so no
-// short-name clashes.
 var (
-	fatNames   = nameRules{"FAT", badFATRune, "FAT names cannot end in a dot or a space (Windows and mcopy drop them too)"}
-	exfatNames = nameRules{"exFAT", badExFATRune, "names that end in a dot or a space cannot be opened on Windows, and Linux drops the dots"}
+	fatNames   = nameRules{vol.FATNames}
+	exfatNames = nameRules{vol.ExFATNames}
 )
 
 // volumeName applies FAT's and Windows' rules to a name going into a FAT
@@ -48,46 +36,34 @@ func volumeName(name string) nameFix { return fatNames.fix(name) }
 
 // fix applies the rules to a name going into a volume: trailing dots and
 // spaces are dropped (as Windows and mcopy do), and characters the file
-// system cannot hold, over-long names and DOS device names are refused.
+// system cannot hold, over-long names and DOS device names are refused;
+// fixed is a storable name for a refused one where there is one.
 func (nr nameRules) fix(name string) nameFix {
-	f := nameFix{name: name}
-	if !utf8.ValidString(name) {
-		f.refusal = "is not valid UTF-8"
-		f.fixed = nr.fix(strings.ToValidUTF8(name, "_")).name
+	clean, note, err := nr.Clean(name)
+	f := nameFix{name: clean, note: note}
+	var ne *vol.NameError
+	if !errors.As(err, &ne) {
 		return f
 	}
-	if clean := strings.TrimRight(name, " ."); clean != name {
-		if clean == "" {
-			f.refusal = "is nothing but dots and spaces, which " + nr.fsys + " cannot store"
-			return f
-		}
-		f.name = clean
-		f.note = nr.trailing
-	}
-	if i := strings.IndexFunc(f.name, nr.bad); i >= 0 {
-		r, _ := utf8.DecodeRuneInString(f.name[i:])
-		f.refusal = fmt.Sprintf("holds %q, which %s names cannot hold", r, nr.fsys)
+	f.refusal = ne.Reason
+	switch {
+	case !utf8.ValidString(name):
+		f.fixed = nr.fix(strings.ToValidUTF8(name, "_")).name
+	case strings.IndexFunc(clean, nr.Bad) >= 0:
 		f.fixed = strings.Map(func(r rune) rune {
-			if nr.bad(r) {
+			if nr.Bad(r) {
 				return '_'
 			}
 			return r
-		}, f.name)
-	}
-	if n := len(utf16.Encode([]rune(f.name))); n > fat.MaxLongNameUnits {
-		f.refusal = fmt.Sprintf("is %d UTF-16 units long, more than %s's %d", n, nr.fsys, fat.MaxLongNameUnits)
-		f.fixed = ""
-	}
-	if f.refusal == "" && isDeviceName(f.name) {
-		f.refusal = "is a DOS device name (CON, PRN, AUX, NUL, COM1-9 and LPT1-9, with any extension), which Windows cannot open"
-		f.fixed = f.name // autorename gives it a number
+		}, clean)
+		if len(utf16.Encode([]rune(f.fixed))) > vol.MaxNameUnits {
+			f.fixed = ""
+		}
+	case vol.IsDeviceName(clean) && len(utf16.Encode([]rune(clean))) <= vol.MaxNameUnits:
+		f.fixed = clean // autorename gives it a number
 	}
 	return f
 }
-
-func badFATRune(r rune) bool { return r < 0x20 || r == 0x7f || strings.ContainsRune(forbidden, r) }
-
-func badExFATRune(r rune) bool { return r < 0x20 || strings.ContainsRune(forbidden, r) }
 
 // hostName checks a name from a volume going onto the host: it must not
 // be read as a separator, a parent or a terminal control.
@@ -103,18 +79,7 @@ func hostName(name string) nameFix {
 	return f
 }
 
-// isDeviceName reports whether a name is one DOS and Windows reserve for a
-// device: CON, PRN, AUX, NUL, COM1-COM9 or LPT1-LPT9, in any case, with or
-// without an extension ("con.txt" too).
-func isDeviceName(name string) bool {
-	base, _, _ := strings.Cut(name, ".")
-	base = strings.ToUpper(strings.TrimRight(base, " "))
-	switch base {
-	case "CON", "PRN", "AUX", "NUL":
-		return true
-	}
-	return len(base) == 4 && (base[:3] == "COM" || base[:3] == "LPT") && base[3] >= '1' && base[3] <= '9'
-}
+func isDeviceName(name string) bool { return vol.IsDeviceName(name) }
 
 // numbered is name with -n before its extension ("photo-2.jpg"), shortened
 // where FAT's length limit requires.
@@ -124,7 +89,7 @@ func numbered(name string, n int) string {
 		base, ext = name[:i], name[i:]
 	}
 	tail := fmt.Sprintf("-%d%s", n, ext)
-	for len(utf16.Encode([]rune(base+tail))) > fat.MaxLongNameUnits && base != "" {
+	for len(utf16.Encode([]rune(base+tail))) > vol.MaxNameUnits && base != "" {
 		_, size := utf8.DecodeLastRuneInString(base)
 		base = base[:len(base)-size]
 	}

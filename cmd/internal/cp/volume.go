@@ -111,10 +111,7 @@ func (v volSide) create(p string, size int64, mtime time.Time) (fileSink, error)
 }
 
 func (v volSide) storeName(name string) nameFix {
-	if vol.AsExFAT(v.vol) != nil {
-		return exfatNames.fix(name)
-	}
-	return volumeName(name)
+	return nameRules{vol.Names(v.vol)}.fix(name)
 }
 
 func (v volSide) fold(name string) string { return v.vol.FoldName(name) }

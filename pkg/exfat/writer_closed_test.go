@@ -1,0 +1,33 @@
+package exfat
+
+import (
+	"errors"
+	"io/fs"
+	"testing"
+)
+
+// A Writer used after its own Close refuses (fs.ErrClosed) and allocates
+// nothing, as FAT's.
+func TestWriteAfterWriterClose(t *testing.T) {
+	_, v := memVolume(t, 4<<20, FormatParams{ClusterSize: 4096})
+	w, err := v.Create("a.bin", 0, testTime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte("ten bytes.")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	free := v.bitmap.free
+	if _, err := w.Write(make([]byte, 1<<20)); !errors.Is(err, fs.ErrClosed) {
+		t.Errorf("Write after Close: %v, want fs.ErrClosed", err)
+	}
+	if got := v.bitmap.free; got != free {
+		t.Errorf("%d clusters free after the refused write, %d before", got, free)
+	}
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,38 @@
+package fat
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"testing"
+	"time"
+)
+
+// A Writer used after its own Close refuses (fs.ErrClosed) and allocates
+// nothing: clusters taken then would be named by no entry.
+func TestWriteAfterWriterClose(t *testing.T) {
+	v := allocVolume(t)
+	w, err := v.Create("/a.bin", 0, time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte("ten bytes.")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	free := v.allocatable()
+	if _, err := w.Write(make([]byte, 1<<20)); !errors.Is(err, fs.ErrClosed) {
+		t.Errorf("Write after Close: %v, want fs.ErrClosed", err)
+	}
+	if _, err := w.ReadFrom(bytes.NewReader(make([]byte, 1<<20))); !errors.Is(err, fs.ErrClosed) {
+		t.Errorf("ReadFrom after Close: %v, want fs.ErrClosed", err)
+	}
+	if got := v.allocatable(); got != free {
+		t.Errorf("%d clusters free after the refused writes, %d before", got, free)
+	}
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

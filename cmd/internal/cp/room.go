@@ -58,8 +58,6 @@ func (p *Plan) checkRoom() {
 		}
 		var why string
 		switch it.kind {
-		case itemMkdirAll:
-			why = r.mkdirAll(dst.path)
 		case itemMkdir:
 			if !it.exists {
 				why = r.add(dst.path, 1, true)
@@ -97,15 +95,6 @@ func (p *Plan) dropNoRoom(i int, why string) {
 	it := p.items.at(i)
 	src, dst := p.ends2(it)
 	switch it.kind {
-	case itemMkdirAll:
-		// Nothing can be copied: every item goes into DEST.
-		for j := 0; j < p.items.len(); j++ {
-			if jt := p.items.at(j); j != i && jt.kind == itemFile {
-				show := p.end(jt.src).show
-				p.problemLine(true, show, why, fmt.Sprintf("cannot copy %s: cannot create directory %s: %s", quote(show), quote(dst.show), why))
-			}
-			p.dropItem(j)
-		}
 	case itemMkdir:
 		p.problemLine(true, src.show, why, fmt.Sprintf("cannot create directory %s: %s", quote(dst.show), why))
 		end := p.dirEnd(i)
@@ -183,20 +172,6 @@ func (r *roomPlan) add(p string, clusters int64, isDir bool) string {
 		r.dirs[fat.FoldName(p)] = &dirRoom{used: 2, alloc: perCluster}
 	}
 	return ""
-}
-
-// mkdirAll makes the missing directories of p.
-func (r *roomPlan) mkdirAll(p string) string {
-	if p == "." || p == "/" || p == "" {
-		return ""
-	}
-	if ex, err := r.vs.lookup(p); err == nil && ex.exists {
-		return ""
-	}
-	if why := r.mkdirAll(path.Dir(p)); why != "" {
-		return why
-	}
-	return r.add(p, 1, true)
 }
 
 // slots is how many directory slots a new member named name takes: its

@@ -110,12 +110,6 @@ func (x *runner) run() error {
 // step carries out one item; an error returned stops the whole copy.
 func (x *runner) step(i int, it *item) error {
 	switch it.kind {
-	case itemMkdirAll:
-		dst := x.p.end(it.dst)
-		if err := dst.side.mkdirAll(dst.path); err != nil {
-			x.res.Failed = append(x.res.Failed, problemOf(dst.show, err))
-			return fmt.Errorf("cannot create directory %s: %s; nothing was copied", quote(dst.show), errText(err))
-		}
 	case itemMkdir:
 		x.mkdir(i, it)
 	case itemFile:

@@ -31,6 +31,9 @@ type item struct {
 	stdin  bool
 	stream bool // a FIFO or character device: read to its end, size unknown
 	stdout bool
+	// tight: the file fits only in the clusters of the volume file it
+	// replaces, which is emptied (and committed) before it is written.
+	tight  bool
 	over   uint32 // a replaced volume file's first cluster
 	parent int32  // the item that makes the directory this one goes in (-1: none)
 	ahead  int32  // the file's place in its volume's read-ahead (-1: none)

@@ -70,8 +70,20 @@ func (p *Plan) checkRoom() {
 				why = errText(fat.ErrFileTooLarge)
 			} else if it.exists {
 				// The replaced file's clusters are freed only when the
-				// copy commits: the new data needs room of its own.
+				// copy commits: the new data needs room of its own, or
+				// else (tight) the old file is emptied and committed
+				// first, and the new one written into its clusters.
 				why = r.take(clusters)
+				if why != "" && p.o.tightOK(it) {
+					switch held := r.held(dst.path); {
+					case clusters <= r.free+held:
+						it.tight = true
+						r.free += held - clusters
+						why = ""
+					case held > 0:
+						why += fmt.Sprintf(", and the file it replaces holds %d", held*r.cs)
+					}
+				}
 			} else {
 				why = r.add(dst.path, clusters, false)
 			}
@@ -143,6 +155,28 @@ func (r *roomPlan) take(n int64) string {
 	}
 	r.free -= n
 	return ""
+}
+
+// held is how many clusters the volume file at p holds (0 when that
+// cannot be told: no room is counted that might not be there).
+func (r *roomPlan) held(p string) int64 {
+	fi, err := r.vs.vol.Stat(p)
+	if err != nil {
+		return 0
+	}
+	n, err := r.vs.vol.FileClusters(fi)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// tightOK reports whether a file may be written into the clusters of the
+// one it replaces: only when its size is known before it is read (not
+// standard input or a stream, not a text conversion that changes it), so
+// that it cannot outgrow them once the old file is gone.
+func (o *Options) tightOK(it *item) bool {
+	return !it.stdin && !it.stream && !o.Text
 }
 
 // add stores a new member at p, a file of clusters clusters or (isDir) a

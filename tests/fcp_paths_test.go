@@ -42,6 +42,17 @@ func TestFcpPathsAsCp(t *testing.T) {
 		{"several to a missing dir", nil, true, []string{"f1", "A"}, "new", false},
 		{"several into an existing dir", []string{"new"}, true, []string{"f1", "A"}, "new", true},
 	}
+	// What fcp's message says, where it fails.
+	says := map[string]string{
+		"file to a missing dir/":                    "cannot create regular file",
+		"file to a missing dir/ with -r":            "cannot create regular file",
+		"file into a missing folder":                "does not exist",
+		"file into a missing folder with -r":        "does not exist",
+		"dir into missing parents":                  "does not exist",
+		"dir to a missing dir/ in a missing folder": "does not exist",
+		"several to a missing dir/":                 "it does not exist",
+		"several to a missing dir":                  "it does not exist",
+	}
 	srcRoot := t.TempDir()
 	for _, f := range []string{"src/a", "src/s/b", "A/x", "f1"} {
 		p := filepath.Join(srcRoot, f)
@@ -60,6 +71,48 @@ func TestFcpPathsAsCp(t *testing.T) {
 			out = append(out, p)
 		}
 		return out
+	}
+	// Copying out: the same tree in an image, the same cases into a host
+	// folder.
+	srcImg := filepath.Join(t.TempDir(), "src.img")
+	ok(t, "fmkfs", "--size", "8M", srcImg)
+	ok(t, "fcp", "-r", "-i", srcImg, srcRoot+"/.", "::/")
+	for _, tc := range cases {
+		t.Run("out/"+tc.name, func(t *testing.T) {
+			host, out := t.TempDir(), t.TempDir()
+			for _, d := range tc.pre {
+				mustMkdir(t, filepath.Join(host, d), filepath.Join(out, d))
+			}
+			var flags []string
+			if tc.rec {
+				flags = append(flags, "-r")
+			}
+			cpArgs := append(append(append([]string{}, flags...), srcArgs(tc.srcs)...), host+"/"+tc.dst)
+			if r := run(t, "cp", cpArgs...); (r.code == 0) != tc.ok {
+				t.Fatalf("cp %s: exit %d, the case says ok=%v: %s", strings.Join(cpArgs, " "), r.code, tc.ok, r.stderr)
+			}
+			args := append([]string{"-i", srcImg}, flags...)
+			for _, s := range tc.srcs {
+				args = append(args, "::/"+s)
+			}
+			args = append(args, out+"/"+tc.dst)
+			r := run(t, "fcp", args...)
+			if (r.code == 0) != tc.ok {
+				t.Fatalf("fcp %s: exit %d, but cp's was %v:\n%s", strings.Join(args, " "), r.code, !tc.ok, r.stderr)
+			}
+			if !tc.ok && !strings.Contains(r.stderr, says[tc.name]) {
+				t.Fatalf("fcp's message does not say %q:\n%s", says[tc.name], r.stderr)
+			}
+			want, got := hostTree(t, host), hostTree(t, out)
+			if !slices.Equal(slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want))) {
+				t.Fatalf("fcp made %q, cp made %q", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
+			}
+			for p, data := range want {
+				if !bytes.Equal(got[p], data) {
+					t.Fatalf("%s differs from cp's copy", p)
+				}
+			}
+		})
 	}
 	for _, exfat := range []bool{false, true} {
 		for _, tc := range cases {
@@ -102,8 +155,8 @@ func TestFcpPathsAsCp(t *testing.T) {
 				if (r.code == 0) != tc.ok {
 					t.Fatalf("fcp %s: exit %d, but cp's was %v:\n%s", strings.Join(args, " "), r.code, !tc.ok, r.stderr)
 				}
-				if !tc.ok && !strings.Contains(r.stderr, "fcp: ") {
-					t.Fatalf("fcp failed without a message:\n%s", r.stderr)
+				if !tc.ok && !strings.Contains(r.stderr, says[tc.name]) {
+					t.Fatalf("fcp's message does not say %q:\n%s", says[tc.name], r.stderr)
 				}
 				got, err := readVolume(img)
 				if err != nil {

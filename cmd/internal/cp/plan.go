@@ -267,7 +267,9 @@ func parentOf(e end) end {
 		}
 		return end{e.side, path.Dir(e.path), show}
 	}
-	return end{e.side, filepath.Dir(e.path), filepath.Dir(e.show)}
+	// A host DEST keeps the slash it was given ("new/"): its parent is
+	// the folder holding new, not new.
+	return end{e.side, filepath.Dir(filepath.Clean(e.path)), filepath.Dir(filepath.Clean(e.show))}
 }
 
 // expand lists what one source operand names; problems are recorded.
@@ -362,7 +364,7 @@ func (p *Plan) planSource(s end, contents bool, dst end, intoDir bool) {
 		}
 	default:
 		if p.newDirOnly && e.kind != kindDir {
-			show := dst.show + "/"
+			show := strings.TrimSuffix(dst.show, "/") + "/"
 			p.problemLine(true, s.show, "cannot create "+quote(show)+": not a directory", fmt.Sprintf("cannot create regular file %s: not a directory", quote(show)))
 			return
 		}

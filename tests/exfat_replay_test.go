@@ -186,6 +186,11 @@ func exfatReplayCases() []*replayCase {
 			exfatOldTree(t, img, dir)
 			writeFile(t, filepath.Join(dir, "r1"), 12000, 201)
 		}, args: []string{"fcp", "-i", "IMG", "DIR/r1", "::/old/file with a long name 03.bin"}, minFlushes: 3},
+		{name: "exfat-fcp-replace-tight", prepare: func(t *testing.T, img, dir string) {
+			exfatOldTree(t, img, dir)
+			tightVolume(t, img, dir, "::/kernel8.img", 3<<20, 1<<20)
+			writeFile(t, filepath.Join(dir, "k2"), 3<<20+5000, 203)
+		}, args: []string{"fcp", "-i", "IMG", "DIR/k2", "::/kernel8.img"}, mayEmpty: []string{"kernel8.img"}, minFlushes: 5},
 		{name: "exfat-fcp-sync-file", prepare: prepSrc(100, 2000, 3000, 4000, 5000),
 			args: []string{"fcp", "-r", "--sync", "file", "-i", "IMG", "DIR/src", "::/new"}, minFlushes: 6},
 		{name: "exfat-fcp-sync-none", prepare: prepSrc(100, 2000, 3000, 4000),

@@ -548,10 +548,10 @@ func TestFcpCpSemantics(t *testing.T) {
 			if ents, _ := os.ReadDir(host); len(ents) != 0 {
 				t.Fatalf("a failed copy-out left %d entries behind", len(ents))
 			}
-			ok(t, "fcp", "-r", "-i", f.img, f.h("one.txt"), "::/no/such/one.txt")
-			f.want(t, "/no/such/one.txt", "one.txt")
-			ok(t, "fcp", "-r", "-i", f.img, f.h("photos"), "::/new/parents/")
-			f.want(t, "/new/parents/photos/a.jpg", "photos/a.jpg")
+			// -r makes no missing parent either (cp makes none).
+			msg = fails(t, "fcp", "-r", "-i", f.img, f.h("one.txt"), "::/no/such/one.txt")
+			mustContain(t, "a missing destination folder with -r", msg, "does not exist")
+			f.absent(t, "/no")
 		}},
 		{"times", func(t *testing.T, f cpFixture) {
 			old := time.Date(2019, 5, 6, 7, 8, 10, 0, time.UTC)

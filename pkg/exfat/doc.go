@@ -18,7 +18,7 @@
 // out SDXC cards as the SD specification does. Volume opens one (from the
 // backup boot region when the main one is damaged) and offers an io/fs
 // view (FS passes testing/fstest) and a writer side (Create, Mkdir,
-// Remove, RemoveAll, Rename, SetAttr, SetLabel, Fallocate) and a
+// Remove, RemoveAll, Empty, Rename, SetAttr, SetLabel, Fallocate) and a
 // ReadAhead for copying files out. Check, Repair (with a dry run) and
 // Compare are fverify's, checking what fsck.exfat checks. pkg/vol puts
 // this package and pkg/fat behind one interface for the commands. Errors name the
@@ -61,7 +61,8 @@
 //     unused entries), so a write torn at a sector boundary leaves every
 //     set whole or absent, never half written.
 //  5. The old entry sets of moved files are deleted, and the clusters of
-//     removed or replaced files are marked free in the bitmap, one batch.
+//     removed, emptied or replaced files are marked free in the bitmap, one
+//     batch.
 //  6. On Close, VolumeDirty is cleared and PercentInUse recorded.
 //
 // A power cut at any barrier therefore leaves at worst: VolumeDirty set,

@@ -8,7 +8,7 @@
 // and validate; Plan and Format make volumes as mkfs.fat 4.2 lays them out
 // (and PlanSD as the SD specification does); Volume opens one and offers
 // an io/fs view (fs.WalkDir works) and a writer side (Create, Mkdir,
-// Remove, Rename, Fallocate, SetAttr, SetLabel); Check and Repair are
+// Remove, Empty, Rename, Fallocate, SetAttr, SetLabel); Check and Repair are
 // fverify's. Errors name the structure, field and byte offset
 // (*FormatError) and wrap ErrNotFAT, ErrCorrupt, ErrNoSpace or
 // fs.ErrNotExist so errors.Is works. The package never prints.
@@ -65,9 +65,9 @@
 //     short entry of a deleted record whose long-name slots lie in the
 //     sector before it, a file's new size after its chain grew, the boot
 //     sectors' label (after the root directory's label entry).
-//  4. The FAT for clusters that removed or replaced files held (nothing
-//     can reuse them before the entries that named them are gone), the old
-//     entry of a directory moved to another directory; FSINFO.
+//  4. The FAT for clusters that removed, emptied or replaced files held
+//     (nothing can reuse them before the entries that named them are
+//     gone), the old entry of a directory moved to another directory; FSINFO.
 //  5. On Close, after a barrier, the dirty bit is cleared (also when a
 //     commit failed before any metadata was written, so the volume is as
 //     it was); the device's Close flushes it.

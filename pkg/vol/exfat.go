@@ -38,6 +38,19 @@ func (v ExFAT) Runs(fi fs.FileInfo) (int, error) {
 	return n, nil
 }
 
+func (v ExFAT) FileClusters(fi fs.FileInfo) (int64, error) {
+	r, _ := fi.Sys().(*exfat.Record)
+	exts, err := v.RecordExtents(r)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, e := range exts {
+		n += int64(e.Len)
+	}
+	return n, nil
+}
+
 func (v ExFAT) Create(name string, sizeHint int64, mtime time.Time) (Writer, error) {
 	w, err := v.Volume.Create(name, sizeHint, mtime)
 	if err != nil {

@@ -41,6 +41,22 @@ func (v FAT) Runs(fi fs.FileInfo) (int, error) {
 	return n, nil
 }
 
+func (v FAT) FileClusters(fi fs.FileInfo) (int64, error) {
+	r, _ := fi.Sys().(*fat.Record)
+	if r == nil || r.Entry.Cluster == 0 {
+		return 0, nil
+	}
+	exts, err := fat.ChainExtents(v.Table(), r.Entry.Cluster)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, e := range exts {
+		n += int64(e.Len)
+	}
+	return n, nil
+}
+
 func (v FAT) FoldName(name string) string { return fat.FoldName(name) }
 
 func (v FAT) Create(name string, sizeHint int64, mtime time.Time) (Writer, error) {

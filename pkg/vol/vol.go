@@ -116,6 +116,9 @@ type Volume interface {
 	// Runs counts the contiguous runs of clusters of the file or
 	// directory a FileInfo of this volume describes (0 for none).
 	Runs(fi fs.FileInfo) (int, error)
+	// FileClusters counts the clusters the file or directory a FileInfo
+	// of this volume describes holds (its whole chain, 0 for none).
+	FileClusters(fi fs.FileInfo) (int64, error)
 	// FoldName is the key under which names clash on the volume.
 	FoldName(name string) string
 	ReadAhead(names []string, o ReadAheadOptions) *ReadAhead
@@ -129,6 +132,11 @@ type Volume interface {
 	Mkdir(name string, mtime time.Time) error
 	MkdirAll(name string, mtime time.Time) error
 	Remove(name string) error
+	// Empty drops a file's data, leaving it 0 bytes long under its name;
+	// its clusters are free after the next Commit. Creating a file that
+	// fits only in the clusters of the one it replaces takes Empty,
+	// Commit, then Create (see pkg/fat's Empty for the crash states).
+	Empty(name string) error
 	RemoveAll(name string) error
 	Rename(oldName, newName string) error
 	SetAttr(name string, set, clear Attr) error

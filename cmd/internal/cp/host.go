@@ -148,8 +148,6 @@ func (hostSide) mkdir(p string, _ time.Time) error {
 	return os.Mkdir(p, 0o755)
 }
 
-func (hostSide) mkdirAll(p string) error { return os.MkdirAll(p, 0o755) }
-
 func (h hostSide) finishDir(p string, mtime time.Time) error {
 	if !h.preserve {
 		return nil

@@ -16,11 +16,10 @@ import (
 type itemKind uint8
 
 const (
-	itemNone     itemKind = iota // dropped after planning
-	itemMkdirAll                 // DEST's missing parents (-r)
-	itemMkdir                    // a directory (merged when it exists)
-	itemFile                     // a file
-	itemDirDone                  // a directory's contents are done: set its time
+	itemNone    itemKind = iota // dropped after planning
+	itemMkdir                   // a directory (merged when it exists)
+	itemFile                    // a file
+	itemDirDone                 // a directory's contents are done: set its time
 )
 
 // item is one step of a plan. A plan of a million files holds a million
@@ -32,6 +31,9 @@ type item struct {
 	stdin  bool
 	stream bool // a FIFO or character device: read to its end, size unknown
 	stdout bool
+	// tight: the file fits only in the clusters of the volume file it
+	// replaces, which is emptied (and committed) before it is written.
+	tight  bool
 	over   uint32 // a replaced volume file's first cluster
 	parent int32  // the item that makes the directory this one goes in (-1: none)
 	ahead  int32  // the file's place in its volume's read-ahead (-1: none)
@@ -109,6 +111,9 @@ type Plan struct {
 	bytes int64
 	// halted: -Q met a problem; the plan ends there.
 	halted bool
+	// newDirOnly: DEST does not exist and ends in a slash: only a
+	// directory can be copied as it (cp: "Not a directory" for a file).
+	newDirOnly bool
 
 	dirs     map[string]*dirNames
 	sources  map[string]map[uint32]bool // volume source files' first clusters, by side
@@ -206,33 +211,34 @@ func (p *Plan) plan(srcs []cmdutil.Operand, dstOp cmdutil.Operand, vols map[stri
 			several = several || len(expanded[i]) > 1
 		}
 	}
-	intoDir := several || dstOp.Slash || (ex.exists && ex.dir)
+	// cp's rules: DEST receives the sources under their own names when it
+	// is a directory that exists; a DEST that does not exist names the copy
+	// of its one source (a trailing slash then asks that the source be a
+	// directory), and is never made as a folder for several sources. Its
+	// parent must exist: no missing directory is made (cp makes none).
+	intoDir := ex.exists && ex.dir
 	if ex.exists && !ex.dir && (several || dstOp.Slash) {
 		return fmt.Errorf("target %s is not a directory", quote(dst.show))
 	}
-	if len(srcs) == 1 && isStd(srcs[0]) && intoDir {
+	if !ex.exists && several {
+		return fmt.Errorf("target %s is not a directory: it does not exist", quote(dst.show))
+	}
+	if len(srcs) == 1 && isStd(srcs[0]) && (intoDir || dstOp.Slash) {
 		return fmt.Errorf("standard input has no name: give DEST as the file to write (such as %s)", quote(dst.side.join(dst.show, "NAME")))
 	}
-	parent := dst
-	if !intoDir {
-		parent = parentOf(dst)
-	}
 	if !ex.exists {
+		parent := parentOf(dst)
 		pex, err := dside.lookup(parent.path)
 		if err != nil {
 			return fmt.Errorf("cannot use %s: %s", quote(parent.show), errText(err))
 		}
-		if !pex.exists || !pex.dir {
-			if pex.exists || !p.o.Recursive {
-				what := dst.show
-				if !intoDir {
-					what = parent.show
-				}
-				return fmt.Errorf("cannot create %s: directory %s does not exist (give -r to create it)", quote(dst.show), quote(what))
-			}
-			p.items.add(item{kind: itemMkdirAll, dst: p.whole(parent), parent: -1, ahead: -1})
-			p.dirState(parent, true)
+		switch {
+		case !pex.exists:
+			return fmt.Errorf("cannot create %s: directory %s does not exist", quote(dst.show), quote(parent.show))
+		case !pex.dir:
+			return fmt.Errorf("cannot create %s: %s is not a directory", quote(dst.show), quote(parent.show))
 		}
+		p.newDirOnly = dstOp.Slash
 	}
 	for i, op := range srcs {
 		if p.halted {
@@ -261,7 +267,9 @@ func parentOf(e end) end {
 		}
 		return end{e.side, path.Dir(e.path), show}
 	}
-	return end{e.side, filepath.Dir(e.path), filepath.Dir(e.show)}
+	// A host DEST keeps the slash it was given ("new/"): its parent is
+	// the folder holding new, not new.
+	return end{e.side, filepath.Dir(filepath.Clean(e.path)), filepath.Dir(filepath.Clean(e.show))}
 }
 
 // expand lists what one source operand names; problems are recorded.
@@ -355,6 +363,11 @@ func (p *Plan) planSource(s end, contents bool, dst end, intoDir bool) {
 			return
 		}
 	default:
+		if p.newDirOnly && e.kind != kindDir {
+			show := strings.TrimSuffix(dst.show, "/") + "/"
+			p.problemLine(true, s.show, "cannot create "+quote(show)+": not a directory", fmt.Sprintf("cannot create regular file %s: not a directory", quote(show)))
+			return
+		}
 		var ok bool
 		if target, ex, ok = p.place(parentOf(dst), s, e, dst.side.base(dst.path)); !ok {
 			return

@@ -184,8 +184,22 @@ func TestPlanPathRules(t *testing.T) {
 		{name: "several into dir", host: []string{"a", "b"}, vol: []string{"t/"}, args: []string{"a", "b", "::/t"}, want: []string{"t/", "t/a", "t/b"}},
 		{name: "several onto a file", host: []string{"a", "b"}, vol: []string{"f"}, args: []string{"a", "b", "::/f"}, planErr: "is not a directory"},
 		{name: "slash onto a file", host: []string{"a"}, vol: []string{"f"}, args: []string{"a", "::/f/"}, planErr: "is not a directory"},
-		{name: "missing parent", host: []string{"a"}, args: []string{"a", "::/no/such/a"}, planErr: "give -r to create it"},
-		{name: "missing parent with -r", host: []string{"a"}, args: []string{"a", "::/no/such/a"}, rec: true, want: []string{"no/", "no/such/", "no/such/a"}},
+		// cp makes no missing directory: not DEST's parents, not DEST for
+		// several sources, not DEST/ for a file.
+		{name: "missing parent", host: []string{"a"}, args: []string{"a", "::/no/such/a"}, planErr: "cannot create '::/no/such/a': directory '::/no/such' does not exist"},
+		{name: "missing parent with -r", host: []string{"a"}, args: []string{"a", "::/no/such/a"}, rec: true, planErr: "directory '::/no/such' does not exist"},
+		{name: "dir, missing parents with -r", host: []string{"A/x"}, vol: []string{"D/"}, args: []string{"A", "::/D/x/y"}, rec: true, planErr: "cannot create '::/D/x/y': directory '::/D/x' does not exist"},
+		{name: "parent is a file", host: []string{"a"}, vol: []string{"f"}, args: []string{"a", "::/f/a"}, planErr: "cannot use '::/f/a': not a directory"},
+		{name: "file to a missing dir/", host: []string{"f1"}, args: []string{"f1", "::/D/"}, problems: []string{"f1"}},
+		{name: "file to a missing dir/ with -r", host: []string{"f1"}, args: []string{"f1", "::/D/"}, rec: true, problems: []string{"f1"}},
+		{name: "dir to a missing dir/ names the copy", host: []string{"src/a", "src/s/b"}, args: []string{"src", "::/new/"}, rec: true,
+			want: []string{"new/", "new/a", "new/s/", "new/s/b"}},
+		{name: "dir to an existing dir/ goes inside", host: []string{"src/a"}, vol: []string{"new/"}, args: []string{"src", "::/new/"}, rec: true,
+			want: []string{"new/", "new/src/", "new/src/a"}},
+		{name: "dir/. to a missing dir/", host: []string{"src/a"}, args: []string{"src/.", "::/new/"}, rec: true, want: []string{"new/", "new/a"}},
+		{name: "dir to a missing dir/ in a missing parent", host: []string{"src/a"}, args: []string{"src", "::/X/new/"}, rec: true, planErr: "directory '::/X' does not exist"},
+		{name: "several to a missing dir/", host: []string{"a", "b"}, args: []string{"a", "b", "::/new/"}, rec: true, planErr: "target '::/new' is not a directory: it does not exist"},
+		{name: "stdin to a missing dir/", args: []string{"-", "::/new/"}, planErr: "standard input has no name"},
 		{name: "dir without -r", host: []string{"d/x"}, args: []string{"d", "::/"}, problems: []string{"d"}},
 		{name: "missing source, others go on", host: []string{"a"}, args: []string{"nosuch", "a", "::/"}, want: []string{"a"}, problems: []string{"nosuch"}},
 		{name: "file onto dir", host: []string{"a"}, vol: []string{"a/x"}, args: []string{"a", "::/"}, want: []string{"a/", "a/x"}, problems: []string{"a"}},
@@ -193,9 +207,8 @@ func TestPlanPathRules(t *testing.T) {
 		{name: "neither in an image", host: []string{"a"}, args: []string{"a", "b"}, planErr: "neither"},
 		{name: "pattern of one names the copy", vol: []string{"a.txt", "b.bin"}, args: []string{"::/*.txt", "::/c.txt"}, want: []string{"a.txt", "b.bin", "c.txt"}},
 		{name: "pattern of several onto a file", vol: []string{"a.txt", "b.txt", "f"}, args: []string{"::/*.txt", "::/f"}, planErr: "is not a directory"},
-		{name: "pattern of several, new dest", vol: []string{"a.txt", "b.txt"}, args: []string{"::/*.txt", "::/n"}, planErr: "give -r to create it"},
-		{name: "pattern of several, new dest with -r", vol: []string{"a.txt", "b.txt"}, args: []string{"::/*.txt", "::/n"}, rec: true,
-			want: []string{"a.txt", "b.txt", "n/", "n/a.txt", "n/b.txt"}},
+		{name: "pattern of several, new dest", vol: []string{"a.txt", "b.txt"}, args: []string{"::/*.txt", "::/n"}, planErr: "target '::/n' is not a directory: it does not exist"},
+		{name: "pattern of several, new dest with -r", vol: []string{"a.txt", "b.txt"}, args: []string{"::/*.txt", "::/n"}, rec: true, planErr: "it does not exist"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -204,7 +217,7 @@ func TestPlanPathRules(t *testing.T) {
 			f.volFiles(tc.vol...)
 			args := append([]string{}, tc.args...)
 			for i, a := range args {
-				if !strings.HasPrefix(a, "::") && i < len(args)-1 || i == len(args)-1 && !strings.HasPrefix(a, "::") {
+				if a != "-" && !strings.HasPrefix(a, "::") {
 					args[i] = f.h(a)
 					if strings.HasSuffix(a, "/.") {
 						args[i] += "/."

@@ -58,8 +58,6 @@ func (p *Plan) checkRoom() {
 		}
 		var why string
 		switch it.kind {
-		case itemMkdirAll:
-			why = r.mkdirAll(dst.path)
 		case itemMkdir:
 			if !it.exists {
 				why = r.add(dst.path, 1, true)
@@ -72,8 +70,20 @@ func (p *Plan) checkRoom() {
 				why = errText(fat.ErrFileTooLarge)
 			} else if it.exists {
 				// The replaced file's clusters are freed only when the
-				// copy commits: the new data needs room of its own.
+				// copy commits: the new data needs room of its own, or
+				// else (tight) the old file is emptied and committed
+				// first, and the new one written into its clusters.
 				why = r.take(clusters)
+				if why != "" && p.o.tightOK(it) {
+					switch held := r.held(dst.path); {
+					case clusters <= r.free+held:
+						it.tight = true
+						r.free += held - clusters
+						why = ""
+					case held > 0:
+						why += fmt.Sprintf(", and the file it replaces holds %d", held*r.cs)
+					}
+				}
 			} else {
 				why = r.add(dst.path, clusters, false)
 			}
@@ -97,15 +107,6 @@ func (p *Plan) dropNoRoom(i int, why string) {
 	it := p.items.at(i)
 	src, dst := p.ends2(it)
 	switch it.kind {
-	case itemMkdirAll:
-		// Nothing can be copied: every item goes into DEST.
-		for j := 0; j < p.items.len(); j++ {
-			if jt := p.items.at(j); j != i && jt.kind == itemFile {
-				show := p.end(jt.src).show
-				p.problemLine(true, show, why, fmt.Sprintf("cannot copy %s: cannot create directory %s: %s", quote(show), quote(dst.show), why))
-			}
-			p.dropItem(j)
-		}
 	case itemMkdir:
 		p.problemLine(true, src.show, why, fmt.Sprintf("cannot create directory %s: %s", quote(dst.show), why))
 		end := p.dirEnd(i)
@@ -156,6 +157,28 @@ func (r *roomPlan) take(n int64) string {
 	return ""
 }
 
+// held is how many clusters the volume file at p holds (0 when that
+// cannot be told: no room is counted that might not be there).
+func (r *roomPlan) held(p string) int64 {
+	fi, err := r.vs.vol.Stat(p)
+	if err != nil {
+		return 0
+	}
+	n, err := r.vs.vol.FileClusters(fi)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// tightOK reports whether a file may be written into the clusters of the
+// one it replaces: only when its size is known before it is read (not
+// standard input or a stream, not a text conversion that changes it), so
+// that it cannot outgrow them once the old file is gone.
+func (o *Options) tightOK(it *item) bool {
+	return !it.stdin && !it.stream && !o.Text
+}
+
 // add stores a new member at p, a file of clusters clusters or (isDir) a
 // directory of one, or says why it does not fit.
 func (r *roomPlan) add(p string, clusters int64, isDir bool) string {
@@ -183,20 +206,6 @@ func (r *roomPlan) add(p string, clusters int64, isDir bool) string {
 		r.dirs[fat.FoldName(p)] = &dirRoom{used: 2, alloc: perCluster}
 	}
 	return ""
-}
-
-// mkdirAll makes the missing directories of p.
-func (r *roomPlan) mkdirAll(p string) string {
-	if p == "." || p == "/" || p == "" {
-		return ""
-	}
-	if ex, err := r.vs.lookup(p); err == nil && ex.exists {
-		return ""
-	}
-	if why := r.mkdirAll(path.Dir(p)); why != "" {
-		return why
-	}
-	return r.add(p, 1, true)
 }
 
 // slots is how many directory slots a new member named name takes: its

@@ -27,6 +27,9 @@ type runner struct {
 	// failure left it out (itself, or a directory that holds it): nothing
 	// goes in them, and everything planned there is named.
 	failed map[int]string
+	// emptied names the volume file the file being copied replaces when
+	// it was emptied to make room (emptyReplaced): a failure says so.
+	emptied string
 }
 
 // Run carries the plan out and returns what it did. Volumes are left for
@@ -110,12 +113,6 @@ func (x *runner) run() error {
 // step carries out one item; an error returned stops the whole copy.
 func (x *runner) step(i int, it *item) error {
 	switch it.kind {
-	case itemMkdirAll:
-		dst := x.p.end(it.dst)
-		if err := dst.side.mkdirAll(dst.path); err != nil {
-			x.res.Failed = append(x.res.Failed, problemOf(dst.show, err))
-			return fmt.Errorf("cannot create directory %s: %s; nothing was copied", quote(dst.show), errText(err))
-		}
 	case itemMkdir:
 		x.mkdir(i, it)
 	case itemFile:
@@ -172,6 +169,16 @@ func (x *runner) copyFile(it *item) error {
 		return nil
 	}
 	to = x.p.end(it.dst) // settleLateClash may have renamed it
+	x.emptied = ""
+	if it.tight {
+		if err := x.emptyReplaced(to); err != nil {
+			if errors.Is(err, errCommit) {
+				return err
+			}
+			x.fileError(it, fmt.Sprintf("cannot copy %s to %s", quote(from.show), quote(to.show)), err)
+			return nil
+		}
+	}
 	var w fileSink = stdoutSink{x.o.Stdout}
 	if !it.stdout {
 		hint := max(it.size, 0)
@@ -190,6 +197,9 @@ func (x *runner) copyFile(it *item) error {
 	if err != nil {
 		w.Abort()
 		if errors.Is(err, ErrInterrupted) {
+			if x.emptied != "" {
+				x.fileError(it, fmt.Sprintf("copying %s to %s", quote(from.show), quote(to.show)), err)
+			}
 			return err
 		}
 		x.fileError(it, fmt.Sprintf("copying %s to %s", quote(from.show), quote(to.show)), err)
@@ -204,10 +214,34 @@ func (x *runner) copyFile(it *item) error {
 	return nil
 }
 
+// errCommit wraps a commit that failed while making room: the copy stops.
+var errCommit = errors.New("cannot commit the volume")
+
+// emptyReplaced makes room for a file that fits only in the clusters of
+// the volume file it replaces: it says so (a power cut from here until the
+// new file is committed may leave neither version), then empties the old
+// file and commits, which frees its clusters for the new data.
+func (x *runner) emptyReplaced(to end) error {
+	vs := to.side.(volSide)
+	x.o.Warn(line(fmt.Sprintf("%s only fits in the clusters of the file it replaces: that file is emptied first, so a power cut during the copy may leave neither version", quote(to.show))))
+	if err := vs.vol.Empty(to.path); err != nil {
+		return err
+	}
+	x.emptied = to.show
+	if err := vs.vol.Commit(); err != nil {
+		return fmt.Errorf("%w: %w", errCommit, err)
+	}
+	return nil
+}
+
 // fileError names a file that was not copied, with the reason.
 func (x *runner) fileError(it *item, what string, err error) {
 	from := x.p.end(it.src)
-	x.p.problemLine(true, from.show, errText(err), what+": "+errText(err))
+	why := errText(err)
+	if x.emptied != "" {
+		why += " (" + quote(x.emptied) + " was emptied to make room for it)"
+	}
+	x.p.problemLine(true, from.show, why, what+": "+why)
 }
 
 // openSource returns the chunks of an item's source and what to call when

@@ -61,7 +61,6 @@ type side interface {
 	// lookup says what a destination path holds.
 	lookup(p string) (existing, error)
 	mkdir(p string, mtime time.Time) error
-	mkdirAll(p string) error
 	create(p string, size int64, mtime time.Time) (fileSink, error)
 	finishDir(p string, mtime time.Time) error
 	// storeName says what becomes of a source's name here.

@@ -103,7 +103,6 @@ func (v volSide) mkdir(p string, mtime time.Time) error {
 	return err
 }
 
-func (v volSide) mkdirAll(p string) error         { return v.vol.MkdirAll(p, v.stamp(v.vol.Now())) }
 func (volSide) finishDir(string, time.Time) error { return nil }
 
 func (v volSide) create(p string, size int64, mtime time.Time) (fileSink, error) {

@@ -73,7 +73,7 @@ func (t *treeRemover) remove(parent *dir, r *Record, depth int) {
 		}
 		v.dropDir(d)
 	}
-	exts, err := v.fileExtents(&r.Set.Stream)
+	exts, err := v.recordExtents(r)
 	if err != nil {
 		t.errs = append(t.errs, fmt.Errorf("%q: %w", r.Name, err))
 		exts = nil

@@ -181,7 +181,7 @@ func (w *Writer) Close() error {
 	now := v.Now()
 	if w.old != nil {
 		old := w.old
-		oldExts, err := v.fileExtents(&old.Set.Stream)
+		oldExts, err := v.recordExtents(old)
 		if err != nil {
 			w.release()
 			return pathErr("create", w.name, err)
@@ -335,7 +335,7 @@ func (v *Volume) Remove(name string) error {
 		}
 		v.dropDir(d)
 	}
-	exts, err := v.fileExtents(&r.Set.Stream)
+	exts, err := v.recordExtents(r)
 	if err != nil {
 		return pathErr("remove", name, err)
 	}

@@ -29,6 +29,11 @@ func (v *Volume) RemoveAll(name string) error {
 	if r == nil {
 		return pathErr("remove", name, fs.ErrPermission)
 	}
+	if err := v.checkSize(r); err != nil {
+		// A file named on its own is refused whole, as Remove does; one
+		// met below a directory loses its entry and keeps its clusters.
+		return pathErr("remove", name, err)
+	}
 	t := &treeRemover{v: v, seen: map[Cluster]bool{}}
 	t.remove(parent, r, 0)
 	v.pendingFree = append(v.pendingFree, t.free...)

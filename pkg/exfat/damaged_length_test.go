@@ -301,3 +301,27 @@ func TestFallocateValidLength(t *testing.T) {
 		}
 	}
 }
+
+// TestHugeLengthsAsked: a size near 2^63 asked of Fallocate or Create is
+// more than the free space, and fails before anything is written; it used
+// to wrap round to no clusters at all, and Fallocate wrote a file of that
+// size with none.
+func TestHugeLengthsAsked(t *testing.T) {
+	img := formatImage(t, 16<<20, FormatParams{})
+	before := readImage(t, img, 0, 16<<20)
+	v := openVol(t, img, true)
+	for _, n := range []int64{math.MaxInt64, math.MaxInt64 - 4094, 1 << 62} {
+		_, err := v.Fallocate("x", n, FallocateOptions{})
+		var ns *NoSpaceError
+		if !errors.As(err, &ns) || ns.Need <= 0 {
+			t.Errorf("Fallocate %d: %v, want no space with a positive need", n, err)
+		}
+		if _, err := v.Create("y", n, testTime); !errors.As(err, &ns) || ns.Need <= 0 {
+			t.Errorf("Create with size hint %d: %v, want no space with a positive need", n, err)
+		}
+	}
+	closeVol(t, v)
+	if !bytes.Equal(readImage(t, img, 0, 16<<20), before) {
+		t.Error("a refused request changed the image")
+	}
+}

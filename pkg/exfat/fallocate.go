@@ -2,6 +2,7 @@ package exfat
 
 import (
 	"fmt"
+	"math"
 )
 
 // FallocateOptions tune Fallocate; the fields are pkg/fat's.
@@ -77,7 +78,7 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 	if need > 0 {
 		if need > int64(v.bitmap.free) {
 			cs := v.layout.ClusterSize
-			return nil, pathErr("fallocate", name, &NoSpaceError{Need: need * cs, Free: int64(v.bitmap.free) * cs})
+			return nil, pathErr("fallocate", name, &NoSpaceError{Need: min(need, math.MaxInt64/cs) * cs, Free: int64(v.bitmap.free) * cs})
 		}
 		var after Cluster
 		if len(old) > 0 {

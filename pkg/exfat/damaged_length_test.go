@@ -325,3 +325,33 @@ func TestHugeLengthsAsked(t *testing.T) {
 		t.Error("a refused request changed the image")
 	}
 }
+
+// TestValidDataLengthPastSize: a ValidDataLength past the DataLength says
+// nothing sure about which bytes were written; the file is refused by
+// name rather than read (one of 2^63 or more used to read as all zeros),
+// and Check reports it.
+func TestValidDataLengthPastSize(t *testing.T) {
+	for _, valid := range []uint64{50001, 1<<63 + 5, math.MaxUint64} {
+		t.Run(fmt.Sprint(valid), func(t *testing.T) {
+			img := baseImage(t)
+			off, _ := recordOffset(t, img, "b.bin")
+			set := readImage(t, img, off, 3*EntrySize)
+			binary.LittleEndian.PutUint64(set[EntrySize+offValidLength:], valid)
+			binary.LittleEndian.PutUint16(set[offSetChecksum:], SetChecksum(set))
+			patchImage(t, img, off, set)
+			want := fmt.Sprintf("ValidDataLength %d at %#x: exceeds the DataLength 50000", valid, off+EntrySize+offValidLength)
+			v := openVol(t, img, false)
+			_, err := v.Open("b.bin")
+			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), want) {
+				t.Errorf("Open: %v, want %q", err, want)
+			}
+			if _, err := v.Stat("b.bin"); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("Stat: %v", err)
+			}
+			closeVol(t, v)
+			if k := kinds(checkImage(t, img)); !strings.Contains(k, KindSize) {
+				t.Errorf("Check found %q", k)
+			}
+		})
+	}
+}

@@ -46,7 +46,10 @@ func (v *Volume) open(name, clean string) (fs.File, error) {
 		}
 		return f, nil
 	}
-	if f.exts, err = v.recordExtents(r); err != nil {
+	if err = v.checkLengths(r); err == nil {
+		f.exts, err = v.recordExtents(r)
+	}
+	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	return f, nil
@@ -72,7 +75,7 @@ func (v *Volume) stat(clean, rootName string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := v.checkSize(r); err != nil {
+	if err := v.checkLengths(r); err != nil {
 		return nil, &fs.PathError{Op: "stat", Path: "/" + clean, Err: err}
 	}
 	return &FileInfo{rec: r, name: rootName}, nil
@@ -266,7 +269,7 @@ func (f *File) ReadDir(n int) ([]fs.DirEntry, error) {
 	out := make([]fs.DirEntry, len(recs))
 	for i, r := range recs {
 		e := dirEntry{fi: &FileInfo{rec: r, name: r.Name}}
-		if err := f.v.checkSize(r); err != nil {
+		if err := f.v.checkLengths(r); err != nil {
 			e.err = &fs.PathError{Op: "stat", Path: path.Join("/", f.name, r.Name), Err: err}
 		}
 		out[i] = e
@@ -275,7 +278,7 @@ func (f *File) ReadDir(n int) ([]fs.DirEntry, error) {
 }
 
 // dirEntry is a member ReadDir lists. Info fails for a file whose size
-// cannot be right (checkSize): its name and kind are all that is known.
+// cannot be right (checkLengths): its name and kind are all that is known.
 type dirEntry struct {
 	fi  *FileInfo
 	err error
@@ -301,6 +304,19 @@ func (v *Volume) checkSize(r *Record) error {
 	if _, ok := v.layout.lengthClusters(r.Set.Stream.DataLength); !ok {
 		_, err := v.recordExtents(r)
 		return err
+	}
+	return nil
+}
+
+// checkLengths is checkSize, and also reports a ValidDataLength past the
+// DataLength: which of the file's bytes were written is then not known,
+// so none is read (Stat, ReadDir and Open refuse the file, by name).
+func (v *Volume) checkLengths(r *Record) error {
+	if err := v.checkSize(r); err != nil || r == nil || r.IsDir() {
+		return err
+	}
+	if s := &r.Set.Stream; s.ValidDataLength > s.DataLength {
+		return corruptf("stream extension", "ValidDataLength", fieldAt(r.streamAt(), offValidLength), s.ValidDataLength, "exceeds the DataLength %d", s.DataLength)
 	}
 	return nil
 }

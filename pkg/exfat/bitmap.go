@@ -24,8 +24,13 @@ type bitmap struct {
 	// are on disk (the bitmap is repaired by fverify --repair, not as a
 	// side effect of a copy). nil when there are none.
 	held    []byte
-	guarded bool // the tree was walked for such clusters (Volume.guardBitmap)
+	nheld   uint32 // bits set in held
+	guarded bool   // the tree was walked for such clusters (Volume.guardBitmap)
 }
+
+// diskFree is the free count as the bitmap will be written: held clusters
+// count as free there.
+func (b *bitmap) diskFree() uint32 { return b.free + b.nheld }
 
 func newBitmap(raw []byte, n uint32, exts []Extent) *bitmap {
 	b := &bitmap{bits: raw[:(int64(n)+7)/8], n: n, exts: exts, dirty: map[int64]struct{}{}}
@@ -65,6 +70,7 @@ func (b *bitmap) mark(e Extent, on bool) {
 		if b.held != nil && b.held[i/8]&m != 0 {
 			// Marked on purpose: its bit is written as it now is.
 			b.held[i/8] &^= m
+			b.nheld--
 			b.dirty[int64(i/8)] = struct{}{}
 		}
 		if (b.bits[i/8]&m != 0) == on {
@@ -98,6 +104,7 @@ func (b *bitmap) hold(exts []Extent) {
 			}
 			b.bits[i/8] |= m
 			b.held[i/8] |= m
+			b.nheld++
 			b.free--
 		}
 	}

@@ -43,6 +43,7 @@ func (t *treeCheck) checkSys(sys []sysEntry, rootExts []Extent) {
 			}
 			if e.DataLength == 0 || e.DataLength > maxUpcaseBytes || e.DataLength%2 != 0 {
 				t.problem(KindUpcase, "", e.FirstCluster, off, "the up-case table's length %d is not an even number of bytes up to %d", e.DataLength, maxUpcaseBytes)
+				t.rep.sysUnclaimed = true
 				continue
 			}
 			if exts := t.claimSys("(up-case table)", KindUpcase, e, off); exts != nil && !t.pass2 {
@@ -81,11 +82,13 @@ func (t *treeCheck) claimSys(name, kind string, e AllocEntry, off int64) []Exten
 	need, ok := l.lengthClusters(e.DataLength)
 	if !ok {
 		t.problem(kind, "", e.FirstCluster, fieldAt(off, offDataLength), "%s: DataLength %d exceeds the cluster heap (%d bytes)", name, e.DataLength, l.HeapBytes())
+		t.rep.sysUnclaimed = true
 		return nil
 	}
 	exts, err := t.v.fat.chainN(l, e.FirstCluster, need)
 	if err != nil {
 		t.problem(kind, "", e.FirstCluster, off, "%s: %v", name, trimPrefix(err))
+		t.rep.sysUnclaimed = true
 		return nil
 	}
 	t.claim(name, exts)

@@ -355,3 +355,28 @@ func TestValidDataLengthPastSize(t *testing.T) {
 		})
 	}
 }
+
+// TestRepairKeepsUnclaimedSystemClusters: an up-case table whose length
+// is out of range has its clusters unclaimed; they look lost, but Repair
+// must not free them (the table is still there, and the next allocation
+// would overwrite it). It used to mark them free.
+func TestRepairKeepsUnclaimedSystemClusters(t *testing.T) {
+	img := baseImage(t)
+	off := rootEntryOffset(t, img, TypeUpcase)
+	patchImage(t, img, off+offDataLength, binary.LittleEndian.AppendUint64(nil, 1<<40))
+	v := openVol(t, img, true)
+	first := v.upcaseEnt.FirstCluster
+	rep, err := Check(v, CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Repair(v, rep, RepairOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	closeVol(t, v)
+	v = openVol(t, img, false)
+	defer closeVol(t, v)
+	if !v.bitmap.used(first) || !v.bitmap.used(first+1) {
+		t.Errorf("Repair freed the up-case table's clusters %d..", first)
+	}
+}

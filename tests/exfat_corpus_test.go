@@ -439,6 +439,27 @@ func exfatCorpusCases() []exfatCase {
 				v.setBit(c, false)
 			}
 		}, 0},
+		{"bitmap-huge-loop", "the allocation bitmap's DataLength is 2^60 and its FAT chain loops on its cluster", func(v *xvol) {
+			put64(v, v.sysEntry(exfat.TypeBitmap)+24, 1<<60)
+			v.setFAT(2, 2)
+		}, 0},
+		{"size-wraps", "HELLO.TXT's DataLength is 2^64-1 (in clusters it wraps round to 0)", func(v *xvol) {
+			s := v.rootSet("HELLO.TXT")
+			put64(v, s.stream()+24, 1<<64-1)
+			v.fixSum(s)
+		}, 0},
+		{"size-past-heap", "BIG.BIN's DataLength is 2^60, its FAT chain looping back to its start", func(v *xvol) {
+			s := v.rootSet("BIG.BIN")
+			put64(v, s.stream()+24, 1<<60)
+			v.fixSum(s)
+			first := v.first(s)
+			v.setFAT(first+5, first)
+		}, 0},
+		{"valid-past-size", "HELLO.TXT's ValidDataLength is larger than its DataLength", func(v *xvol) {
+			s := v.rootSet("HELLO.TXT")
+			put64(v, s.stream()+8, 1<<40)
+			v.fixSum(s)
+		}, 0},
 		{"lost", "clusters marked in use that no file uses", func(v *xvol) {
 			for c := 700; c < 720; c++ {
 				v.setBit(c, true)

@@ -23,7 +23,7 @@ func flags() []cli.Flag {
 	fl := []cli.Flag{
 		&cli.StringFlag{Name: "length", Aliases: []string{"l"}, Usage: "allocate `LENGTH` bytes (K, M, G: powers of 1024; KB, MB, GB: of 1000)"},
 		&cli.BoolFlag{Name: "keep-size", Aliases: []string{"n"}, Usage: "allocate past the end without changing the file's size"},
-		&cli.BoolFlag{Name: "no-zero", Usage: "do not zero the new clusters (their old contents become readable in the file)"},
+		&cli.BoolFlag{Name: "no-zero", Usage: "do not zero the new clusters (FAT: their old contents become readable in the file; exFAT: they stay hidden past the valid data length, which is not raised, and read as zeros)"},
 		cmdutil.ImageFlag(),
 		cmdutil.VerboseFlag("also list each allocated run of clusters and where it lies"),
 	}

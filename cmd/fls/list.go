@@ -198,10 +198,14 @@ func (l *lister) dir(v vol.Volume, op cmdutil.Operand, p string, depth int) erro
 	}
 	l.tot = dirTotals{}
 	var subdirs []string
+	var errs []error
 	for _, d := range ents {
 		fi, err := d.Info()
 		if err != nil {
-			return err
+			// A member whose entry is damaged (exFAT: a size past the
+			// cluster heap) is named and left out; the others are listed.
+			errs = append(errs, fmt.Errorf("cannot access %s: %s", cmdutil.Quote(op.Show(path.Join(p, d.Name()))), cmdutil.ErrText(err)))
+			continue
 		}
 		en := v.Entry(fi)
 		if !l.all && en.Attr&(vol.AttrHidden|vol.AttrSystem) != 0 {
@@ -217,9 +221,8 @@ func (l *lister) dir(v vol.Volume, op cmdutil.Operand, p string, depth int) erro
 	l.dirs++
 	l.totals(l.tot)
 	if !l.rec {
-		return nil
+		return errors.Join(errs...)
 	}
-	var errs []error
 	for _, s := range subdirs {
 		if err := l.dir(v, op, s, depth+1); err != nil {
 			errs = append(errs, err)

@@ -1,6 +1,9 @@
 package exfat
 
-import "sort"
+import (
+	"fmt"
+	"sort"
+)
 
 // allocate takes n free clusters and marks them in use in the in-memory
 // bitmap. It prefers one contiguous run: right after cluster after when
@@ -14,6 +17,9 @@ func (v *Volume) allocate(n uint32, after Cluster) ([]Extent, error) {
 		return nil, nil
 	}
 	if err := v.begin(); err != nil {
+		return nil, err
+	}
+	if err := v.guardBitmap(); err != nil {
 		return nil, err
 	}
 	b := v.bitmap
@@ -41,6 +47,31 @@ func (v *Volume) allocate(n uint32, after Cluster) ([]Extent, error) {
 		v.cursor = FirstCluster
 	}
 	return exts, nil
+}
+
+// guardBitmap makes sure, once per session and before the first cluster
+// is handed out, that no cluster a file or directory still uses is handed
+// out because the bitmap wrongly marks it free: it walks the tree as
+// Check's first pass does (directories and FAT chains, no file data) and
+// holds every such cluster (bitmap.hold). FAT needs no such walk: its
+// allocator reads the table the chains are made of, so a cluster a chain
+// links to is never free there.
+func (v *Volume) guardBitmap() error {
+	b := v.bitmap
+	if b.guarded {
+		return nil
+	}
+	rep := &Report{}
+	t := newTreeCheck(v, rep, CheckOptions{MaxDepth: DefaultMaxDepth})
+	if err := t.walk(); err != nil {
+		return err
+	}
+	b.guarded = true
+	if n := extentsClusters(rep.unmarked); n > 0 {
+		b.hold(rep.unmarked)
+		v.warnings = append(v.warnings, fmt.Sprintf("%d clusters files use are marked free in the allocation bitmap (the first is %d); they are left alone: run fverify --repair", n, rep.unmarked[0].Start))
+	}
+	return nil
 }
 
 // firstFit finds the first run of n free clusters starting at or after the

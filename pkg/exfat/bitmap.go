@@ -19,7 +19,18 @@ type bitmap struct {
 	free  uint32
 	exts  []Extent // the bitmap file's clusters
 	dirty map[int64]struct{}
+	// held are clusters files use that the bitmap on disk marks free:
+	// set in bits, so that nothing allocates them, but written as they
+	// are on disk (the bitmap is repaired by fverify --repair, not as a
+	// side effect of a copy). nil when there are none.
+	held    []byte
+	nheld   uint32 // bits set in held
+	guarded bool   // the tree was walked for such clusters (Volume.guardBitmap)
 }
+
+// diskFree is the free count as the bitmap will be written: held clusters
+// count as free there.
+func (b *bitmap) diskFree() uint32 { return b.free + b.nheld }
 
 func newBitmap(raw []byte, n uint32, exts []Extent) *bitmap {
 	b := &bitmap{bits: raw[:(int64(n)+7)/8], n: n, exts: exts, dirty: map[int64]struct{}{}}
@@ -56,6 +67,12 @@ func (b *bitmap) mark(e Extent, on bool) {
 			return
 		}
 		m := byte(1) << (i % 8)
+		if b.held != nil && b.held[i/8]&m != 0 {
+			// Marked on purpose: its bit is written as it now is.
+			b.held[i/8] &^= m
+			b.nheld--
+			b.dirty[int64(i/8)] = struct{}{}
+		}
 		if (b.bits[i/8]&m != 0) == on {
 			continue
 		}
@@ -67,6 +84,29 @@ func (b *bitmap) mark(e Extent, on bool) {
 			b.free++
 		}
 		b.dirty[int64(i/8)] = struct{}{}
+	}
+}
+
+// hold marks exts in use in memory only (see held).
+func (b *bitmap) hold(exts []Extent) {
+	for _, e := range exts {
+		for c := e.Start; c < e.End(); c++ {
+			i := uint32(c - FirstCluster)
+			if c < FirstCluster || i >= b.n {
+				break
+			}
+			m := byte(1) << (i % 8)
+			if b.bits[i/8]&m != 0 {
+				continue
+			}
+			if b.held == nil {
+				b.held = make([]byte, len(b.bits))
+			}
+			b.bits[i/8] |= m
+			b.held[i/8] |= m
+			b.nheld++
+			b.free--
+		}
 	}
 }
 
@@ -164,7 +204,14 @@ func (b *bitmap) flush(batch *fio.Batch, l *Layout) error {
 		if err != nil {
 			return fmt.Errorf("exfat: writing the allocation bitmap: %w", err)
 		}
-		if err := batch.Write(off, b.bits[start:end]); err != nil {
+		out := b.bits[start:end]
+		if b.held != nil {
+			out = make([]byte, end-start)
+			for i := range out {
+				out[i] = b.bits[start+int64(i)] &^ b.held[start+int64(i)]
+			}
+		}
+		if err := batch.Write(off, out); err != nil {
 			return fmt.Errorf("exfat: writing the allocation bitmap: %w", err)
 		}
 	}

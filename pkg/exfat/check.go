@@ -89,7 +89,11 @@ type Report struct {
 	hashFixes   []entryFix // entry sets whose only fault is the name hash
 	renameFixes []entryFix // second entries of interrupted renames, to delete
 	chainCuts   []Cluster  // last clusters of files whose chains run on past their size
-	maxProblems int
+	// sysUnclaimed: a system file's (bitmap's, up-case table's) clusters
+	// could not be claimed; they may be among the lost ones, which must
+	// then stay marked.
+	sysUnclaimed bool
+	maxProblems  int
 }
 
 // entryFix is an entry set to rewrite: the set's bytes and where its

@@ -23,9 +23,16 @@ func (t *treeCheck) checkSys(sys []sysEntry, rootExts []Extent) {
 				continue
 			}
 			need := l.BitmapBytes()
-			if int64(e.DataLength) < need {
+			if e.DataLength < uint64(need) {
 				t.problem(KindBitmap, "", e.FirstCluster, off, "the allocation bitmap's length %d is below the %d bytes %d clusters need", e.DataLength, need, l.Clusters)
 				continue
+			}
+			if _, ok := l.lengthClusters(e.DataLength); !ok {
+				// Reported, and the clusters the bitmap does need are
+				// claimed all the same (as Open reads them): left
+				// unclaimed they would be taken for lost and freed.
+				t.problem(KindBitmap, "", e.FirstCluster, fieldAt(off, offDataLength), "the allocation bitmap's DataLength %d exceeds the cluster heap (%d bytes)", e.DataLength, l.HeapBytes())
+				e.DataLength = uint64(need)
 			}
 			t.claimSys("(allocation bitmap)", KindBitmap, e, off)
 		case TypeUpcase:
@@ -36,6 +43,7 @@ func (t *treeCheck) checkSys(sys []sysEntry, rootExts []Extent) {
 			}
 			if e.DataLength == 0 || e.DataLength > maxUpcaseBytes || e.DataLength%2 != 0 {
 				t.problem(KindUpcase, "", e.FirstCluster, off, "the up-case table's length %d is not an even number of bytes up to %d", e.DataLength, maxUpcaseBytes)
+				t.rep.sysUnclaimed = true
 				continue
 			}
 			if exts := t.claimSys("(up-case table)", KindUpcase, e, off); exts != nil && !t.pass2 {
@@ -69,10 +77,18 @@ func (t *treeCheck) checkSys(sys []sysEntry, rootExts []Extent) {
 // claimSys checks and claims the FAT chain of a system file.
 func (t *treeCheck) claimSys(name, kind string, e AllocEntry, off int64) []Extent {
 	l := t.l
-	need := (e.DataLength + uint64(l.ClusterSize) - 1) / uint64(l.ClusterSize)
+	// The length is checked against the heap before anything is walked
+	// or sized from it.
+	need, ok := l.lengthClusters(e.DataLength)
+	if !ok {
+		t.problem(kind, "", e.FirstCluster, fieldAt(off, offDataLength), "%s: DataLength %d exceeds the cluster heap (%d bytes)", name, e.DataLength, l.HeapBytes())
+		t.rep.sysUnclaimed = true
+		return nil
+	}
 	exts, err := t.v.fat.chainN(l, e.FirstCluster, need)
 	if err != nil {
 		t.problem(kind, "", e.FirstCluster, off, "%s: %v", name, trimPrefix(err))
+		t.rep.sysUnclaimed = true
 		return nil
 	}
 	t.claim(name, exts)

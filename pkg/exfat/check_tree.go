@@ -220,11 +220,11 @@ func (t *treeCheck) checkFile(p string, r *Record, off int64) (exts []Extent, lo
 		t.problem(KindSize, p, 0, streamOff, "directory size %d is not a multiple of the cluster size %d up to 256 MiB", s.DataLength, cs)
 		return nil, false
 	}
-	if s.DataLength > uint64(l.Clusters)*cs {
-		t.problem(KindSize, p, 0, streamOff, "size %d is greater than the cluster heap", s.DataLength)
+	need, ok := l.lengthClusters(s.DataLength)
+	if !ok {
+		t.problem(KindSize, p, 0, streamOff, "DataLength %d exceeds the cluster heap (%d bytes)", s.DataLength, l.HeapBytes())
 		return nil, false
 	}
-	need := (s.DataLength + cs - 1) / cs
 	if !l.ValidCluster(s.FirstCluster) {
 		t.problem(KindChain, p, s.FirstCluster, streamOff, "first cluster %d is outside the heap (2..%d)", s.FirstCluster, l.MaxCluster())
 		return nil, false
@@ -238,8 +238,12 @@ func (t *treeCheck) checkFile(p string, r *Record, off int64) (exts []Extent, lo
 	}
 	exts, err := t.v.fat.chainAll(l, s.FirstCluster, need)
 	switch {
-	case errors.Is(err, errChainLoop):
+	case errors.Is(err, errChainLong):
 		return exts, true
+	case errors.Is(err, errChainLoop):
+		// exts holds the cluster the chain comes back to twice: the
+		// second pass names the file as sharing clusters with itself.
+		return exts, false
 	case err != nil:
 		t.problem(KindChain, p, s.FirstCluster, streamOff, "%v", trimPrefix(err))
 	case uint64(extentsClusters(exts)) < need:

@@ -108,7 +108,7 @@ func (v *Volume) loadBitmap() error {
 		return fmt.Errorf("%w: the root directory has no allocation bitmap entry", ErrCorrupt)
 	}
 	need := v.layout.BitmapBytes()
-	if int64(e.DataLength) < need {
+	if e.DataLength < uint64(need) {
 		return corruptf("allocation bitmap entry", "data length", -1, e.DataLength, "is below the %d bytes %d clusters need", need, v.layout.Clusters)
 	}
 	e.DataLength = uint64(need)
@@ -116,7 +116,8 @@ func (v *Volume) loadBitmap() error {
 	if err != nil {
 		return err
 	}
-	exts, _ := v.fat.chainN(v.layout, e.FirstCluster, uint64((need+v.layout.ClusterSize-1)/v.layout.ClusterSize))
+	n, _ := v.layout.lengthClusters(uint64(need))
+	exts, _ := v.fat.chainN(v.layout, e.FirstCluster, n)
 	v.bitmap = newBitmap(raw, v.layout.Clusters, exts)
 	return nil
 }
@@ -125,11 +126,11 @@ func (v *Volume) loadBitmap() error {
 // table) of at most limit bytes.
 func (v *Volume) readSystemFile(what string, e AllocEntry, limit int64) ([]byte, error) {
 	l := v.layout
-	if e.DataLength == 0 || int64(e.DataLength) > limit {
-		return nil, corruptf(what+" entry", "data length", -1, e.DataLength, "out of range 1..%d", limit)
+	n, ok := l.lengthClusters(e.DataLength)
+	if e.DataLength == 0 || e.DataLength > uint64(limit) || !ok {
+		return nil, corruptf(what+" entry", "data length", -1, e.DataLength, "out of range 1..%d", min(uint64(limit), l.HeapBytes()))
 	}
-	n := (int64(e.DataLength) + l.ClusterSize - 1) / l.ClusterSize
-	exts, err := v.fat.chainN(l, e.FirstCluster, uint64(n))
+	exts, err := v.fat.chainN(l, e.FirstCluster, n)
 	if err != nil {
 		return nil, fmt.Errorf("exfat: %s at cluster %d: %w", what, e.FirstCluster, err)
 	}
@@ -167,24 +168,52 @@ func (d *dir) index(raw []byte, up *Upcase) {
 	for _, r := range pd.recs {
 		d.byName[r.key] = r
 	}
+	d.locate(pd.recs)
+}
+
+// locate records where each of recs (in slot order) lies on the volume,
+// for errors that name it.
+func (d *dir) locate(recs []*Record) {
+	l := d.v.layout
+	i, base := 0, int64(0) // d.exts[i] holds the directory's bytes from base
+	for _, r := range recs {
+		pos := int64(r.Slot) * EntrySize
+		for i < len(d.exts) && pos >= base+int64(d.exts[i].Len)*l.ClusterSize {
+			base += int64(d.exts[i].Len) * l.ClusterSize
+			i++
+		}
+		if i < len(d.exts) {
+			r.at = l.ClusterOffset(d.exts[i].Start) + pos - base
+		}
+	}
 }
 
 // fileExtents returns the clusters of a file or directory by its stream
 // extension: one run when NoFatChain, else its FAT chain, which must hold
 // the DataLength.
-func (v *Volume) fileExtents(s *StreamEntry) ([]Extent, error) {
+func (v *Volume) fileExtents(s *StreamEntry) ([]Extent, error) { return v.streamExtents(s, -1) }
+
+// recordExtents is fileExtents for a member of a loaded directory: an
+// error names where its DataLength lies on the volume.
+func (v *Volume) recordExtents(r *Record) ([]Extent, error) {
+	return v.streamExtents(&r.Set.Stream, r.streamAt())
+}
+
+// streamExtents is fileExtents for the stream extension at byte off of the
+// volume (-1 if not known).
+func (v *Volume) streamExtents(s *StreamEntry, off int64) ([]Extent, error) {
 	l := v.layout
 	if s.DataLength == 0 {
 		return nil, nil
 	}
-	n := (s.DataLength + uint64(l.ClusterSize) - 1) / uint64(l.ClusterSize)
-	if n > uint64(l.Clusters) {
+	n, ok := l.lengthClusters(s.DataLength)
+	if !ok {
 		// Checked before the chain is walked or a buffer sized from it.
-		return nil, corruptf("stream extension", "data length", -1, s.DataLength, "is larger than the cluster heap (%d clusters)", l.Clusters)
+		return nil, corruptf("stream extension", "DataLength", fieldAt(off, offDataLength), s.DataLength, "exceeds the cluster heap (%d bytes)", l.HeapBytes())
 	}
 	if s.NoFATChain() {
 		if !l.ValidCluster(s.FirstCluster) || n > uint64(l.MaxCluster()-s.FirstCluster)+1 {
-			return nil, corruptf("stream extension", "first cluster", -1, s.FirstCluster, "and data length %d leave the heap (2..%d)", s.DataLength, l.MaxCluster())
+			return nil, corruptf("stream extension", "first cluster", fieldAt(off, offFirstCluster), s.FirstCluster, "and data length %d leave the heap (2..%d)", s.DataLength, l.MaxCluster())
 		}
 		return []Extent{{s.FirstCluster, uint32(n)}}, nil
 	}
@@ -210,7 +239,7 @@ func (v *Volume) loadDir(parent *dir, r *Record) (*dir, error) {
 	if s.DataLength == 0 || int64(s.DataLength)%l.ClusterSize != 0 || s.DataLength > maxDirBytes {
 		return nil, corruptf("directory", "data length", -1, s.DataLength, "is not a positive multiple of the cluster size %d up to 256 MiB", l.ClusterSize)
 	}
-	exts, err := v.fileExtents(s)
+	exts, err := v.recordExtents(r)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,16 @@ type Record struct {
 	Slot  int // index of the file directory entry
 	Slots int // entries of the set
 	key   string
+	at    int64 // byte offset of the file entry on the volume; 0 if not known
+}
+
+// streamAt is the byte offset of the record's stream extension on the
+// volume, -1 if not known.
+func (r *Record) streamAt() int64 {
+	if r.at <= 0 {
+		return -1
+	}
+	return r.at + EntrySize
 }
 
 // IsDir reports whether the record is a directory.

@@ -2,6 +2,7 @@ package exfat
 
 import (
 	"fmt"
+	"math"
 )
 
 // FallocateOptions tune Fallocate; the fields are pkg/fat's.
@@ -12,9 +13,10 @@ type FallocateOptions struct {
 	// length already keeps apart what was written from what was only
 	// allocated.
 	KeepSize bool
-	// NoZero leaves the new clusters' old contents in place. They stay
-	// unreadable anyway: they lie past the valid data length, which
-	// readers return as zeros.
+	// NoZero leaves the new clusters' old contents in place and the
+	// valid data length where it was. The old contents stay unreadable:
+	// they lie past the valid data length, which readers return as
+	// zeros.
 	NoZero bool
 }
 
@@ -30,12 +32,14 @@ type FallocateResult struct {
 // clusters come as one contiguous run where the volume has one (right
 // after the file's last cluster, which keeps NoFatChain, else the first
 // that fits), otherwise the fewest runs, chained in the FAT. The file's
-// size becomes length; its valid data length stays where the written data
-// ends, so that readers see zeros past it (exFAT specification 7.6.5);
-// unless opts.NoZero the new clusters, and the old last cluster past the
-// valid data, are zeroed too, for readers that ignore the valid data
-// length. A request beyond the free space fails before anything is
-// written.
+// size becomes length. Unless opts.NoZero, the new clusters and the old
+// ones past the valid data are zeroed, and the valid data length becomes
+// the size: the zeros are the file's data, which every reader sees (Linux
+// before 6.8 takes a file's size from its valid data length). With
+// opts.NoZero the valid data length stays where the written data ends,
+// so that readers see zeros past it (exFAT specification 7.6.5) and the
+// clusters' old contents stay hidden. A request beyond the free space
+// fails before anything is written.
 func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*FallocateResult, error) {
 	if length < 0 {
 		return nil, pathErr("fallocate", name, fmt.Errorf("negative length %d", length))
@@ -66,17 +70,18 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 	noFAT := true
 	if rec != nil {
 		s := &rec.Set.Stream
-		oldSize, oldValid, noFAT = int64(s.DataLength), min(int64(s.ValidDataLength), int64(s.DataLength)), s.NoFATChain() || s.DataLength == 0
-		if old, err = v.fileExtents(s); err != nil {
+		if old, err = v.recordExtents(rec); err != nil {
 			return nil, pathErr("fallocate", name, err)
 		}
+		// Both fit in an int64 now: DataLength is within the heap.
+		oldSize, oldValid, noFAT = int64(s.DataLength), int64(min(s.ValidDataLength, s.DataLength)), s.NoFATChain() || s.DataLength == 0
 	}
 	need := v.clustersFor(length) - extentsClusters(old)
 	res := &FallocateResult{Size: oldSize, Created: rec == nil}
 	if need > 0 {
 		if need > int64(v.bitmap.free) {
 			cs := v.layout.ClusterSize
-			return nil, pathErr("fallocate", name, &NoSpaceError{Need: need * cs, Free: int64(v.bitmap.free) * cs})
+			return nil, pathErr("fallocate", name, &NoSpaceError{Need: min(need, math.MaxInt64/cs) * cs, Free: int64(v.bitmap.free) * cs})
 		}
 		var after Cluster
 		if len(old) > 0 {
@@ -99,7 +104,14 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 	}
 	newSize := max(oldSize, length)
 	res.Size = newSize
-	s := StreamEntry{Flags: streamAllocOK, DataLength: uint64(newSize), ValidDataLength: uint64(oldValid)}
+	valid := oldValid
+	if !opts.NoZero {
+		// Everything past the old valid data is zeros now, so it is
+		// valid data: Linux before 6.8 reports a file's size from its
+		// valid data length, and would show a new file as empty.
+		valid = newSize
+	}
+	s := StreamEntry{Flags: streamAllocOK, DataLength: uint64(newSize), ValidDataLength: uint64(valid)}
 	if len(merged) > 0 {
 		s.FirstCluster = merged[0].Start
 		if len(merged) == 1 && noFAT {
@@ -117,7 +129,7 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 		}
 		return res, nil
 	}
-	if newSize == oldSize && len(res.Extents) == 0 {
+	if newSize == oldSize && len(res.Extents) == 0 && valid == oldValid {
 		return res, nil
 	}
 	rec.Set.Stream.Flags, rec.Set.Stream.FirstCluster = s.Flags, s.FirstCluster

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"ftools/pkg/internal/bounds"
 	fio "ftools/pkg/io"
 )
 
@@ -153,26 +154,36 @@ func (t *fatTable) flush(b *fio.Batch) error {
 	return nil
 }
 
-// errChainLoop is a chain longer than the volume has clusters: it loops.
+// errChainLoop is a chain that comes back to a cluster it passed, or one
+// longer than the walk allows (errChainLong).
 var errChainLoop = fmt.Errorf("%w: cluster chain loops", ErrCorrupt)
+
+// errChainLong is a chain that goes on past the clusters the walk was
+// allowed: a file's chain longer than its size needs.
+var errChainLong = fmt.Errorf("%w: cluster chain too long", errChainLoop)
 
 // chainAll walks the FAT chain from start to its end and returns its
 // clusters as runs. It stops with an error at a cluster outside the heap, a
-// bad-cluster mark, or after max clusters (a loop, or a chain longer than
-// the caller allows).
+// bad-cluster mark, a loop, or after max clusters (a chain longer than the
+// caller allows).
 func (t *fatTable) chainAll(l *Layout, start Cluster, max uint64) ([]Extent, error) {
 	return t.walk(l, start, max, false)
 }
 
 // chainN returns the first n clusters of the chain from start; it is an
-// error when the chain ends or breaks before them. What follows the nth
-// cluster is not read.
+// error when the chain ends, breaks or loops before them. What follows the
+// nth cluster is not read.
 func (t *fatTable) chainN(l *Layout, start Cluster, n uint64) ([]Extent, error) {
 	return t.walk(l, start, n, true)
 }
 
+// walk follows the chain from start. Whatever max a caller passes (it may
+// come from a damaged length), the walk steps on at most as many clusters
+// as the heap has and finds a loop within twice its length (bounds.Walk),
+// so the runs it returns stay within the volume's size.
 func (t *fatTable) walk(l *Layout, start Cluster, max uint64, exact bool) ([]Extent, error) {
 	var exts []Extent
+	w := bounds.NewWalk(min(max, uint64(l.Clusters)))
 	c := start
 	for n := uint64(0); ; n++ {
 		if exact && n == max {
@@ -181,8 +192,19 @@ func (t *fatTable) walk(l *Layout, start Cluster, max uint64, exact bool) ([]Ext
 		if !l.ValidCluster(c) {
 			return exts, corruptf("FAT", "cluster chain", -1, c, "reaches a cluster outside the heap (2..%d) after %d clusters from %d", l.MaxCluster(), n, start)
 		}
-		if n >= max {
-			return exts, fmt.Errorf("%w: the chain from cluster %d is longer than %d clusters", errChainLoop, start, max)
+		switch w.Step(uint32(c)) {
+		case bounds.Loop:
+			// c is returned a second time: the caller sees the cluster
+			// the chain shares with itself.
+			exts = appendExtent(exts, Extent{c, 1})
+			return exts, &FormatError{Structure: "FAT", Field: "cluster chain", Offset: -1, Value: start,
+				Msg: fmt.Sprintf("comes back to cluster %d after %d clusters: it loops", c, n), Err: errChainLoop}
+		case bounds.Limit:
+			if max > uint64(l.Clusters) {
+				return exts, &FormatError{Structure: "FAT", Field: "cluster chain", Offset: -1, Value: start,
+					Msg: fmt.Sprintf("is longer than the heap's %d clusters: it loops", l.Clusters), Err: errChainLoop}
+			}
+			return exts, fmt.Errorf("%w: the chain from cluster %d is longer than %d clusters", errChainLong, start, max)
 		}
 		exts = appendExtent(exts, Extent{c, 1})
 		next, err := t.Get(c)

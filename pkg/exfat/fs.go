@@ -3,6 +3,7 @@ package exfat
 import (
 	"io"
 	"io/fs"
+	"path"
 	"sort"
 	"time"
 )
@@ -46,7 +47,10 @@ func (v *Volume) open(name, clean string) (fs.File, error) {
 		}
 		return f, nil
 	}
-	if f.exts, err = v.fileExtents(&r.Set.Stream); err != nil {
+	if err = v.checkLengths(r); err == nil {
+		f.exts, err = v.recordExtents(r)
+	}
+	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	return f, nil
@@ -72,6 +76,9 @@ func (v *Volume) stat(clean, rootName string) (fs.FileInfo, error) {
 	_, r, _, err := v.lookupPath("stat", clean)
 	if err != nil {
 		return nil, err
+	}
+	if err := v.checkLengths(r); err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: "/" + clean, Err: err}
 	}
 	return &FileInfo{rec: r, name: rootName}, nil
 }
@@ -263,9 +270,57 @@ func (f *File) ReadDir(n int) ([]fs.DirEntry, error) {
 	f.dirAt += len(recs)
 	out := make([]fs.DirEntry, len(recs))
 	for i, r := range recs {
-		out[i] = fs.FileInfoToDirEntry(&FileInfo{rec: r, name: r.Name})
+		e := dirEntry{fi: &FileInfo{rec: r, name: r.Name}}
+		if err := f.v.checkLengths(r); err != nil {
+			e.err = &fs.PathError{Op: "stat", Path: path.Join("/", f.name, r.Name), Err: err}
+		}
+		out[i] = e
 	}
 	return out, nil
+}
+
+// dirEntry is a member ReadDir lists. Info fails for a file whose size
+// cannot be right (checkLengths): its name and kind are all that is known.
+type dirEntry struct {
+	fi  *FileInfo
+	err error
+}
+
+func (e dirEntry) Name() string      { return e.fi.Name() }
+func (e dirEntry) IsDir() bool       { return e.fi.IsDir() }
+func (e dirEntry) Type() fs.FileMode { return e.fi.Mode().Type() }
+func (e dirEntry) String() string    { return fs.FormatDirEntry(e) }
+func (e dirEntry) Info() (fs.FileInfo, error) {
+	if e.err != nil {
+		return nil, e.err
+	}
+	return e.fi, nil
+}
+
+// checkSize reports a file whose DataLength exceeds the cluster heap: no
+// size can be given for it, and no byte of it read.
+func (v *Volume) checkSize(r *Record) error {
+	if r == nil || r.IsDir() {
+		return nil
+	}
+	if _, ok := v.layout.lengthClusters(r.Set.Stream.DataLength); !ok {
+		_, err := v.recordExtents(r)
+		return err
+	}
+	return nil
+}
+
+// checkLengths is checkSize, and also reports a ValidDataLength past the
+// DataLength: which of the file's bytes were written is then not known,
+// so none is read (Stat, ReadDir and Open refuse the file, by name).
+func (v *Volume) checkLengths(r *Record) error {
+	if err := v.checkSize(r); err != nil || r == nil || r.IsDir() {
+		return err
+	}
+	if s := &r.Set.Stream; s.ValidDataLength > s.DataLength {
+		return corruptf("stream extension", "ValidDataLength", fieldAt(r.streamAt(), offValidLength), s.ValidDataLength, "exceeds the DataLength %d", s.DataLength)
+	}
+	return nil
 }
 
 // FileInfo describes a file or directory; Sys returns its *Record (nil for

@@ -1,5 +1,7 @@
 package exfat
 
+import "ftools/pkg/internal/bounds"
+
 // Layout is where a volume's regions lie, in bytes from the volume's start.
 type Layout struct {
 	SectorSize       int64
@@ -37,3 +39,23 @@ func (l *Layout) HeapEnd() int64 { return l.ClusterOffset(l.MaxCluster()) + l.Cl
 
 // BitmapBytes is the length of an allocation bitmap for the volume.
 func (l *Layout) BitmapBytes() int64 { return (int64(l.Clusters) + 7) / 8 }
+
+// HeapBytes is the cluster heap's size in bytes: no file's DataLength may
+// exceed it.
+func (l *Layout) HeapBytes() uint64 { return uint64(l.Clusters) * uint64(l.ClusterSize) }
+
+// lengthClusters converts a DataLength to clusters, and says whether they
+// fit in the heap: the one conversion every reader of a length uses, so a
+// length near 2^64 is damage, never a few clusters.
+func (l *Layout) lengthClusters(n uint64) (uint64, bool) {
+	return bounds.Clusters(n, l.ClusterSize, uint64(l.Clusters))
+}
+
+// fieldAt is the offset of a field at rel bytes into an entry at off, or
+// -1 when the entry's offset is not known.
+func fieldAt(off, rel int64) int64 {
+	if off < 0 {
+		return -1
+	}
+	return off + rel
+}

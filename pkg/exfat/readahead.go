@@ -74,5 +74,5 @@ func (v *Volume) RecordExtents(r *Record) ([]Extent, error) {
 	if r == nil {
 		return nil, nil
 	}
-	return v.fileExtents(&r.Set.Stream)
+	return v.recordExtents(r)
 }

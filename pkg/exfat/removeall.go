@@ -32,6 +32,11 @@ func (v *Volume) RemoveAll(name string) error {
 	if r == nil {
 		return pathErr("remove", name, fs.ErrPermission)
 	}
+	if err := v.checkSize(r); err != nil {
+		// A file named on its own is refused whole, as Remove does; one
+		// met below a directory loses its entry and keeps its clusters.
+		return pathErr("remove", name, err)
+	}
 	t := &treeRemover{v: v, seen: map[Cluster]bool{}}
 	t.remove(parent, r, 0)
 	v.pendingFree = append(v.pendingFree, t.free...)
@@ -76,7 +81,7 @@ func (t *treeRemover) remove(parent *dir, r *Record, depth int) {
 		}
 		v.dropDir(d)
 	}
-	exts, err := v.fileExtents(&r.Set.Stream)
+	exts, err := v.recordExtents(r)
 	if err != nil {
 		t.errs = append(t.errs, fmt.Errorf("%q: %w", r.Name, err))
 		exts = nil

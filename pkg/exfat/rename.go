@@ -75,7 +75,7 @@ func (v *Volume) Rename(oldName, newName string) error {
 		return nd.update(r)
 	}
 	if target != nil {
-		exts, err := v.fileExtents(&target.Set.Stream)
+		exts, err := v.recordExtents(target)
 		if err != nil {
 			return linkErr(err)
 		}

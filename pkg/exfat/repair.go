@@ -224,6 +224,9 @@ func Repair(v *Volume, rep *Report, opts RepairOptions) ([]string, error) {
 // treeSound reports whether Check read every entry set and chain whole,
 // so that clusters it found unused are truly unused.
 func (r *Report) treeSound() bool {
+	if r.sysUnclaimed {
+		return false
+	}
 	for _, p := range r.Problems {
 		if p.Fixed {
 			continue

@@ -201,7 +201,7 @@ func (v *Volume) Warnings() []string { return v.warnings }
 // whole percent, rounded down.
 func (v *Volume) percentInUse() uint8 {
 	n := uint64(v.layout.Clusters)
-	return uint8((n - uint64(v.bitmap.free)) * 100 / n)
+	return uint8((n - uint64(v.bitmap.diskFree())) * 100 / n)
 }
 
 // begin marks the volume dirty before its first change, so that a crash

@@ -3,9 +3,11 @@ package exfat
 import (
 	"fmt"
 	"io/fs"
+	"math"
 	"path"
 	"time"
 
+	"ftools/pkg/internal/bounds"
 	"ftools/pkg/internal/fsutil"
 	fio "ftools/pkg/io"
 )
@@ -81,15 +83,19 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 	return w, nil
 }
 
+// clustersFor is how many clusters n bytes take (none for n <= 0), with
+// no overflow for an n near 2^63: the caller compares it with the free
+// space.
 func (v *Volume) clustersFor(n int64) int64 {
-	return (n + v.layout.ClusterSize - 1) / v.layout.ClusterSize
+	c, _ := bounds.Clusters(uint64(max(n, 0)), v.layout.ClusterSize, math.MaxUint64)
+	return int64(c)
 }
 
 // grow allocates n more clusters at the end of the file.
 func (w *Writer) grow(n int64) error {
 	if n > int64(w.v.bitmap.free) {
 		cs := w.v.layout.ClusterSize
-		return &NoSpaceError{Need: n * cs, Free: int64(w.v.bitmap.free) * cs}
+		return &NoSpaceError{Need: min(n, math.MaxInt64/cs) * cs, Free: int64(w.v.bitmap.free) * cs}
 	}
 	var after Cluster
 	if len(w.exts) > 0 {
@@ -186,7 +192,7 @@ func (w *Writer) Close() error {
 	now := v.Now()
 	if w.old != nil {
 		old := w.old
-		oldExts, err := v.fileExtents(&old.Set.Stream)
+		oldExts, err := v.recordExtents(old)
 		if err != nil {
 			w.release()
 			return pathErr("create", w.name, err)
@@ -351,7 +357,7 @@ func (v *Volume) Remove(name string) error {
 		}
 		v.dropDir(d)
 	}
-	exts, err := v.fileExtents(&r.Set.Stream)
+	exts, err := v.recordExtents(r)
 	if err != nil {
 		return pathErr("remove", name, err)
 	}

@@ -1,5 +1,11 @@
 package fat
 
+import (
+	"math"
+
+	"ftools/pkg/internal/bounds"
+)
+
 // chainEnd says how a chain walk ended.
 type chainEnd int
 
@@ -97,7 +103,12 @@ func fatEntryOffset(l *Layout, c Cluster) int64 {
 }
 
 // clustersFor is the number of clusters a file of size bytes needs.
-func clustersFor(size uint32, cs int64) int64 { return (int64(size) + cs - 1) / cs }
+// A FAT size is 32 bits, so the count always fits; whether it fits the
+// volume is the chain walk's to find (the walk is bounded by the table).
+func clustersFor(size uint32, cs int64) int64 {
+	n, _ := bounds.Clusters(uint64(size), cs, math.MaxUint64)
+	return int64(n)
+}
 
 // dirClusterLimit is the most clusters a directory may have: FAT's limit
 // of 65,536 entries.

@@ -3,6 +3,8 @@ package fat
 import (
 	"bytes"
 	"encoding/binary"
+	"runtime"
+	"runtime/debug"
 	"sync"
 	"testing"
 )
@@ -40,9 +42,15 @@ func fuzzImages(t testing.TB) []fuzzBase {
 	return fuzzBases
 }
 
+// checkAllocBound is the most one FuzzCheck input may allocate: the
+// volumes are 1 MiB, so a walk or buffer sized from a damaged field goes
+// far past it.
+const checkAllocBound = 256 << 20
+
 // FuzzCheck flips bytes in the metadata of a small valid volume; opening,
-// checking and repairing it must neither panic nor hang, and a repaired
-// volume must check again.
+// checking and repairing it must neither panic nor hang nor allocate past
+// checkAllocBound (the process also runs under a soft memory limit of as
+// much), and a repaired volume must check again.
 func FuzzCheck(f *testing.F) {
 	le := binary.LittleEndian
 	patch := func(off uint32, v byte) []byte {
@@ -56,7 +64,17 @@ func FuzzCheck(f *testing.F) {
 	f.Add(uint8(1), append(patch(0x15, 0xF0), patch(600, 0xFF)...))
 	f.Add(uint8(2), patch(0, 0))
 	f.Add(uint8(2), append(patch(0x41, 1), patch(16*1024+8, 2)...))
+	debug.SetMemoryLimit(checkAllocBound)
 	f.Fuzz(func(t *testing.T, typ uint8, patches []byte) {
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		defer func() {
+			var after runtime.MemStats
+			runtime.ReadMemStats(&after)
+			if n := after.TotalAlloc - before.TotalAlloc; n > checkAllocBound {
+				t.Fatalf("checking a 1 MiB volume allocated %d MiB", n>>20)
+			}
+		}()
 		bases := fuzzImages(t)
 		base := bases[int(typ)%len(bases)]
 		img := bytes.Clone(base.img)

@@ -72,7 +72,7 @@ func (v *Volume) openPath(name string) (*File, error) {
 			f.starts[i] = have * v.layout.ClusterSize
 			have += int64(e.Len)
 		}
-		need := (int64(r.Entry.Size) + v.layout.ClusterSize - 1) / v.layout.ClusterSize
+		need := v.clustersFor(int64(r.Entry.Size))
 		if have < need {
 			return nil, &fs.PathError{Op: "open", Path: name, Err: &FormatError{Structure: "file", Field: "cluster chain", Offset: v.layout.ClusterOffset(r.Entry.Cluster),
 				Value: have, Msg: "is shorter than the file's size " + strconv.FormatUint(uint64(r.Entry.Size), 10), Err: ErrCorrupt}}

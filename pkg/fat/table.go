@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+
+	"ftools/pkg/internal/bounds"
 )
 
 // Table is one copy of the file allocation table, decoded in place: it
@@ -358,13 +360,12 @@ func followChain(t Table, start Cluster, visit func(Cluster)) error {
 		return &FormatError{Structure: "FAT", Field: "chain start", Offset: -1, Value: start,
 			Msg: fmt.Sprintf("not a data cluster (2..%d)", last), Err: ErrCorrupt}
 	}
-	steps := 0
-	saved, power, lam := start, 1, 1
+	// At most Entries() clusters, and a loop found by Brent's method
+	// (bounds.Walk), whatever the table holds.
+	w := bounds.NewWalk(uint64(t.Entries()))
+	w.Step(uint32(start))
 	for c := start; ; {
 		visit(c)
-		if steps++; steps > int(t.Entries()) {
-			return fail(c, fmt.Sprintf("chain longer than the %d FAT entries", t.Entries()))
-		}
 		v := t.Get(c)
 		if e, ok := t.(interface{ Err() error }); ok && e.Err() != nil {
 			return e.Err()
@@ -378,15 +379,13 @@ func followChain(t Table, start Cluster, visit func(Cluster)) error {
 			return fail(c, "links to a cluster marked bad")
 		case v < FirstCluster || v > last:
 			return fail(c, fmt.Sprintf("links to cluster %d, outside 2..%d", v, last))
-		case v == saved:
+		}
+		switch w.Step(uint32(v)) {
+		case bounds.Loop:
 			return fail(c, fmt.Sprintf("links back to cluster %d: the chain loops", v))
+		case bounds.Limit:
+			return fail(c, fmt.Sprintf("chain longer than the %d FAT entries", t.Entries()))
 		}
-		// Brent: remember a cluster at every power of two steps; a loop
-		// brings the walk back to it within twice the loop's length.
-		if lam == power {
-			saved, power, lam = v, power*2, 0
-		}
-		lam++
 		c = v
 	}
 }

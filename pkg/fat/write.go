@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"path"
 	"strings"
 	"time"
 
+	"ftools/pkg/internal/bounds"
 	"ftools/pkg/internal/fsutil"
 	fio "ftools/pkg/io"
 )
@@ -88,8 +90,12 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 	return w, nil
 }
 
+// clustersFor is how many clusters n bytes take (none for n <= 0), with
+// no overflow for an n near 2^63: the caller compares it with the free
+// space.
 func (v *Volume) clustersFor(n int64) int64 {
-	return (n + v.layout.ClusterSize - 1) / v.layout.ClusterSize
+	c, _ := bounds.Clusters(uint64(max(n, 0)), v.layout.ClusterSize, math.MaxUint64)
+	return int64(c)
 }
 
 // grow allocates n more clusters at the end of the file's chain.

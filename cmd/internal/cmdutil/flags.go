@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -163,6 +164,9 @@ func Open(path string, o fio.Options) (*fio.Device, error) { return open(path, o
 // hint names --force only for a command that has it.
 func open(path string, o fio.Options, w io.Writer, name string, force bool) (*fio.Device, error) {
 	d, err := openWaiting(path, o, w, name)
+	if err == nil && w != nil {
+		WarnDevice(w, name, d)
+	}
 	var pe *fio.PlaceError
 	if errors.As(err, &pe) {
 		which := "N"
@@ -179,6 +183,25 @@ func open(path string, o fio.Options, w io.Writer, name string, force bool) (*fi
 		return nil, fmt.Errorf("%w; give --partition %s instead, or --force %s", err, which, what)
 	}
 	return d, err
+}
+
+var (
+	warnedMu sync.Mutex
+	warned   = map[string]bool{}
+)
+
+// WarnDevice prints on w what opening d let pass but the user should hear
+// of (fio.Device.Warnings: a loop device attached to the image), each
+// once however often the command opens the image.
+func WarnDevice(w io.Writer, name string, d *fio.Device) {
+	warnedMu.Lock()
+	defer warnedMu.Unlock()
+	for _, msg := range d.Warnings() {
+		if !warned[msg] {
+			warned[msg] = true
+			Warn(w, name, "warning: %s", msg)
+		}
+	}
 }
 
 // PrintStats writes the device's statistics to w when --stats is set and

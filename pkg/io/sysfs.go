@@ -18,6 +18,7 @@ var ErrPartitionBusy = errors.New("io: a partition of the disk is in use")
 // DiskPlace says where a block device lies on its whole disk.
 type DiskPlace struct {
 	Partition bool   // the device is a partition of Disk
+	Number    int    // the partition's number on Disk (sysfs "partition"), 0 for a whole disk
 	Disk      string // the whole disk's sysfs name ("sdb", "loop0"); the device's own when not a partition
 	Start     int64  // byte offset of the device on the whole disk (0 for a whole disk)
 	DiskSize  int64  // bytes of the whole disk
@@ -57,8 +58,12 @@ func BlockDiskPlace(path string) (DiskPlace, error) {
 		if err != nil {
 			return DiskPlace{}, err
 		}
+		n, err := read(filepath.Join(dir, "partition"))
+		if err != nil {
+			return DiskPlace{}, err
+		}
 		disk = filepath.Dir(dir)
-		pl.Partition, pl.Disk, pl.Start = true, filepath.Base(disk), start*512
+		pl.Partition, pl.Number, pl.Disk, pl.Start = true, int(n), filepath.Base(disk), start*512
 	}
 	size, err := read(filepath.Join(disk, "size"))
 	if err != nil {

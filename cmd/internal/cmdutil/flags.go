@@ -55,7 +55,7 @@ func IOFlags(write bool) []cli.Flag {
 // --partition and --codepage.
 func ImageFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.IntFlag{Name: FlagPartition, Usage: "use partition `N` (from 1; 5 and up are logical) of an MBR or GPT table (default: the only FAT partition of a disk with a table)"},
+		&cli.IntFlag{Name: FlagPartition, Usage: "use partition `N` (from 1; 5 and up are logical) of an MBR or GPT table (default: the only FAT or exFAT partition of a disk with a table)"},
 		CodePageFlag(),
 	}
 }
@@ -111,7 +111,7 @@ func DeviceOptions(c *cli.Context, write bool) (fio.Options, error) {
 	}
 	o.Partition = c.Int(FlagPartition)
 	if c.IsSet(FlagPartition) && o.Partition < 1 {
-		return o, fmt.Errorf("--partition %d: %s; leave --partition out for a disk without a table, or for the only FAT partition of one", o.Partition, PartitionRule)
+		return o, fmt.Errorf("--partition %d: %s; leave --partition out for a disk without a table, or for the only FAT or exFAT partition of one", o.Partition, PartitionRule)
 	}
 	o.Force = c.Bool(FlagForce)
 	o.Wait = c.Bool(FlagWait)
@@ -120,7 +120,8 @@ func DeviceOptions(c *cli.Context, write bool) (fio.Options, error) {
 
 // OpenImage opens an image spec (PATH or PATH@@OFFSET) with the shared
 // flags. Without --partition (or an offset, or --force) a disk with a
-// partition table opens at its only FAT partition (see choosePartition).
+// partition table opens at its only FAT or exFAT partition (see
+// choosePartition).
 func OpenImage(c *cli.Context, spec string, write bool) (*fio.Device, error) {
 	path, off, err := fio.ParseImageSpec(spec)
 	if err != nil {

@@ -40,6 +40,9 @@ func kernelMount(t *testing.T, dev string) string {
 // fails naming the mount point, leaving img as it was.
 func refusedMounted(t *testing.T, img, mnt string, cmds [][]string) {
 	t.Helper()
+	// What the mount itself wrote (exfat-fuse sets the dirty bit through
+	// the loop device's cache) reaches the file first.
+	ok(t, "sync")
 	before := fileSum(t, img)
 	for _, args := range cmds {
 		msg := fails(t, args[0], args[1:]...)
@@ -109,6 +112,17 @@ func TestMountedImageKernel(t *testing.T) {
 		{"fmkfs", "--sd", "--force", img},
 		{"fmkfs", "-t", "exfat", img},
 	})
+	// Another loop device over the mounted file: its exclusive open does
+	// not see the mount, fmkfs does.
+	dev := attach(t, img, 512)
+	ok(t, "sync")
+	before := fileSum(t, img)
+	if msg := fails(t, "fmkfs", dev); !strings.Contains(msg, "mounted on "+mnt) {
+		t.Errorf("fmkfs %s, whose file is mounted through another loop device: %q", dev, msg)
+	}
+	if fileSum(t, img) != before {
+		t.Fatalf("fmkfs %s changed the mounted image", dev)
+	}
 }
 
 // A card image with a FAT partition and an ext2 one, as a Raspberry Pi's:

@@ -269,3 +269,40 @@ func sysfsDev(dir string) (uint64, bool) {
 	}
 	return unix.Mkdev(uint32(M), uint32(m)), true
 }
+
+// checkLoopBacking refuses writing [start, start+size) of the loop device
+// (or partition of one) rdev while the file behind it is mounted another
+// way: through another loop device over the same bytes, or by a FUSE
+// driver. The kernel's exclusive open only knows the device itself, and
+// checkMounted its own mounts. A device that is no loop device, or whose
+// file cannot be found here (another mount namespace), passes.
+func checkLoopBacking(path string, rdev uint64, start, size int64, mountsFile string) error {
+	dir, err := filepath.EvalSymlinks(fmt.Sprintf("/sys/dev/block/%d:%d", unix.Major(rdev), unix.Minor(rdev)))
+	if err != nil {
+		return nil
+	}
+	var off int64
+	loopDir := dir
+	if _, err := os.Stat(filepath.Join(dir, "partition")); err == nil {
+		off = sysfsInt(filepath.Join(dir, "start")) * 512
+		loopDir = filepath.Dir(dir)
+	}
+	b, err := os.ReadFile(filepath.Join(loopDir, "loop", "backing_file"))
+	if err != nil {
+		return nil // not a loop device
+	}
+	back := strings.TrimSuffix(strings.TrimSpace(string(b)), " (deleted)")
+	off += sysfsInt(filepath.Join(loopDir, "loop", "offset"))
+	self := "/dev/" + filepath.Base(loopDir)
+	uses, err := ImageUses(back, mountsFile)
+	if err != nil {
+		return nil
+	}
+	for _, u := range uses {
+		if u.Mount == "" || u.Loop == self || !u.Overlaps(off+start, size) {
+			continue
+		}
+		return fmt.Errorf("io: %s: the file behind it, %s, is in use: %s; unmount it first: %w", path, back, u, ErrMounted)
+	}
+	return nil
+}

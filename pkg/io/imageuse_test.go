@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // A FUSE driver that opened the image file itself (exfat-fuse, fusefat)
@@ -88,4 +90,49 @@ func TestImageUseLoopAttached(t *testing.T) {
 	if _, err := Open(img, Options{Write: true, MountsFile: mounted, Offset: 1 << 20}); !errors.Is(err, ErrMounted) {
 		t.Errorf("a window over the mounted loop device's range: %v", err)
 	}
+}
+
+// A loop device whose file is mounted through another loop device (or by
+// a FUSE driver) over the same bytes is refused for writing: the kernel's
+// exclusive open knows only the device itself.
+func TestImageUseLoopBacking(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "card.img")
+	must(t, CreateImage(img, 8<<20))
+	mine := losetup(t, img)
+	other := losetup(t, img, "-o", fmt.Sprint(4<<20))
+	noMounts := mountsFile(t, "/dev/vda / ext4 rw 0 0")
+	d, err := Open(mine, Options{Write: true, MountsFile: noMounts})
+	must(t, err)
+	must(t, d.Close())
+	for _, line := range []string{other + " /mnt/other ext2 rw 0 0", img + " /mnt/other fuse.fusefat rw 0 0"} {
+		mounts := mountsFile(t, line)
+		d, err := Open(mine, Options{Write: true, MountsFile: mounts})
+		if !errors.Is(err, ErrMounted) || !strings.Contains(err.Error(), "/mnt/other") {
+			t.Errorf("%s, writing %s: %v", line, mine, err)
+		}
+		if err == nil {
+			d.Close()
+		}
+		d, err = Open(mine, Options{MountsFile: mounts})
+		must(t, err)
+		must(t, d.Close())
+	}
+	// The other loop device covers the second half only: the first half
+	// of mine is written.
+	mounts := mountsFile(t, other+" /mnt/other ext2 rw 0 0")
+	d, err = Open(mine, Options{Write: true, MountsFile: mounts, Offset: 1 << 20, Force: true})
+	if err == nil {
+		d.Close()
+		t.Errorf("a window from 1 MiB to the end opened over the mounted half")
+	}
+	if err := checkLoopBacking(mine, devOf(t, mine), 0, 4<<20, mounts); err != nil {
+		t.Errorf("the first half: %v", err)
+	}
+}
+
+func devOf(t *testing.T, path string) uint64 {
+	t.Helper()
+	var st unix.Stat_t
+	must(t, unix.Stat(path, &st))
+	return st.Rdev
 }

@@ -61,12 +61,18 @@ func ImageUses(path, mountsFile string) ([]ImageUse, error) {
 	if mountsFile == "" {
 		mountsFile = "/proc/self/mounts"
 	}
+	loops := attachedLoops(st.Dev, st.Ino)
 	mounts, err := readMounts(mountsFile)
 	if err != nil {
-		return nil, fmt.Errorf("io: %s: cannot check mounts: %w", path, err)
+		if len(loops) == 0 {
+			// Without /proc (a bare chroot) only a FUSE mount goes
+			// unseen; an image file stays writable there, as before.
+			return nil, nil
+		}
+		return nil, fmt.Errorf("io: %s: attached to %s, and cannot check whether that is mounted: %w", path, loops[0].dev, err)
 	}
 	var uses []ImageUse
-	for _, l := range attachedLoops(st.Dev, st.Ino) {
+	for _, l := range loops {
 		n := len(uses)
 		for _, m := range mounts {
 			var ms unix.Stat_t

@@ -86,6 +86,17 @@ func TestImageUseLoopAttached(t *testing.T) {
 	if _, err := CheckImageWrite(img, mounted); !errors.Is(err, ErrMounted) {
 		t.Errorf("CheckImageWrite with the loop device mounted: %v", err)
 	}
+	// No mounts file to read: with a loop device attached, writing is
+	// refused for want of knowing; a file with none is written.
+	gone := filepath.Join(t.TempDir(), "no-mounts")
+	if _, err := Open(img, Options{Write: true, MountsFile: gone}); err == nil || !strings.Contains(err.Error(), dev) {
+		t.Errorf("loop attached, mounts unreadable: %v", err)
+	}
+	lone := filepath.Join(t.TempDir(), "lone.img")
+	must(t, CreateImage(lone, 1<<20))
+	d, err = Open(lone, Options{Write: true, MountsFile: gone})
+	must(t, err)
+	must(t, d.Close())
 	// A window from 1 MiB runs to the file's end, over the loop's range.
 	if _, err := Open(img, Options{Write: true, MountsFile: mounted, Offset: 1 << 20}); !errors.Is(err, ErrMounted) {
 		t.Errorf("a window over the mounted loop device's range: %v", err)

@@ -192,7 +192,11 @@ func attachedLoops(dev, ino uint64) []loopDev {
 		if !ok {
 			continue
 		}
-		l := loopDev{dev: "/dev/" + name, parts: []loopPart{{self, off, off + sysfsInt(filepath.Join(dir, "size"))*512}}}
+		end := int64(-1) // a size sysfs does not give: to the file's end
+		if n := sysfsInt(filepath.Join(dir, "size")); n > 0 {
+			end = off + n*512
+		}
+		l := loopDev{dev: "/dev/" + name, parts: []loopPart{{self, off, end}}}
 		l.parts = append(l.parts, holders(dir, l.parts[0])...)
 		ents, _ := os.ReadDir(dir)
 		for _, e := range ents {
@@ -205,7 +209,10 @@ func attachedLoops(dev, ino uint64) []loopDev {
 				continue
 			}
 			s := off + sysfsInt(filepath.Join(pdir, "start"))*512
-			p := loopPart{rdev, s, s + sysfsInt(filepath.Join(pdir, "size"))*512}
+			p := loopPart{rdev, s, end}
+			if n := sysfsInt(filepath.Join(pdir, "size")); n > 0 {
+				p.end = s + n*512
+			}
 			l.parts = append(l.parts, p)
 			l.parts = append(l.parts, holders(pdir, p)...)
 		}

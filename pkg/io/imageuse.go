@@ -119,7 +119,7 @@ func checkImageUse(path string, start, size int64, mountsFile string) ([]string,
 			continue
 		}
 		if u.Mount != "" {
-			return nil, fmt.Errorf("io: %s: the image is in use: %s; unmount it first (and detach the loop device with losetup -d): %w", path, u, ErrMounted)
+			return nil, fmt.Errorf("io: %s: the image is in use: %s; unmount it first: %w", path, u, ErrMounted)
 		}
 		warnings = append(warnings, fmt.Sprintf("%s: %s is attached to this image (losetup) but not mounted; a program that writes through it would overwrite what is written here (detach it with losetup -d %s)", path, u.Loop, u.Loop))
 	}

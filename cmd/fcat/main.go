@@ -20,7 +20,8 @@ func main() { cmdutil.Main(run) }
 const chunk = 4 << 20
 
 func flags() []cli.Flag {
-	fl := []cli.Flag{cmdutil.ImageFlag()}
+	fl := []cli.Flag{cmdutil.ImageFlag(),
+		&cli.BoolFlag{Name: "text", Aliases: []string{"t"}, Usage: "text mode, as mtype -t: drop the carriage returns of DOS line ends (CR LF becomes LF) and end each file at a Ctrl-Z (0x1A)"}}
 	fl = append(fl, cmdutil.ImageFlags()...)
 	fl = append(fl, cmdutil.IOFlags(false)...)
 	return append(fl, &cli.BoolFlag{Name: cmdutil.FlagStats, Usage: "print what reached the device on stderr: requests, bytes, average size, flushes, time"},
@@ -91,7 +92,7 @@ func catOne(c *cli.Context, imgs cmdutil.Images, arg string, stdout, stderr io.W
 		errs = append(errs, err)
 	}
 	for _, o := range ops {
-		err := catFile(im, o, stdout, buf)
+		err := catFile(im, o, stdout, buf, c.Bool("text"))
 		var we *writeError
 		if errors.As(err, &we) {
 			return err
@@ -103,7 +104,8 @@ func catOne(c *cli.Context, imgs cmdutil.Images, arg string, stdout, stderr io.W
 	return errors.Join(errs...)
 }
 
-func catFile(im *cmdutil.Image, op cmdutil.Operand, stdout io.Writer, buf []byte) error {
+// catFile writes one file; text converts it as mtype -t does (dosText).
+func catFile(im *cmdutil.Image, op cmdutil.Operand, stdout io.Writer, buf []byte, text bool) error {
 	f, err := im.Vol.Open(op.VolPath())
 	if err != nil {
 		return fmt.Errorf("%s: %s", cmdutil.Quote(op.Show(op.VolPath())), cmdutil.ErrText(err))
@@ -114,16 +116,39 @@ func catFile(im *cmdutil.Image, op cmdutil.Operand, stdout io.Writer, buf []byte
 	}
 	for {
 		n, rerr := f.Read(buf)
+		end := false
+		if text {
+			n, end = dosText(buf[:n])
+		}
 		if n > 0 {
 			if _, err := stdout.Write(buf[:n]); err != nil {
 				return &writeError{fmt.Errorf("writing standard output: %s", cmdutil.ErrText(err))}
 			}
 		}
-		if rerr == io.EOF {
+		if rerr == io.EOF || end {
 			return nil
 		}
 		if rerr != nil {
 			return fmt.Errorf("%s: %s", cmdutil.Quote(op.Show(op.Path)), cmdutil.ErrText(rerr))
 		}
 	}
+}
+
+// dosText turns DOS text into Unix text in place, as mtype -t does: every
+// carriage return is dropped (CR LF becomes LF), and a Ctrl-Z (0x1A),
+// DOS's end of text, ends the file. It returns the bytes kept and whether
+// the end was reached.
+func dosText(b []byte) (int, bool) {
+	j := 0
+	for _, c := range b {
+		switch c {
+		case '\r':
+			continue
+		case 0x1A:
+			return j, true
+		}
+		b[j] = c
+		j++
+	}
+	return j, false
 }

@@ -6,10 +6,13 @@ package main
 import (
 	"errors"
 	"io"
+	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"ftools/cmd/internal/cmdutil"
+	fio "ftools/pkg/io"
 )
 
 func main() { cmdutil.Main(run) }
@@ -22,14 +25,17 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "bare", Aliases: []string{"b"}, Usage: "bare format, as mdir -b: one full path per line (directories end in /), no headings, no totals"},
 		&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "include hidden and system entries"},
 		&cli.BoolFlag{Name: "recursive", Aliases: []string{"R", "/"}, Usage: "list subdirectories recursively (-/ as mdir)"},
+		&cli.BoolFlag{Name: "fast", Aliases: []string{"f"}, Usage: "fast, as mdir -f: do not count the free space (-l and -w leave out the \"bytes free\" line, --json the volumes)"},
 		cmdutil.Refuse("v", "fls has no verbose mode: -l shows sizes, times and attributes, --json everything"),
 	}
 	return cmdutil.VolumeFlags(false, fl...)
 }
 
 const usageText = `fls [flags] [::/PATH...]
+   fls [flags] IMAGE
 
-` + cmdutil.AddressingHelp + ` With -i and no PATH, the root is listed.
+` + cmdutil.AddressingHelp + ` With -i and no PATH, the root is listed;
+so is an IMAGE named alone (as mdir -i IMAGE lists it).
 ` + cmdutil.WildcardHelp
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -43,6 +49,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 			}
 			args = []string{"::/"}
 		}
+		if c.String(cmdutil.FlagImage) == "" {
+			for i, a := range args {
+				if isImage(a) {
+					args[i] = a + "::/" // "fls card.img", as "mdir -i card.img"
+				}
+			}
+		}
 		n := 0
 		for _, f := range []string{"long", "wide", "bare"} {
 			if c.Bool(f) {
@@ -55,4 +68,18 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return list(c, args, stdout, stderr)
 	}
 	return cmdutil.Run(app, args)
+}
+
+// isImage reports whether an operand without "::" names an image file or
+// block device (PATH or PATH@@OFFSET) that fls can list the root of.
+func isImage(arg string) bool {
+	if strings.Contains(arg, "::") {
+		return false
+	}
+	p, _, err := fio.ParseImageSpec(arg)
+	if err != nil {
+		return false
+	}
+	fi, err := os.Stat(p)
+	return err == nil && (fi.Mode().IsRegular() || fi.Mode()&os.ModeDevice != 0 && fi.Mode()&os.ModeCharDevice == 0)
 }

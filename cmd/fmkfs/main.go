@@ -161,6 +161,11 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// A mounted image is refused before anything is asked or the file
+	// extended; opening it for writing would refuse it too, later.
+	if _, err := fio.CheckImageWrite(r.path, r.o.MountsFile); err != nil {
+		return err
+	}
 	if r.table.kind != "" {
 		if err := confirmReplace(c, r, stderr); err != nil {
 			return err
@@ -176,7 +181,7 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 	var total fio.Stats
 	res := result{Target: target, Table: "none", Wiped: []fio.Signature{}}
 	if r.table.kind != "" {
-		tr, err := writeTable(r.path, r.o, &r.table, &r.p)
+		tr, err := writeTable(r.path, r.o, &r.table, &r.p, stderr)
 		if err != nil {
 			return err
 		}
@@ -197,6 +202,7 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	cmdutil.WarnDevice(stderr, "fmkfs", dev)
 	if r.isExFAT() {
 		return mkfsExFAT(c, r, dev, &res, total, stdout, stderr)
 	}

@@ -102,6 +102,11 @@ func parseRequest(c *cli.Context, target string) (*request, error) {
 	if r.table.kind != "" && (r.off != 0 || c.IsSet(cmdutil.FlagPartition)) {
 		return nil, errors.New("--table and --sd write a partition table at the start of TARGET and format its partition: they cannot be combined with an offset or --partition")
 	}
+	if r.table.kind != "" {
+		if err := refusePartitionDevice(c, r.path); err != nil {
+			return nil, err
+		}
+	}
 	if c.NArg() == 2 {
 		n, err := strconv.ParseInt(c.Args().Get(1), 10, 64)
 		if err != nil || n <= 0 || n > math.MaxInt64/1024 {
@@ -140,6 +145,24 @@ func parseRequest(c *cli.Context, target string) (*request, error) {
 	}
 	r.table.ids, err = tableIDs(c, reproducible, p.VolumeID)
 	return r, err
+}
+
+// refusePartitionDevice refuses --sd and --table on a partition device
+// (/dev/sdb1): a partition is not a card or a disk, and a table written
+// there lands inside the partition, over its files. The sentence names
+// the whole device to give instead.
+func refusePartitionDevice(c *cli.Context, path string) error {
+	place, err := fio.BlockDiskPlace(path)
+	if err != nil || !place.Partition {
+		return nil // an image file, a whole disk; opening says what is wrong
+	}
+	whole := "/dev/" + place.Disk
+	if c.Bool("sd") {
+		return fmt.Errorf("--sd: %s is partition %d of %s, not a card: the SD layout (its MBR and the partition's place) is written on the whole card; give %s (its table and all its partitions are replaced), or leave --sd out to format this partition alone",
+			path, place.Number, whole, whole)
+	}
+	return fmt.Errorf("--table %s: %s is partition %d of %s, not a disk: a partition table goes at the start of the whole device; give %s (its table and all its partitions are replaced), or leave --table out to format this partition alone",
+		c.String("table"), path, place.Number, whole, whole)
 }
 
 // prepareTarget checks that an image file can be created or extended to

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"ftools/cmd/internal/cmdutil"
 
@@ -106,12 +107,13 @@ func planTable(diskSize, lss int64, t *tableOptions, p *fat.FormatParams) (fio.T
 // file system made on the whole disk) and writes an MBR or GPT with one
 // partition, typed for the FAT it will hold, and sets p to format it
 // (see planTable).
-func writeTable(path string, o fio.Options, t *tableOptions, p *fat.FormatParams) (tableResult, error) {
+func writeTable(path string, o fio.Options, t *tableOptions, p *fat.FormatParams, stderr io.Writer) (tableResult, error) {
 	o.Partition, o.Offset = 0, 0
 	dev, err := cmdutil.Open(path, o)
 	if err != nil {
 		return tableResult{}, err
 	}
+	cmdutil.WarnDevice(stderr, "fmkfs", dev)
 	defer dev.Close()
 	spec, err := planTable(dev.Size(), int64(dev.SectorSize()), t, p)
 	if err != nil {

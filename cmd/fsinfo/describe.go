@@ -167,7 +167,7 @@ func (in *volumeInfo) print(w io.Writer) {
 	}
 	p("label", "%s", label)
 	p("dirty", "%s", yesNo(in.Dirty))
-	fmt.Fprintln(w, "regions:")
+	fmt.Fprintln(w, "regions (from the volume's start):")
 	for _, r := range in.Regions {
 		fmt.Fprintf(w, "  %-20s starts at byte %d (sector %d), %d bytes\n", r.Name, r.Offset, r.Sector, r.Size)
 	}
@@ -187,7 +187,7 @@ func (in *volumeInfo) print(w io.Writer) {
 	if in.FATType == "FAT32" {
 		start += " (" + aligned(a.PartitionAligned) + ")"
 	}
-	p("SD erase blocks", "BU %d bytes for a %d-byte card: data area at byte %d (%s), %s",
+	p("SD erase blocks", "BU %d bytes for a %d-byte card; from the card's start: data area at byte %d (%s), %s",
 		a.BU, a.DiskSize, a.DataStart, aligned(a.DataAligned), start)
 	for _, wmsg := range in.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", wmsg)

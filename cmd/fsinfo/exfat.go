@@ -184,7 +184,7 @@ func (in *exfatInfo) print(w io.Writer) {
 	if in.MediaFailure {
 		p("media failure", "yes (the media reported failures)")
 	}
-	fmt.Fprintln(w, "regions:")
+	fmt.Fprintln(w, "regions (from the volume's start):")
 	for _, r := range in.Regions {
 		fmt.Fprintf(w, "  %-20s starts at byte %d (sector %d), %d bytes\n", r.Name, r.Offset, r.Sector, r.Size)
 	}
@@ -196,7 +196,7 @@ func (in *exfatInfo) print(w io.Writer) {
 		p("percent in use", "not kept (0xFF)")
 	}
 	a := in.Alignment
-	p("SD erase blocks", "BU %d bytes for a %d-byte card: volume starts at byte %d (%s), cluster heap at byte %d (%s)",
+	p("SD erase blocks", "BU %d bytes for a %d-byte card; from the card's start: volume starts at byte %d (%s), cluster heap at byte %d (%s)",
 		a.BU, a.DiskSize, a.PartitionStart, aligned(a.PartitionAligned), a.DataStart, aligned(a.DataAligned))
 	for _, wmsg := range in.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", wmsg)

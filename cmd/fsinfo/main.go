@@ -48,7 +48,14 @@ func parseCount(c *cli.Context, name string) (uint32, bool, error) {
 	s := c.String(name)
 	n, err := strconv.ParseUint(s, 0, 32)
 	if err != nil {
-		return 0, false, fmt.Errorf("--%s %q: want a number from 0 to 4294967295", name, s)
+		// Name only what the volume can take: FSINFO holds 32 bits, but
+		// a hint is a cluster number (2 and up) and a count no more than
+		// the clusters; 0xFFFFFFFF is FSINFO's "unknown" for both.
+		want := "a count of free clusters (0 up to the volume's clusters)"
+		if name == "next-cluster" {
+			want = "a cluster number (2 up to the volume's last cluster)"
+		}
+		return 0, false, fmt.Errorf("--%s %q: want %s, or 0xffffffff for unknown", name, s, want)
 	}
 	return uint32(n), true, nil
 }

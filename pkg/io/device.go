@@ -38,6 +38,7 @@ type Device struct {
 	policy     SyncPolicy
 	opened     time.Time
 	lock       *imageLock // holds the image's flock until Close
+	warnings   []string   // what Open lets pass but the user should hear
 
 	mu       sync.Mutex // guards everything below
 	be       backend
@@ -76,6 +77,11 @@ func NewMemDevice(size int64, sectorSize int) *Device {
 	}
 	return newDevice(&memBackend{data: make([]byte, size)}, "memory", size, sectorSize, 1, DefaultIOSize, false, true, SyncNone)
 }
+
+// Warnings are what Open let pass but the user should hear of: a loop
+// device attached, unmounted, to the image being written. The package
+// never prints: commands do.
+func (d *Device) Warnings() []string { return d.warnings }
 
 // Path is the file or device path given to Open.
 func (d *Device) Path() string { return d.path }

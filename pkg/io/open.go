@@ -63,7 +63,11 @@ const maxIOSize = 1 << 30
 //
 // O_DIRECT is used unless o.Buffered; its alignment comes from statx
 // (STATX_DIOALIGN) for files and BLKSSZGET for block devices. Writing a
-// block device is refused while it or one of its partitions is mounted, and
+// block device is refused while it or one of its partitions is mounted,
+// writing an image file while a mount covers the window (through a loop
+// device, or a FUSE driver reading the file) is refused too (see
+// ImageUses; an unmounted loop device only gets one of Warnings), and so
+// is writing a loop device whose file is mounted another way, and
 // writing a whole disk (a block device or an image file) that holds a
 // partition table with partitions is refused unless o.Force.
 func Open(path string, o Options) (*Device, error) {
@@ -100,6 +104,12 @@ func Open(path string, o Options) (*Device, error) {
 	}
 	d.lock = lock
 	err = d.setup(o, st.Rdev)
+	if err == nil && o.Write && !block {
+		d.warnings, err = checkImageUse(path, d.start, d.size, o.MountsFile)
+	}
+	if err == nil && o.Write && block {
+		err = checkLoopBacking(path, st.Rdev, d.start, d.size, o.MountsFile)
+	}
 	if err == nil {
 		err = d.recordFromEnv() // FTOOLS_WRITE_LOG, for the crash tests
 	}

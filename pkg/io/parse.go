@@ -103,14 +103,16 @@ func ParseSize(s string) (int64, error) {
 }
 
 // ParseImageSpec splits "PATH@@OFFSET" into the path and the byte offset
-// (parsed with ParseSize). Without "@@" the offset is 0.
+// (parsed with ParseSize, or a number of 512-byte sectors with an S
+// suffix, as mtools reads "card.img@@2048S"). Without "@@" the offset is
+// 0.
 func ParseImageSpec(s string) (path string, offset int64, err error) {
 	i := strings.LastIndex(s, "@@")
 	if i < 0 {
 		path = s
 	} else {
 		path = s[:i]
-		offset, err = ParseSize(s[i+2:])
+		offset, err = parseOffset(s[i+2:])
 		if err != nil {
 			return "", 0, fmt.Errorf("image %q: offset: %w", s, err)
 		}
@@ -119,4 +121,36 @@ func ParseImageSpec(s string) (path string, offset int64, err error) {
 		return "", 0, fmt.Errorf("image %q: empty path", s)
 	}
 	return path, offset, nil
+}
+
+// parseOffset is ParseSize, plus mtools' sector suffix: "2048S" (or
+// "2048s", "0x800S") is 2048 sectors of 512 bytes, whatever the device's
+// sector size, as mtools counts them.
+func parseOffset(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	n := len(t)
+	if n < 2 || (t[n-1] != 'S' && t[n-1] != 's') {
+		return ParseSize(s)
+	}
+	num := t[:n-1]
+	hex := len(num) > 2 && (num[:2] == "0x" || num[:2] == "0X")
+	digits := num
+	if hex {
+		digits = num[2:]
+	}
+	plain := digits != ""
+	for _, c := range digits {
+		plain = plain && (c >= '0' && c <= '9' || hex && (c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'))
+	}
+	if !plain {
+		return 0, fmt.Errorf("size %q: a sector count (S: 512-byte sectors, as mtools counts them) is a plain number, such as 2048S", s)
+	}
+	v, err := ParseSize(num)
+	if err != nil {
+		return 0, err
+	}
+	if v > math.MaxInt64/512 {
+		return 0, fmt.Errorf("size %q: too large", s)
+	}
+	return v * 512, nil
 }

@@ -41,6 +41,10 @@ func TestParseImageSpec(t *testing.T) {
 		{"disk.img@@1M", "disk.img", 1 << 20},
 		{"/dev/sdb@@0x8000", "/dev/sdb", 0x8000},
 		{"a@@b.img@@512", "a@@b.img", 512},
+		{"card.img@@2048S", "card.img", 2048 * 512}, // mtools' sectors, always 512 bytes
+		{"card.img@@2048s", "card.img", 2048 * 512},
+		{"card.img@@0x800S", "card.img", 2048 * 512},
+		{"card.img@@0S", "card.img", 0},
 	}
 	for _, c := range good {
 		p, off, err := ParseImageSpec(c.in)
@@ -48,7 +52,7 @@ func TestParseImageSpec(t *testing.T) {
 			t.Errorf("ParseImageSpec(%q) = %q, %d, %v", c.in, p, off, err)
 		}
 	}
-	for _, in := range []string{"", "@@512", "disk.img@@", "disk.img@@12Q"} {
+	for _, in := range []string{"", "@@512", "disk.img@@", "disk.img@@12Q", "disk.img@@S", "disk.img@@1KS", "disk.img@@-1S", "disk.img@@99999999999999999999S", "disk.img@@36028797018963968S"} {
 		if _, _, err := ParseImageSpec(in); err == nil {
 			t.Errorf("ParseImageSpec(%q) succeeded", in)
 		}

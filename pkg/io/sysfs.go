@@ -18,6 +18,7 @@ var ErrPartitionBusy = errors.New("io: a partition of the disk is in use")
 // DiskPlace says where a block device lies on its whole disk.
 type DiskPlace struct {
 	Partition bool   // the device is a partition of Disk
+	Number    int    // the partition's number on Disk (sysfs "partition"), 0 for a whole disk
 	Disk      string // the whole disk's sysfs name ("sdb", "loop0"); the device's own when not a partition
 	Start     int64  // byte offset of the device on the whole disk (0 for a whole disk)
 	DiskSize  int64  // bytes of the whole disk
@@ -57,8 +58,12 @@ func BlockDiskPlace(path string) (DiskPlace, error) {
 		if err != nil {
 			return DiskPlace{}, err
 		}
+		n, err := read(filepath.Join(dir, "partition"))
+		if err != nil {
+			return DiskPlace{}, err
+		}
 		disk = filepath.Dir(dir)
-		pl.Partition, pl.Disk, pl.Start = true, filepath.Base(disk), start*512
+		pl.Partition, pl.Number, pl.Disk, pl.Start = true, int(n), filepath.Base(disk), start*512
 	}
 	size, err := read(filepath.Join(disk, "size"))
 	if err != nil {
@@ -68,11 +73,19 @@ func BlockDiskPlace(path string) (DiskPlace, error) {
 	return pl, nil
 }
 
+// ErrNotReread is what RereadPartitions's error wraps when the kernel
+// did not take the new table: its partition devices are the old ones (or
+// none) until something else makes them.
+var ErrNotReread = errors.New("the kernel still uses the old table")
+
 // RereadPartitions asks the kernel to read the partition table of the
 // whole-disk block device path again (BLKRRPART), so that its partition
-// devices match the table just written. A device that has no partition
-// support (a loop device without partition scanning) is left alone; a
-// disk with a partition in use gives an error wrapping ErrPartitionBusy.
+// devices match the table just written (which has partitions). As sfdisk
+// does, it says when that did not happen: a disk with a partition in use
+// gives an error wrapping ErrPartitionBusy; a device that refuses to
+// re-read (a loop device attached without partition scanning), or one
+// whose table the kernel read without making a partition device (a
+// kernel built without that table's parser), one wrapping ErrNotReread.
 func RereadPartitions(path string) error {
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -81,10 +94,16 @@ func RereadPartitions(path string) error {
 	defer unix.Close(fd)
 	err = unix.IoctlSetInt(fd, unix.BLKRRPART, 0)
 	switch {
-	case err == nil, err == unix.EINVAL, err == unix.ENOTTY:
-		return nil
+	case err == unix.EINVAL, err == unix.ENOTTY:
+		return fmt.Errorf("io: %s: the new table is written, but %w: it cannot re-read this device's (BLKRRPART: %v; a loop device attached without -P cannot); partx -u %s makes the new partition devices", path, ErrNotReread, err, path)
 	case err == unix.EBUSY:
 		return fmt.Errorf("io: %s: the new table is written, but the kernel cannot re-read it while a partition is in use; close or unmount it, then replug the card or run partprobe: %w", path, ErrPartitionBusy)
+	case err != nil:
+		return fmt.Errorf("io: %s: asking the kernel to re-read the partition table (BLKRRPART): %w", path, err)
 	}
-	return fmt.Errorf("io: %s: asking the kernel to re-read the partition table (BLKRRPART): %w", path, err)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) == nil && len(partitionDevs(st.Rdev)) == 0 {
+		return fmt.Errorf("io: %s: the new table is written, but %w: it re-read the table without making a partition device (a kernel built without that table's parser does so); partx -u %s makes them", path, ErrNotReread, path)
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -54,7 +55,7 @@ func IOFlags(write bool) []cli.Flag {
 // --partition and --codepage.
 func ImageFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.IntFlag{Name: FlagPartition, Usage: "use partition `N` (from 1; 5 and up are logical) of an MBR or GPT table (default: the only FAT partition of a disk with a table)"},
+		&cli.IntFlag{Name: FlagPartition, Usage: "use partition `N` (from 1; 5 and up are logical) of an MBR or GPT table (default: the only FAT or exFAT partition of a disk with a table)"},
 		CodePageFlag(),
 	}
 }
@@ -110,7 +111,7 @@ func DeviceOptions(c *cli.Context, write bool) (fio.Options, error) {
 	}
 	o.Partition = c.Int(FlagPartition)
 	if c.IsSet(FlagPartition) && o.Partition < 1 {
-		return o, fmt.Errorf("--partition %d: %s; leave --partition out for a disk without a table, or for the only FAT partition of one", o.Partition, PartitionRule)
+		return o, fmt.Errorf("--partition %d: %s; leave --partition out for a disk without a table, or for the only FAT or exFAT partition of one", o.Partition, PartitionRule)
 	}
 	o.Force = c.Bool(FlagForce)
 	o.Wait = c.Bool(FlagWait)
@@ -119,7 +120,8 @@ func DeviceOptions(c *cli.Context, write bool) (fio.Options, error) {
 
 // OpenImage opens an image spec (PATH or PATH@@OFFSET) with the shared
 // flags. Without --partition (or an offset, or --force) a disk with a
-// partition table opens at its only FAT partition (see choosePartition).
+// partition table opens at its only FAT or exFAT partition (see
+// choosePartition).
 func OpenImage(c *cli.Context, spec string, write bool) (*fio.Device, error) {
 	path, off, err := fio.ParseImageSpec(spec)
 	if err != nil {
@@ -163,6 +165,9 @@ func Open(path string, o fio.Options) (*fio.Device, error) { return open(path, o
 // hint names --force only for a command that has it.
 func open(path string, o fio.Options, w io.Writer, name string, force bool) (*fio.Device, error) {
 	d, err := openWaiting(path, o, w, name)
+	if err == nil && w != nil {
+		WarnDevice(w, name, d)
+	}
 	var pe *fio.PlaceError
 	if errors.As(err, &pe) {
 		which := "N"
@@ -179,6 +184,25 @@ func open(path string, o fio.Options, w io.Writer, name string, force bool) (*fi
 		return nil, fmt.Errorf("%w; give --partition %s instead, or --force %s", err, which, what)
 	}
 	return d, err
+}
+
+var (
+	warnedMu sync.Mutex
+	warned   = map[string]bool{}
+)
+
+// WarnDevice prints on w what opening d let pass but the user should hear
+// of (fio.Device.Warnings: a loop device attached to the image), each
+// once however often the command opens the image.
+func WarnDevice(w io.Writer, name string, d *fio.Device) {
+	warnedMu.Lock()
+	defer warnedMu.Unlock()
+	for _, msg := range d.Warnings() {
+		if !warned[msg] {
+			warned[msg] = true
+			Warn(w, name, "warning: %s", msg)
+		}
+	}
 }
 
 // PrintStats writes the device's statistics to w when --stats is set and

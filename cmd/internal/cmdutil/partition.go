@@ -22,10 +22,10 @@ var (
 
 // choosePartition is the partition to use on a disk when --partition is
 // not given: 0 (the whole disk) when it has no partition table, the
-// partition when exactly one holds a FAT file system (said once per disk
-// on w), and an error that lists them and asks for --partition N when
-// several do. A partition holds FAT when its boot sector says so; when
-// none does (a damaged one), its type decides.
+// partition when exactly one holds a FAT or exFAT file system (said once
+// per disk on w, naming which), and an error that lists them and asks
+// for --partition N when several do. A partition holds FAT when its boot
+// sector says so; when none does (a damaged one), its type decides.
 func choosePartition(path string, w io.Writer, name string) (int, error) {
 	n, err := autoPartition(path)
 	if err != nil || n == 0 || w == nil {
@@ -35,9 +35,19 @@ func choosePartition(path string, w io.Writer, name string) (int, error) {
 	defer announceMu.Unlock()
 	if !announced[path] {
 		announced[path] = true
-		Warn(w, name, "%s: using partition %d, the only FAT partition of its table (--partition N chooses another)", path, n)
+		Warn(w, name, "%s: using partition %d, the only %s partition of its table (--partition N chooses another)", path, n, familyOf(probeFAT(path, n)))
 	}
 	return n, nil
+}
+
+// familyOf is "exFAT" for an exFAT partition and "FAT" for the others
+// (FAT12/16/32, or one only typed for FAT): an exFAT partition is not a
+// FAT one to its user.
+func familyOf(kind string) string {
+	if kind == "exFAT" {
+		return "exFAT"
+	}
+	return "FAT"
 }
 
 // autoPartition is choosePartition without the message.
@@ -84,15 +94,25 @@ func autoPartition(path string) (int, error) {
 		if len(all) == 0 {
 			return 0, fmt.Errorf("%s holds %s without a usable partition: give IMAGE@@OFFSET", path, pt.Named())
 		}
-		return 0, fmt.Errorf("%s holds %s without a FAT partition; it has %s %s: give --partition N, or IMAGE@@OFFSET",
+		return 0, fmt.Errorf("%s holds %s without a FAT or exFAT partition; it has %s %s: give --partition N, or IMAGE@@OFFSET",
 			path, pt.Named(), word, andList(all))
 	}
 	var list []string
+	families := map[string]bool{}
 	for _, p := range cands {
-		list = append(list, describePartition(p, probeFAT(path, p.Index)))
+		kind := probeFAT(path, p.Index)
+		families[familyOf(kind)] = true
+		list = append(list, describePartition(p, kind))
 	}
-	return 0, fmt.Errorf("%s holds %s with %d FAT partitions, %s: give --partition N to choose one",
-		path, pt.Named(), len(cands), andList(list))
+	family := "FAT"
+	if families["exFAT"] {
+		family = "exFAT"
+		if families["FAT"] {
+			family = "FAT or exFAT"
+		}
+	}
+	return 0, fmt.Errorf("%s holds %s with %d %s partitions, %s: give --partition N to choose one",
+		path, pt.Named(), len(cands), family, andList(list))
 }
 
 // andList is "a", "a and b", "a, b and c".

@@ -3,6 +3,8 @@ package cp
 import (
 	"fmt"
 	"strings"
+
+	"ftools/pkg/vol"
 )
 
 // clashKind says what a destination name clashes with.
@@ -134,13 +136,22 @@ func (c clash) describe(stored string, target end) string {
 	switch c.kind {
 	case clashSameRun:
 		if c.prev.name != stored {
-			return fmt.Sprintf("the name %s is the same as %s but for case (FAT names ignore case)", quoteName(stored), quoteName(c.prev.name))
+			return fmt.Sprintf("the name %s is the same as %s but for case (%s names ignore case)", quoteName(stored), quoteName(c.prev.name), fsysOf(target.side))
 		}
 		return fmt.Sprintf("its name %s is taken by %s, copied in this run", quoteName(stored), quote(c.prev.src))
 	case clashSecondary:
 		return fmt.Sprintf("%s is the short name of %s", quote(target.show), quoteName(c.ex.name))
 	}
 	return quote(target.show) + " exists"
+}
+
+// fsysOf names a destination's file system for messages: "exFAT" or
+// "FAT" (whose rule on case exFAT shares, but not its name).
+func fsysOf(s side) string {
+	if v, ok := s.(volSide); ok && vol.AsExFAT(v.vol) != nil {
+		return "exFAT"
+	}
+	return "FAT"
 }
 
 // decide applies the policy (asking where it says so) to a clash.

@@ -75,17 +75,9 @@ func (v *Volume) settle() {
 }
 
 // settleWrite is settle for a call that changes the volume: when the
-// directories with changes are charged more than dirtyBudget, everything
-// is committed first (in the phases of Commit), so that they become clean
-// and can be dropped.
+// directories with changes keep the cache charged more than dirtyBudget,
+// everything is committed first (see dircache.Cache.SettleWrite).
 func (v *Volume) settleWrite() error {
-	v.settle()
-	if v.dircache.Cost() > dirtyBudget && v.writable && !v.closed && len(v.dirtyDirs) > 0 {
-		if err := v.Commit(); err != nil {
-			return err
-		}
-		v.dircache.Reset()
-		v.settle()
-	}
-	return nil
+	return v.dircache.SettleWrite(dirtyBudget, v.settle,
+		v.writable && !v.closed && len(v.dirtyDirs) > 0, v.Commit)
 }

@@ -125,3 +125,22 @@ func (c *Cache) Settle(budget int64, drop func(owner any) bool) {
 // Reset lets the next Settle try again whatever the charge (after a
 // commit made directories clean).
 func (c *Cache) Reset() { c.settleAt = 0 }
+
+// SettleWrite is settle for a call that changes the volume. settle is the
+// codec's pass over Settle; when the charge then stays over dirtyBudget
+// (directories with changes cannot be dropped) and pending says the codec
+// has changes it may commit now (a writable, open volume with changed
+// directories), commit writes everything (in the phases of the codec's
+// Commit), so that they become clean, and settle runs again to drop them.
+func (c *Cache) SettleWrite(dirtyBudget int64, settle func(), pending bool, commit func() error) error {
+	settle()
+	if c.cost <= dirtyBudget || !pending {
+		return nil
+	}
+	if err := commit(); err != nil {
+		return err
+	}
+	c.Reset()
+	settle()
+	return nil
+}

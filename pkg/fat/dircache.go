@@ -1,5 +1,7 @@
 package fat
 
+import "ftools/pkg/internal/dircache"
+
 // The directory cache. Loaded directories stay in v.dirs so that path
 // lookups and inserts cost O(1), but not without bound: a tree of a
 // million files would otherwise keep every name in memory. Each directory
@@ -17,11 +19,8 @@ package fat
 // The list and the charge are pkg/internal/dircache's, shared with
 // pkg/exfat; what may be dropped is decided here.
 
-// The budgets are variables so that tests can make them small.
-var (
-	dirBudget   int64 = 12 << 20
-	dirtyBudget int64 = 24 << 20
-)
+// The budgets (dircache's) are variables so that tests can make them small.
+var dirBudget, dirtyBudget = dircache.Budget, dircache.DirtyBudget
 
 // cacheDir adds d to the cache as the most recently used directory.
 func (v *Volume) cacheDir(d *dir) {

@@ -16,6 +16,17 @@ package dircache
 
 import "container/list"
 
+// The budgets both codecs keep their caches within: Budget for the
+// directories that may be dropped, DirtyBudget for those with changes not
+// yet written (three of FAT's largest directories), over which a writer
+// commits first (SettleWrite), so a copy of a million files into a
+// thousand folders commits every 60,000 names or so instead of holding
+// them all.
+const (
+	Budget      int64 = 12 << 20
+	DirtyBudget int64 = 24 << 20
+)
+
 // CostFactor is what a directory is charged per byte of its raw entries:
 // the entries, the records parsed from them and the name index over them.
 const CostFactor = 4

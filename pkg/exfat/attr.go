@@ -2,7 +2,6 @@ package exfat
 
 import (
 	"errors"
-	"io/fs"
 
 	"ftools/pkg/internal/fsattr"
 )
@@ -18,18 +17,9 @@ func (v *Volume) SetAttr(name string, set, clear Attr) error {
 	if err := fsattr.Check(uint16(set), uint16(clear), ErrAttr); err != nil {
 		return pathErr("chattr", name, err)
 	}
-	if err := v.begin(); err != nil {
-		return err
-	}
-	if err := v.settleWrite(); err != nil {
-		return err
-	}
-	parent, r, err := v.lookup("chattr", name)
+	parent, r, err := v.changeEntry("chattr", name)
 	if err != nil {
 		return err
-	}
-	if r == nil {
-		return &fs.PathError{Op: "chattr", Path: "/", Err: fs.ErrPermission}
 	}
 	a, changed := fsattr.Apply(uint16(r.Set.File.Attr), uint16(set), uint16(clear))
 	if !changed {

@@ -27,18 +27,9 @@ func (v *Volume) SetAttr(name string, set, clear Attr) error {
 	if err := fsattr.Check(uint16(set), uint16(clear), ErrAttr); err != nil {
 		return &fs.PathError{Op: "chattr", Path: "/" + cleanPath(name), Err: err}
 	}
-	if err := v.begin(); err != nil {
-		return err
-	}
-	if err := v.settleWrite(); err != nil {
-		return err
-	}
-	parent, r, err := v.lookup("chattr", name)
+	parent, r, err := v.changeEntry("chattr", name)
 	if err != nil {
 		return err
-	}
-	if r == nil {
-		return &fs.PathError{Op: "chattr", Path: "/", Err: fs.ErrPermission}
 	}
 	if a, changed := fsattr.Apply(uint16(r.Entry.Attr), uint16(set), uint16(clear)); changed {
 		r.Entry.Attr = Attr(a)

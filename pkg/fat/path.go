@@ -85,3 +85,10 @@ var errDirLoop = fmt.Errorf("%w: directory loop: this entry leads back to a dire
 func (v *Volume) parentOf(op, name string) (*dir, string, error) {
 	return v.walker().Parent(op, name)
 }
+
+// changeEntry starts a change to the entry name and returns it with its
+// directory; the root, which has no entry, is refused (see
+// fsutil.ChangeEntry).
+func (v *Volume) changeEntry(op, name string) (*dir, *Record, error) {
+	return fsutil.ChangeEntry(op, name, v.begin, v.settleWrite, v.lookup)
+}

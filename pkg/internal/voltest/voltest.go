@@ -92,11 +92,11 @@ func LoadCorpus(tb testing.TB, dir string, maxBytes int) [][]byte {
 	return out
 }
 
-// ReadWholeOrNamed reads each of names through open and returns those that
+// readWholeOrNamed reads each of names through open and returns those that
 // read back as data; the others must fail with fio.ErrOutOfRange naming
 // the file (an image cut short), never read as zeros.
 // The reader open returns is closed after reading if it is an io.Closer.
-func ReadWholeOrNamed(tb testing.TB, names []string, data []byte, open func(i int) (io.Reader, error)) (whole []string) {
+func readWholeOrNamed(tb testing.TB, names []string, data []byte, open func(i int) (io.Reader, error)) (whole []string) {
 	tb.Helper()
 	for i, n := range names {
 		f, err := open(i)
@@ -125,7 +125,7 @@ func ReadWholeOrNamed(tb testing.TB, names []string, data []byte, open func(i in
 // which.
 func CutShortReads(tb testing.TB, names []string, data []byte, open func(name string) (io.Reader, error), ra *readahead.ReadAhead) {
 	tb.Helper()
-	whole := ReadWholeOrNamed(tb, names, data, func(i int) (io.Reader, error) {
+	whole := readWholeOrNamed(tb, names, data, func(i int) (io.Reader, error) {
 		f, err := open(names[i])
 		if err != nil {
 			tb.Fatal(err)
@@ -135,7 +135,7 @@ func CutShortReads(tb testing.TB, names []string, data []byte, open func(name st
 	if len(whole) == 0 || len(whole) == len(names) {
 		tb.Fatalf("files whole: %v: want some, not all", whole)
 	}
-	aheadWhole := ReadWholeOrNamed(tb, names, data, func(i int) (io.Reader, error) { return ra.File(i) })
+	aheadWhole := readWholeOrNamed(tb, names, data, func(i int) (io.Reader, error) { return ra.File(i) })
 	if strings.Join(aheadWhole, " ") != strings.Join(whole, " ") {
 		tb.Errorf("read-ahead read %v whole, Open+Read %v", aheadWhole, whole)
 	}

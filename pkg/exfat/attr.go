@@ -2,8 +2,8 @@ package exfat
 
 import (
 	"errors"
-	"fmt"
-	"io/fs"
+
+	"ftools/pkg/internal/fsattr"
 )
 
 // ErrAttr is wrapped by SetAttr's errors for bits that cannot be changed.
@@ -14,26 +14,17 @@ var ErrAttr = errors.New("exfat: only the read-only, hidden, system and archive 
 // in AttrChangeable may be given. The root directory has no entry and so
 // no attributes.
 func (v *Volume) SetAttr(name string, set, clear Attr) error {
-	if (set|clear)&^AttrChangeable != 0 {
-		return pathErr("chattr", name, fmt.Errorf("%w (asked for %#02x)", ErrAttr, uint16((set|clear)&^AttrChangeable)))
+	if err := fsattr.Check(uint16(set), uint16(clear), ErrAttr); err != nil {
+		return pathErr("chattr", name, err)
 	}
-	if err := v.begin(); err != nil {
-		return err
-	}
-	if err := v.settleWrite(); err != nil {
-		return err
-	}
-	parent, r, err := v.lookup("chattr", name)
+	parent, r, err := v.changeEntry("chattr", name)
 	if err != nil {
 		return err
 	}
-	if r == nil {
-		return &fs.PathError{Op: "chattr", Path: "/", Err: fs.ErrPermission}
-	}
-	a := (r.Set.File.Attr &^ clear) | set
-	if a == r.Set.File.Attr {
+	a, changed := fsattr.Apply(uint16(r.Set.File.Attr), uint16(set), uint16(clear))
+	if !changed {
 		return nil
 	}
-	r.Set.File.Attr = a
+	r.Set.File.Attr = Attr(a)
 	return parent.update(r)
 }

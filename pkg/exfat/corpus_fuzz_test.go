@@ -1,13 +1,10 @@
 package exfat
 
 import (
-	"compress/gzip"
-	"io"
-	"os"
-	"path/filepath"
-	"sort"
 	"sync"
 	"testing"
+
+	"ftools/pkg/internal/voltest"
 )
 
 // damagedCorpus is the corpus of damaged and hostile exFAT images the
@@ -19,32 +16,12 @@ var (
 	corpusImgs [][]byte
 )
 
-// corpusImages returns the gunzipped images of the damaged corpus, sorted
-// by name; none when the corpus is missing (a trimmed checkout). Callers
-// must not modify them.
+// corpusImages returns the gunzipped images of the damaged corpus up to
+// 4 MiB (all of them), sorted by name; none when the corpus is missing (a
+// trimmed checkout). Callers must not modify them.
 func corpusImages(tb testing.TB) [][]byte {
 	tb.Helper()
-	corpusOnce.Do(func() {
-		names, _ := filepath.Glob(filepath.Join(damagedCorpus, "*.img.gz"))
-		sort.Strings(names)
-		for _, name := range names {
-			f, err := os.Open(name)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			zr, err := gzip.NewReader(f)
-			if err != nil {
-				f.Close()
-				tb.Fatalf("%s: %v", name, err)
-			}
-			b, err := io.ReadAll(io.LimitReader(zr, 4<<20))
-			f.Close()
-			if err != nil {
-				tb.Fatalf("%s: %v", name, err)
-			}
-			corpusImgs = append(corpusImgs, b)
-		}
-	})
+	corpusOnce.Do(func() { corpusImgs = voltest.LoadCorpus(tb, damagedCorpus, 4<<20) })
 	return corpusImgs
 }
 

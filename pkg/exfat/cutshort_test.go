@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	fio "ftools/pkg/io"
+	"ftools/pkg/internal/voltest"
 )
 
 // An image cut short (its boot sector describes 16 MiB, the file holds
@@ -43,46 +43,9 @@ func TestCutShortImage(t *testing.T) {
 	if err != nil {
 		t.Fatalf("opening the cut image to read: %v", err)
 	}
-	var whole, failed int
-	for _, n := range names {
-		f, err := v.Open(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := io.ReadAll(f)
-		f.Close()
-		switch {
-		case err == nil && bytes.Equal(got, data):
-			whole++
-		case errors.Is(err, fio.ErrOutOfRange) && strings.Contains(err.Error(), strings.TrimPrefix(n, "/")):
-			failed++
-		default:
-			t.Errorf("%s: %d bytes, %v: want the file whole or an error naming it", n, len(got), err)
-		}
-	}
-	if whole == 0 || failed == 0 {
-		t.Errorf("%d files whole, %d failed: want some of each", whole, failed)
-	}
 	ra := v.ReadAhead(names, ReadAheadOptions{})
 	defer ra.Close()
-	var aheadWhole int
-	for i, n := range names {
-		f, err := ra.File(i)
-		if err != nil {
-			if !errors.Is(err, fio.ErrOutOfRange) || !strings.Contains(err.Error(), n) {
-				t.Errorf("read-ahead %s: %v, want an error naming it", n, err)
-			}
-			continue
-		}
-		got, err := io.ReadAll(f)
-		if err != nil || !bytes.Equal(got, data) {
-			t.Errorf("read-ahead %s: %d bytes (%v), want it whole", n, len(got), err)
-		}
-		aheadWhole++
-	}
-	if aheadWhole != whole {
-		t.Errorf("read-ahead read %d files whole, Open+Read %d", aheadWhole, whole)
-	}
+	voltest.CutShortReads(t, names, data, func(n string) (io.Reader, error) { return v.Open(n) }, ra)
 	rep, err := Check(v, CheckOptions{})
 	if err != nil {
 		t.Fatal(err)

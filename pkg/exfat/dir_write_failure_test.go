@@ -8,6 +8,8 @@ import (
 	"time"
 
 	fio "ftools/pkg/io"
+
+	"ftools/pkg/internal/voltest"
 )
 
 // Mkdir and a directory's growth give back the clusters they took when
@@ -43,12 +45,7 @@ func TestDirWriteFailureFreesClusters(t *testing.T) {
 	// write with that error.
 	failing.Store(true)
 	w, err := v.Create("queued", 0, testTime)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write([]byte("ten bytes.")); err != nil {
-		t.Fatal(err)
-	}
+	voltest.Write(t, w, err, []byte("ten bytes."))
 	if err := v.data.Flush(); err == nil {
 		t.Fatal("the injected failure did not fail the data stream")
 	}

@@ -1,5 +1,7 @@
 package exfat
 
+import "ftools/pkg/internal/dircache"
+
 // The directory cache, bounded as pkg/fat's is (pkg/internal/dircache
 // keeps the list and the charge for both). Loaded directories stay in
 // v.dirs so that path lookups and inserts cost O(1); at the start of each
@@ -16,11 +18,8 @@ package exfat
 // are never dropped: a writer (settleWrite) commits first when they are
 // charged more than dirtyBudget.
 
-// The budgets are variables so that tests can make them small.
-var (
-	dirBudget   int64 = 12 << 20
-	dirtyBudget int64 = 24 << 20
-)
+// The budgets (dircache's) are variables so that tests can make them small.
+var dirBudget, dirtyBudget = dircache.Budget, dircache.DirtyBudget
 
 // cacheDir adds d to v.dirs and the cache as the most recently used, and
 // pins its parent.
@@ -75,17 +74,9 @@ func (v *Volume) settle() {
 }
 
 // settleWrite is settle for a call that changes the volume: when the
-// directories with changes are charged more than dirtyBudget, everything
-// is committed first (in the phases of Commit), so that they become clean
-// and can be dropped.
+// directories with changes keep the cache charged more than dirtyBudget,
+// everything is committed first (see dircache.Cache.SettleWrite).
 func (v *Volume) settleWrite() error {
-	v.settle()
-	if v.dircache.Cost() > dirtyBudget && v.writable && !v.closed && len(v.dirtyDirs) > 0 {
-		if err := v.Commit(); err != nil {
-			return err
-		}
-		v.dircache.Reset()
-		v.settle()
-	}
-	return nil
+	return v.dircache.SettleWrite(dirtyBudget, v.settle,
+		v.writable && !v.closed && len(v.dirtyDirs) > 0, v.Commit)
 }

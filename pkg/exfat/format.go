@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"ftools/pkg/internal/fsutil"
 	fio "ftools/pkg/io"
 )
 
@@ -21,16 +22,8 @@ import (
 // directory), the bitmap, the up-case table and the root directory go out
 // in one batch: a few large writes.
 func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layout, error) {
-	devSS := dev.SectorSize()
-	if p.SectorSize == 0 {
-		p.SectorSize = devSS
-	} else if p.SectorSize < devSS {
-		return nil, nil, paramErrorf("sector size %d is smaller than the device's logical sector size %d", p.SectorSize, devSS)
-	}
-	if p.Size == 0 {
-		p.Size = dev.Size()
-	} else if p.Size > dev.Size() {
-		return nil, nil, paramErrorf("%d bytes asked but %s holds only %d", p.Size, dev.Path(), dev.Size())
+	if err := fsutil.FitDevice(dev, &p.SectorSize, &p.Size); err != nil {
+		return nil, nil, paramErrorf("%v", err)
 	}
 	if p.Serial == 0 {
 		p.Serial = uint32(now.Nanosecond())<<12 | uint32(now.Unix())

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	fio "ftools/pkg/io"
+	"ftools/pkg/internal/voltest"
 )
 
 // The fuzz targets are seeded from testdata, which TestMakeTestdata
@@ -160,7 +160,7 @@ const (
 func FuzzVolume(f *testing.F) {
 	base := readTestdata(f, "volume.img.gz")
 	f.Add([]byte{})
-	v, err := Open(memDevice(f, base))
+	v, err := Open(voltest.MemDevice(f, base))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func applyEdits(img, edits []byte) []byte {
 // read every file, check, write, remove, rename. Any of it may fail;
 // none of it may panic, hang or allocate without bound.
 func exerciseVolume(t *testing.T, img []byte) {
-	dev := memDevice(t, img)
+	dev := voltest.MemDevice(t, img)
 	v, err := Open(dev)
 	if err != nil {
 		return
@@ -220,14 +220,4 @@ func exerciseVolume(t *testing.T, img []byte) {
 	v.Rename("frag1", "moved")
 	v.Rename("HELLO.TXT", "newdir/hello")
 	v.Close()
-}
-
-// memDevice returns a writable in-memory device holding img.
-func memDevice(tb testing.TB, img []byte) *fio.Device {
-	tb.Helper()
-	dev := fio.NewMemDevice(int64(len(img)), 512)
-	if _, err := dev.WriteAt(img, 0); err != nil {
-		tb.Fatal(err)
-	}
-	return dev
 }

@@ -3,8 +3,6 @@ package exfat
 import (
 	"fmt"
 	"io/fs"
-	"path"
-	"strings"
 
 	"ftools/pkg/internal/fsutil"
 )
@@ -26,6 +24,20 @@ func (v *Volume) dirOf(parent *dir, r *Record) (*dir, error) {
 	return v.loadDir(parent, r)
 }
 
+// walker resolves paths over v's directories (see fsutil.Walker).
+func (v *Volume) walker() *fsutil.Walker[*dir, *Record] {
+	return &fsutil.Walker[*dir, *Record]{
+		Root:   func() (*dir, error) { return v.root(), nil },
+		Walks:  &v.walks,
+		Lookup: (*dir).lookup,
+		IsDir:  (*Record).IsDir,
+		Open:   v.loadDir,
+		Mark:   func(d *dir) *uint64 { return &d.walk },
+		NotDir: ErrNotDir,
+		Loop:   errDirLoop,
+	}
+}
+
 // lookup resolves name to its parent directory and record; the root has a
 // nil record and a nil parent. op names the operation for errors.
 func (v *Volume) lookup(op, name string) (*dir, *Record, error) {
@@ -44,42 +56,11 @@ func dirOnly(op, name string, r *Record) error {
 	return nil
 }
 
-// lookupPath is lookup that also marks the directories the path went
-// through with a walk number, returned: a directory met twice on one path
-// (two entries sharing clusters in a damaged image) is an error, never an
-// endless walk. name is already clean (see cleanPath).
+// lookupPath is lookup that also returns the walk number it marked the
+// directories on the path with (see fsutil.Walker.Walk). name is already
+// clean (see cleanPath).
 func (v *Volume) lookupPath(op, name string) (*dir, *Record, uint64, error) {
-	v.walks++
-	walk := v.walks
-	d := v.root()
-	d.walk = walk
-	if name == "." {
-		return nil, nil, walk, nil
-	}
-	rest := name
-	for {
-		part, more, _ := strings.Cut(rest, "/")
-		r := d.lookup(part)
-		if r == nil {
-			return nil, nil, 0, &fs.PathError{Op: op, Path: "/" + name, Err: fs.ErrNotExist}
-		}
-		if more == "" {
-			return d, r, walk, nil
-		}
-		at := "/" + name[:len(name)-len(more)-1]
-		if !r.IsDir() {
-			return nil, nil, 0, &fs.PathError{Op: op, Path: at, Err: ErrNotDir}
-		}
-		next, err := v.loadDir(d, r)
-		if err != nil {
-			return nil, nil, 0, &fs.PathError{Op: op, Path: at, Err: err}
-		}
-		if next.walk == walk {
-			return nil, nil, 0, &fs.PathError{Op: op, Path: at, Err: errDirLoop}
-		}
-		next.walk = walk
-		d, rest = next, more
-	}
+	return v.walker().Walk(op, name, false)
 }
 
 // errDirLoop is a directory entry that leads back to a directory on its
@@ -87,23 +68,14 @@ func (v *Volume) lookupPath(op, name string) (*dir, *Record, uint64, error) {
 var errDirLoop = fmt.Errorf("%w: directory loop: this entry leads back to a directory on its own path", ErrCorrupt)
 
 // parentOf resolves the directory that holds name (which need not exist)
-// and returns it with name's last element.
+// and returns it with name's last element (see fsutil.Walker.Parent).
 func (v *Volume) parentOf(op, name string) (*dir, string, error) {
-	name = cleanPath(name)
-	if name == "." {
-		return nil, "", &fs.PathError{Op: op, Path: "/", Err: fs.ErrExist}
-	}
-	dirName, base := path.Split(name)
-	pd, pr, err := v.lookup(op, dirName)
-	if err != nil {
-		return nil, "", err
-	}
-	if pr != nil && !pr.IsDir() {
-		return nil, "", &fs.PathError{Op: op, Path: "/" + strings.TrimSuffix(dirName, "/"), Err: ErrNotDir}
-	}
-	d, err := v.dirOf(pd, pr)
-	if err != nil {
-		return nil, "", &fs.PathError{Op: op, Path: "/" + name, Err: err}
-	}
-	return d, base, nil
+	return v.walker().Parent(op, name)
+}
+
+// changeEntry starts a change to the entry name and returns it with its
+// directory; the root, which has no entry, is refused (see
+// fsutil.ChangeEntry).
+func (v *Volume) changeEntry(op, name string) (*dir, *Record, error) {
+	return fsutil.ChangeEntry(op, name, v.begin, v.settleWrite, v.lookup)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"ftools/pkg/internal/voltest"
 	fio "ftools/pkg/io"
 )
 
@@ -24,16 +25,6 @@ func memVolume(t testing.TB, size int64, p FormatParams) (*fio.Device, *Volume) 
 	}
 	v.Clock = func() time.Time { return testTime }
 	return dev, v
-}
-
-// devBytes is the device's whole content.
-func devBytes(t testing.TB, dev *fio.Device) []byte {
-	t.Helper()
-	b := make([]byte, dev.Size())
-	if _, err := dev.ReadAt(b, 0); err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // Create checks its target before a byte of data is written, as FAT's
@@ -60,7 +51,7 @@ func TestCreateChecksBeforeWriting(t *testing.T) {
 	if v.bitmap.free != 1 {
 		t.Fatalf("%d clusters free, want 1", v.bitmap.free)
 	}
-	before := devBytes(t, dev)
+	before := voltest.DevBytes(t, dev)
 	cs := int(v.layout.ClusterSize)
 	for _, tc := range []struct {
 		name string
@@ -86,7 +77,7 @@ func TestCreateChecksBeforeWriting(t *testing.T) {
 		if err := v.Commit(); err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(before, devBytes(t, dev)) {
+		if !bytes.Equal(before, voltest.DevBytes(t, dev)) {
 			t.Fatalf("Create(%q) was refused but the image changed", tc.name)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	fio "ftools/pkg/io"
+
+	"ftools/pkg/internal/voltest"
 )
 
 // The writer pads each file's last cluster from one shared block of zeros
@@ -25,15 +27,7 @@ func TestSlackFromSharedZeros(t *testing.T) {
 	v.Clock = func() time.Time { return testTime }
 	write := func(i int) {
 		w, err := v.Create(fmt.Sprintf("f%d", i), 10, testTime)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Write([]byte("ten bytes.")); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
+		voltest.Put(t, w, err, []byte("ten bytes."))
 	}
 	for i := range 50 { // the first files set up the volume's buffers
 		write(-1 - i)

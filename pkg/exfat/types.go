@@ -1,6 +1,6 @@
 package exfat
 
-import "strings"
+import "ftools/pkg/internal/fsattr"
 
 // Cluster is a cluster number. The cluster heap's clusters are numbered
 // from 2; FAT entries 0 and 1 are reserved.
@@ -52,37 +52,22 @@ func appendExtent(exts []Extent, e Extent) []Extent {
 // Attr is the FileAttributes field of a file directory entry.
 type Attr uint16
 
-// File attribute bits (exFAT specification 7.4.4).
+// File attribute bits (exFAT specification 7.4.4): FAT's, without the
+// volume-label bit.
 const (
-	AttrReadOnly  Attr = 0x01
-	AttrHidden    Attr = 0x02
-	AttrSystem    Attr = 0x04
-	AttrDirectory Attr = 0x10
-	AttrArchive   Attr = 0x20
+	AttrReadOnly  Attr = fsattr.ReadOnly
+	AttrHidden    Attr = fsattr.Hidden
+	AttrSystem    Attr = fsattr.System
+	AttrDirectory Attr = fsattr.Directory
+	AttrArchive   Attr = fsattr.Archive
 )
 
 // AttrChangeable holds the attribute bits SetAttr may set or clear: the
 // directory bit says what an entry is and never changes.
-const AttrChangeable = AttrReadOnly | AttrHidden | AttrSystem | AttrArchive
-
-// attrLetters lists the attribute bits in the order String prints them,
-// the order pkg/fat uses.
-var attrLetters = []struct {
-	bit    Attr
-	letter byte
-}{
-	{AttrReadOnly, 'R'}, {AttrHidden, 'H'}, {AttrSystem, 'S'},
-	{AttrDirectory, 'D'}, {AttrArchive, 'A'},
-}
+const AttrChangeable Attr = fsattr.Changeable
 
 // String lists the set bits as letters in the order R H S D A; "" when none
 // is set.
 func (a Attr) String() string {
-	var b strings.Builder
-	for _, l := range attrLetters {
-		if a&l.bit != 0 {
-			b.WriteByte(l.letter)
-		}
-	}
-	return b.String()
+	return fsattr.String(uint16(a), uint16(AttrReadOnly|AttrHidden|AttrSystem|AttrDirectory|AttrArchive))
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io/fs"
 	"testing"
+
+	"ftools/pkg/internal/voltest"
 )
 
 // A Writer used after its own Close refuses (fs.ErrClosed) and allocates
@@ -11,15 +13,7 @@ import (
 func TestWriteAfterWriterClose(t *testing.T) {
 	_, v := memVolume(t, 4<<20, FormatParams{ClusterSize: 4096})
 	w, err := v.Create("a.bin", 0, testTime)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write([]byte("ten bytes.")); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	voltest.Put(t, w, err, []byte("ten bytes."))
 	free := v.bitmap.free
 	if _, err := w.Write(make([]byte, 1<<20)); !errors.Is(err, fs.ErrClosed) {
 		t.Errorf("Write after Close: %v, want fs.ErrClosed", err)

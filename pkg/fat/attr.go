@@ -2,36 +2,19 @@ package fat
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
-	"strings"
+
+	"ftools/pkg/internal/fsattr"
 )
 
 // AttrChangeable holds the attribute bits SetAttr may set or clear: the
 // directory and volume-label bits say what an entry is and never change.
-const AttrChangeable = AttrReadOnly | AttrHidden | AttrSystem | AttrArchive
-
-// attrLetters lists the attribute bits in the order String prints them.
-var attrLetters = []struct {
-	bit    Attr
-	letter byte
-}{
-	{AttrReadOnly, 'R'}, {AttrHidden, 'H'}, {AttrSystem, 'S'},
-	{AttrVolumeID, 'V'}, {AttrDirectory, 'D'}, {AttrArchive, 'A'},
-}
+const AttrChangeable Attr = fsattr.Changeable
 
 // String lists the set bits as letters in the order R H S V D A: "A" for an
 // archived file, "D" for a directory, "RHS" for a protected system file.
 // It is "" when no bit is set.
-func (a Attr) String() string {
-	var b strings.Builder
-	for _, l := range attrLetters {
-		if a&l.bit != 0 {
-			b.WriteByte(l.letter)
-		}
-	}
-	return b.String()
-}
+func (a Attr) String() string { return fsattr.String(uint16(a), 0xFF) }
 
 // ErrAttr is wrapped by SetAttr's errors for bits that cannot be changed.
 var ErrAttr = errors.New("fat: only the read-only, hidden, system and archive attributes can be changed")
@@ -41,28 +24,16 @@ var ErrAttr = errors.New("fat: only the read-only, hidden, system and archive at
 // AttrChangeable may be given. The root directory has no entry and so no
 // attributes.
 func (v *Volume) SetAttr(name string, set, clear Attr) error {
-	if (set|clear)&^AttrChangeable != 0 {
-		return &fs.PathError{Op: "chattr", Path: "/" + cleanPath(name),
-			Err: fmt.Errorf("%w (asked for %#02x)", ErrAttr, uint8((set|clear)&^AttrChangeable))}
+	if err := fsattr.Check(uint16(set), uint16(clear), ErrAttr); err != nil {
+		return &fs.PathError{Op: "chattr", Path: "/" + cleanPath(name), Err: err}
 	}
-	if err := v.begin(); err != nil {
-		return err
-	}
-	if err := v.settleWrite(); err != nil {
-		return err
-	}
-	parent, r, err := v.lookup("chattr", name)
+	parent, r, err := v.changeEntry("chattr", name)
 	if err != nil {
 		return err
 	}
-	if r == nil {
-		return &fs.PathError{Op: "chattr", Path: "/", Err: fs.ErrPermission}
+	if a, changed := fsattr.Apply(uint16(r.Entry.Attr), uint16(set), uint16(clear)); changed {
+		r.Entry.Attr = Attr(a)
+		parent.update(r)
 	}
-	a := (r.Entry.Attr &^ clear) | set
-	if a == r.Entry.Attr {
-		return nil
-	}
-	r.Entry.Attr = a
-	parent.update(r)
 	return nil
 }

@@ -2,15 +2,13 @@ package fat
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
 	"sync"
 	"testing"
+
+	"ftools/pkg/internal/voltest"
 )
 
 // damagedCorpus is the corpus of damaged and hostile images the end-to-end
@@ -32,34 +30,8 @@ const corpusMaxImage = 4 << 20
 // trimmed checkout). Callers must not modify them.
 func corpusImages(tb testing.TB) [][]byte {
 	tb.Helper()
-	corpusOnce.Do(func() { corpusImgs = loadCorpus(tb) })
+	corpusOnce.Do(func() { corpusImgs = voltest.LoadCorpus(tb, damagedCorpus, corpusMaxImage) })
 	return corpusImgs
-}
-
-func loadCorpus(tb testing.TB) [][]byte {
-	names, _ := filepath.Glob(filepath.Join(damagedCorpus, "*.img.gz"))
-	sort.Strings(names)
-	var out [][]byte
-	for _, name := range names {
-		f, err := os.Open(name)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			f.Close()
-			tb.Fatalf("%s: %v", name, err)
-		}
-		b, err := io.ReadAll(io.LimitReader(zr, corpusMaxImage+1))
-		f.Close()
-		if err != nil {
-			tb.Fatalf("%s: %v", name, err)
-		}
-		if len(b) <= corpusMaxImage {
-			out = append(out, b)
-		}
-	}
-	return out
 }
 
 // sectorOf returns the 512 bytes at sector n of img, zero-padded.

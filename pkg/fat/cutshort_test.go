@@ -2,7 +2,6 @@ package fat
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"ftools/pkg/internal/voltest"
 	fio "ftools/pkg/io"
 )
 
@@ -69,46 +69,9 @@ func testCutShort(t *testing.T, size, totalOff int64) {
 	if err != nil {
 		t.Fatalf("opening the cut image to read: %v", err)
 	}
-	var whole []string
-	for _, n := range names {
-		f, err := v.Open(strings.TrimPrefix(n, "/"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := io.ReadAll(f)
-		f.Close()
-		switch {
-		case err == nil && bytes.Equal(got, data):
-			whole = append(whole, n)
-		case errors.Is(err, fio.ErrOutOfRange) && strings.Contains(err.Error(), strings.TrimPrefix(n, "/")):
-		default:
-			t.Errorf("%s: %d bytes, %v: want the file whole or an error naming it", n, len(got), err)
-		}
-	}
-	if len(whole) == 0 || len(whole) == len(names) {
-		t.Fatalf("files whole: %v: want some, not all", whole)
-	}
 	ra := v.ReadAhead(names, ReadAheadOptions{})
 	defer ra.Close()
-	var aheadWhole []string
-	for i, n := range names {
-		f, err := ra.File(i)
-		if err != nil {
-			if !errors.Is(err, fio.ErrOutOfRange) || !strings.Contains(err.Error(), n) {
-				t.Errorf("read-ahead %s: %v, want an error naming it", n, err)
-			}
-			continue
-		}
-		got, err := io.ReadAll(f)
-		if err != nil || !bytes.Equal(got, data) {
-			t.Errorf("read-ahead %s: %d bytes (%v), want it whole", n, len(got), err)
-			continue
-		}
-		aheadWhole = append(aheadWhole, n)
-	}
-	if strings.Join(aheadWhole, " ") != strings.Join(whole, " ") {
-		t.Errorf("read-ahead read %v whole, Open+Read %v", aheadWhole, whole)
-	}
+	voltest.CutShortReads(t, names, data, func(n string) (io.Reader, error) { return v.Open(strings.TrimPrefix(n, "/")) }, ra)
 	rep, err := Check(v, CheckOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"ftools/pkg/internal/voltest"
 )
 
 // Mkdir and a directory's growth give back the clusters they took when
@@ -33,12 +35,7 @@ func TestDirWriteFailureFreesClusters(t *testing.T) {
 	// write with that error.
 	failing.Store(true)
 	w, err := v.Create("/queued", 0, time.Unix(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write([]byte("ten bytes.")); err != nil {
-		t.Fatal(err)
-	}
+	voltest.Write(t, w, err, []byte("ten bytes."))
 	if err := v.data.Flush(); err == nil {
 		t.Fatal("the injected failure did not fail the data stream")
 	}

@@ -1,5 +1,7 @@
 package fat
 
+import "ftools/pkg/internal/dircache"
+
 // The directory cache. Loaded directories stay in v.dirs so that path
 // lookups and inserts cost O(1), but not without bound: a tree of a
 // million files would otherwise keep every name in memory. Each directory
@@ -17,11 +19,8 @@ package fat
 // The list and the charge are pkg/internal/dircache's, shared with
 // pkg/exfat; what may be dropped is decided here.
 
-// The budgets are variables so that tests can make them small.
-var (
-	dirBudget   int64 = 12 << 20
-	dirtyBudget int64 = 24 << 20
-)
+// The budgets (dircache's) are variables so that tests can make them small.
+var dirBudget, dirtyBudget = dircache.Budget, dircache.DirtyBudget
 
 // cacheDir adds d to the cache as the most recently used directory.
 func (v *Volume) cacheDir(d *dir) {
@@ -62,17 +61,9 @@ func (v *Volume) settle() {
 }
 
 // settleWrite is settle for a call that changes the volume: when the
-// cache stays charged more than dirtyBudget (directories with changes
-// cannot be dropped), everything is committed first (in the phases of
-// Commit), so that they become clean and can be dropped.
+// directories with changes keep the cache charged more than dirtyBudget,
+// everything is committed first (see dircache.Cache.SettleWrite).
 func (v *Volume) settleWrite() error {
-	v.settle()
-	if v.dircache.Cost() > dirtyBudget && v.writable && !v.closed && len(v.dirtyDirs) > 0 {
-		if err := v.Commit(); err != nil {
-			return err
-		}
-		v.dircache.Reset()
-		v.settle()
-	}
-	return nil
+	return v.dircache.SettleWrite(dirtyBudget, v.settle,
+		v.writable && !v.closed && len(v.dirtyDirs) > 0, v.Commit)
 }

@@ -3,6 +3,8 @@ package fat
 import (
 	"encoding/binary"
 	"time"
+
+	"ftools/pkg/internal/fsattr"
 )
 
 // DirEntrySize is the size of one directory slot: a short entry or an LFN slot.
@@ -33,12 +35,12 @@ type Attr uint8
 
 // Attribute bits. AttrLongName is the combination that marks an LFN slot.
 const (
-	AttrReadOnly  Attr = 0x01
-	AttrHidden    Attr = 0x02
-	AttrSystem    Attr = 0x04
-	AttrVolumeID  Attr = 0x08
-	AttrDirectory Attr = 0x10
-	AttrArchive   Attr = 0x20
+	AttrReadOnly  Attr = fsattr.ReadOnly
+	AttrHidden    Attr = fsattr.Hidden
+	AttrSystem    Attr = fsattr.System
+	AttrVolumeID  Attr = fsattr.VolumeID
+	AttrDirectory Attr = fsattr.Directory
+	AttrArchive   Attr = fsattr.Archive
 	AttrLongName  Attr = AttrReadOnly | AttrHidden | AttrSystem | AttrVolumeID
 )
 

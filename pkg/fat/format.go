@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"ftools/pkg/internal/fsutil"
 	fio "ftools/pkg/io"
 )
 
@@ -23,16 +24,8 @@ import (
 // backup, the first FAT entries and the label go out in one batch, and
 // after another barrier the boot sector and its backup.
 func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layout, error) {
-	devSS := dev.SectorSize()
-	if p.SectorSize == 0 {
-		p.SectorSize = devSS
-	} else if p.SectorSize < devSS {
-		return nil, nil, fmt.Errorf("%w: sector size %d is smaller than the device's logical sector size %d", ErrInvalidParams, p.SectorSize, devSS)
-	}
-	if p.Size == 0 {
-		p.Size = dev.Size()
-	} else if p.Size > dev.Size() {
-		return nil, nil, fmt.Errorf("%w: %d bytes asked but %s holds only %d", ErrInvalidParams, p.Size, dev.Path(), dev.Size())
+	if err := fsutil.FitDevice(dev, &p.SectorSize, &p.Size); err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrInvalidParams, err)
 	}
 	bs, l, err := Plan(p)
 	if err != nil {

@@ -3,7 +3,6 @@ package fat
 import (
 	"fmt"
 	"io/fs"
-	"path"
 	"strings"
 
 	"ftools/pkg/internal/fsutil"
@@ -50,6 +49,20 @@ func (v *Volume) dirOf(r *Record) (*dir, error) {
 	return v.loadDir(r.Entry.Cluster)
 }
 
+// walker resolves paths over v's directories (see fsutil.Walker).
+func (v *Volume) walker() *fsutil.Walker[*dir, *Record] {
+	return &fsutil.Walker[*dir, *Record]{
+		Root:   v.rootDir,
+		Walks:  &v.walks,
+		Lookup: (*dir).lookup,
+		IsDir:  func(r *Record) bool { return r.Entry.IsDir() },
+		Open:   func(_ *dir, r *Record) (*dir, error) { return v.dirOf(r) },
+		Mark:   func(d *dir) *uint64 { return &d.walk },
+		NotDir: ErrNotDir,
+		Loop:   errDirLoop,
+	}
+}
+
 // lookup resolves name to its parent directory and record; the root has a
 // nil record and a nil parent. op names the operation for errors.
 func (v *Volume) lookup(op, name string) (*dir, *Record, error) {
@@ -57,52 +70,10 @@ func (v *Volume) lookup(op, name string) (*dir, *Record, error) {
 	return d, r, err
 }
 
-// lookupPath is lookup that also marks the directories the path went
-// through with a walk number, returned: a directory met twice on one path
-// is a loop in a damaged image, an error, never an endless walk. (Marks on
-// the cached directories cost nothing per step; a set would cost a map
-// insert per path element, which a tree thousands of levels deep pays
-// thousands of times per lookup.)
+// lookupPath is lookup that also returns the walk number it marked the
+// directories on the path with (see fsutil.Walker.Walk).
 func (v *Volume) lookupPath(op, name string) (*dir, *Record, uint64, error) {
-	dirOnly := namesDir(name)
-	name = cleanPath(name)
-	root, err := v.rootDir()
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	v.walks++
-	walk := v.walks
-	root.walk = walk
-	if name == "." {
-		return nil, nil, walk, nil
-	}
-	d := root
-	rest := name
-	for {
-		part, more, _ := strings.Cut(rest, "/")
-		r := d.lookup(part)
-		if r == nil {
-			return nil, nil, 0, &fs.PathError{Op: op, Path: "/" + name, Err: fs.ErrNotExist}
-		}
-		if more == "" {
-			if dirOnly && !r.Entry.IsDir() {
-				return nil, nil, 0, &fs.PathError{Op: op, Path: "/" + name + "/", Err: ErrNotDir}
-			}
-			return d, r, walk, nil
-		}
-		at := func() string { return "/" + name[:len(name)-len(more)-1] }
-		if !r.Entry.IsDir() {
-			return nil, nil, 0, &fs.PathError{Op: op, Path: at(), Err: ErrNotDir}
-		}
-		if d, err = v.dirOf(r); err != nil {
-			return nil, nil, 0, &fs.PathError{Op: op, Path: at(), Err: err}
-		}
-		if d.walk == walk {
-			return nil, nil, 0, &fs.PathError{Op: op, Path: at(), Err: errDirLoop}
-		}
-		d.walk = walk
-		rest = more
-	}
+	return v.walker().Walk(op, cleanPath(name), namesDir(name))
 }
 
 // errDirLoop is a directory entry that leads back to a directory on its
@@ -110,30 +81,14 @@ func (v *Volume) lookupPath(op, name string) (*dir, *Record, uint64, error) {
 var errDirLoop = fmt.Errorf("%w: directory loop: this entry leads back to a directory on its own path", ErrCorrupt)
 
 // parentOf resolves the directory that holds name (which need not exist)
-// and returns it with name's last element. A name ending in a slash that
-// exists and is not a directory is ErrNotDir; one that does not exist is
-// left to the caller (Mkdir takes it, Create refuses it).
+// and returns it with name's last element (see fsutil.Walker.Parent).
 func (v *Volume) parentOf(op, name string) (*dir, string, error) {
-	dirOnly := namesDir(name)
-	name = cleanPath(name)
-	if name == "." {
-		return nil, "", &fs.PathError{Op: op, Path: "/", Err: fs.ErrExist}
-	}
-	dirName, base := path.Split(name)
-	pd, pr, err := v.lookup(op, dirName)
-	if err != nil {
-		return nil, "", err
-	}
-	_ = pd
-	if pr != nil && !pr.Entry.IsDir() {
-		return nil, "", &fs.PathError{Op: op, Path: "/" + strings.TrimSuffix(dirName, "/"), Err: ErrNotDir}
-	}
-	d, err := v.dirOf(pr)
-	if err != nil {
-		return nil, "", &fs.PathError{Op: op, Path: "/" + name, Err: err}
-	}
-	if r := d.lookup(base); dirOnly && r != nil && !r.Entry.IsDir() {
-		return nil, "", &fs.PathError{Op: op, Path: "/" + name + "/", Err: ErrNotDir}
-	}
-	return d, base, nil
+	return v.walker().Parent(op, name)
+}
+
+// changeEntry starts a change to the entry name and returns it with its
+// directory; the root, which has no entry, is refused (see
+// fsutil.ChangeEntry).
+func (v *Volume) changeEntry(op, name string) (*dir, *Record, error) {
+	return fsutil.ChangeEntry(op, name, v.begin, v.settleWrite, v.lookup)
 }

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"testing"
 	"time"
+
+	"ftools/pkg/internal/voltest"
 )
 
 // A Writer used after its own Close refuses (fs.ErrClosed) and allocates
@@ -13,15 +15,7 @@ import (
 func TestWriteAfterWriterClose(t *testing.T) {
 	v := allocVolume(t)
 	w, err := v.Create("/a.bin", 0, time.Unix(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write([]byte("ten bytes.")); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	voltest.Put(t, w, err, []byte("ten bytes."))
 	free := v.allocatable()
 	if _, err := w.Write(make([]byte, 1<<20)); !errors.Is(err, fs.ErrClosed) {
 		t.Errorf("Write after Close: %v, want fs.ErrClosed", err)

@@ -16,6 +16,17 @@ package dircache
 
 import "container/list"
 
+// The budgets both codecs keep their caches within: Budget for the
+// directories that may be dropped, DirtyBudget for those with changes not
+// yet written (three of FAT's largest directories), over which a writer
+// commits first (SettleWrite), so a copy of a million files into a
+// thousand folders commits every 60,000 names or so instead of holding
+// them all.
+const (
+	Budget      int64 = 12 << 20
+	DirtyBudget int64 = 24 << 20
+)
+
 // CostFactor is what a directory is charged per byte of its raw entries:
 // the entries, the records parsed from them and the name index over them.
 const CostFactor = 4
@@ -125,3 +136,22 @@ func (c *Cache) Settle(budget int64, drop func(owner any) bool) {
 // Reset lets the next Settle try again whatever the charge (after a
 // commit made directories clean).
 func (c *Cache) Reset() { c.settleAt = 0 }
+
+// SettleWrite is settle for a call that changes the volume. settle is the
+// codec's pass over Settle; when the charge then stays over dirtyBudget
+// (directories with changes cannot be dropped) and pending says the codec
+// has changes it may commit now (a writable, open volume with changed
+// directories), commit writes everything (in the phases of the codec's
+// Commit), so that they become clean, and settle runs again to drop them.
+func (c *Cache) SettleWrite(dirtyBudget int64, settle func(), pending bool, commit func() error) error {
+	settle()
+	if c.cost <= dirtyBudget || !pending {
+		return nil
+	}
+	if err := commit(); err != nil {
+		return err
+	}
+	c.Reset()
+	settle()
+	return nil
+}

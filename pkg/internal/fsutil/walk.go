@@ -1,0 +1,116 @@
+package fsutil
+
+import (
+	"io/fs"
+	"path"
+	"strings"
+)
+
+// Walker resolves volume paths over a codec's loaded directories, the same
+// way for pkg/fat and pkg/exfat: D is the codec's directory, R its record
+// of one entry (both pointers; R's zero value is "no entry", which also
+// stands for the root, that has none). A Walker is built for one call and
+// shares its volume's lock.
+type Walker[D, R comparable] struct {
+	Root  func() (D, error) // the root directory
+	Walks *uint64           // the volume's count of walks so far
+	// Lookup finds the entry name in d (as the codec compares names), or
+	// R's zero value.
+	Lookup func(d D, name string) R
+	IsDir  func(r R) bool
+	// Open loads the directory that r, an entry of d, names.
+	Open func(d D, r R) (D, error)
+	// Mark is where d keeps the number of the last walk through it.
+	Mark func(d D) *uint64
+	// NotDir is the codec's "not a directory" error; Loop its error for
+	// an entry that leads back to a directory on its own path.
+	NotDir, Loop error
+}
+
+// Walk resolves the clean path name (see CleanPath) to the directory that
+// holds its last element and that element's record; the root has a nil
+// record and a nil directory. It marks the directories the path goes
+// through with a new walk number, returned: a directory met twice on one
+// path is a loop in a damaged image, an error, never an endless walk.
+// (Marks on the cached directories cost nothing per step; a set would cost
+// a map insert per path element, which a tree thousands of levels deep
+// pays thousands of times per lookup.) dirOnly (see NamesDir) refuses a
+// last element that is not a directory. op names the operation for errors.
+func (w *Walker[D, R]) Walk(op, name string, dirOnly bool) (D, R, uint64, error) {
+	var noD D
+	var noR R
+	root, err := w.Root()
+	if err != nil {
+		return noD, noR, 0, err
+	}
+	*w.Walks++
+	walk := *w.Walks
+	*w.Mark(root) = walk
+	if name == "." {
+		return noD, noR, walk, nil
+	}
+	d := root
+	rest := name
+	for {
+		part, more, _ := strings.Cut(rest, "/")
+		r := w.Lookup(d, part)
+		if r == noR {
+			return noD, noR, 0, &fs.PathError{Op: op, Path: "/" + name, Err: fs.ErrNotExist}
+		}
+		if more == "" {
+			if dirOnly && !w.IsDir(r) {
+				return noD, noR, 0, &fs.PathError{Op: op, Path: "/" + name + "/", Err: w.NotDir}
+			}
+			return d, r, walk, nil
+		}
+		at := func() string { return "/" + name[:len(name)-len(more)-1] }
+		if !w.IsDir(r) {
+			return noD, noR, 0, &fs.PathError{Op: op, Path: at(), Err: w.NotDir}
+		}
+		next, err := w.Open(d, r)
+		if err != nil {
+			return noD, noR, 0, &fs.PathError{Op: op, Path: at(), Err: err}
+		}
+		if *w.Mark(next) == walk {
+			return noD, noR, 0, &fs.PathError{Op: op, Path: at(), Err: w.Loop}
+		}
+		*w.Mark(next) = walk
+		d, rest = next, more
+	}
+}
+
+// Parent resolves the directory that holds the volume path name (which
+// need not exist) and returns it with name's last element. The root is
+// refused (fs.ErrExist: it always exists). A name ending in a slash that
+// exists and is not a directory is NotDir; one that does not exist is left
+// to the caller (Mkdir takes it, Create refuses it).
+func (w *Walker[D, R]) Parent(op, name string) (D, string, error) {
+	var noD D
+	var noR R
+	dirOnly := NamesDir(name)
+	name = CleanPath(name)
+	if name == "." {
+		return noD, "", &fs.PathError{Op: op, Path: "/", Err: fs.ErrExist}
+	}
+	dirName, base := path.Split(name)
+	pd, pr, _, err := w.Walk(op, CleanPath(dirName), false)
+	if err != nil {
+		return noD, "", err
+	}
+	var d D
+	switch {
+	case pr == noR:
+		d, err = w.Root()
+	case !w.IsDir(pr):
+		return noD, "", &fs.PathError{Op: op, Path: "/" + strings.TrimSuffix(dirName, "/"), Err: w.NotDir}
+	default:
+		d, err = w.Open(pd, pr)
+	}
+	if err != nil {
+		return noD, "", &fs.PathError{Op: op, Path: "/" + name, Err: err}
+	}
+	if r := w.Lookup(d, base); dirOnly && r != noR && !w.IsDir(r) {
+		return noD, "", &fs.PathError{Op: op, Path: "/" + name + "/", Err: w.NotDir}
+	}
+	return d, base, nil
+}

@@ -2,6 +2,7 @@ package exfat
 
 import (
 	"encoding/binary"
+	"ftools/pkg/internal/voltest"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -21,7 +22,7 @@ const checkAllocBound = 256 << 20
 // leaves nothing must leave a volume that checks clean.
 func FuzzCheck(f *testing.F) {
 	base := readTestdata(f, "volume.img.gz")
-	v, err := Open(memDevice(f, base))
+	v, err := Open(voltest.MemDevice(f, base))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func FuzzCheck(f *testing.F) {
 		}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		dev := memDevice(t, applyEdits(base, edits))
+		dev := voltest.MemDevice(t, applyEdits(base, edits))
 		v, _, err := OpenForCheck(dev)
 		if err != nil {
 			return

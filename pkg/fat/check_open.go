@@ -2,6 +2,7 @@ package fat
 
 import (
 	"errors"
+	"fmt"
 
 	fio "ftools/pkg/io"
 )
@@ -18,12 +19,27 @@ const usualBackupSector = 6
 // primary's error as bootErr, for CheckOptions.BootError; Repair then copies
 // the backup over the primary. err is Open's error when there is no usable
 // backup either. A primary that Open takes but fsck.fat refuses (more than
-// two FATs) is unusable here too.
+// two FATs) is unusable here too, and so is one that differs from its
+// backup and does not describe the volume on the device (its FATs are not
+// where it says, the volume does not fit...) while the backup does
+// (boot_judge.go).
 func OpenForCheck(dev *fio.Device) (v *Volume, bootErr, err error) {
 	v, err = Open(dev)
 	if err == nil {
 		if err = v.boot.unsupportedFATs(); err == nil {
-			return v, nil, nil
+			// A backup that contradicts a primary which does not
+			// describe the volume, and that does describe it, is the
+			// boot sector to check with (boot_judge.go).
+			c := findBootConflict(dev, v.boot, v.raw)
+			if c == nil || c.primary == nil || c.backup != nil || c.sameLayout {
+				return v, nil, nil
+			}
+			bv, berr := openFrom(dev, c.bs, c.raw)
+			if berr != nil {
+				return v, nil, nil // Check refuses the repair
+			}
+			v.Close()
+			return bv, fmt.Errorf("it differs from the backup at byte %d and does not describe the volume: %v", c.off, c.primary), nil
 		}
 		v.Close()
 	}

@@ -187,6 +187,13 @@ func fatSignature(t Type, media byte, b []byte) bool {
 	return b[1] == 0xFF && b[2] == 0xFF && b[3]&0x0F == 0x0F
 }
 
+// notRepairedError is Repair's refusal of a volume whose boot sector and
+// backup contradict each other (ErrBootConflict).
+type notRepairedError struct{ msg string }
+
+func (e *notRepairedError) Error() string        { return "fat: not repaired: " + e.msg }
+func (e *notRepairedError) Is(target error) bool { return target == ErrBootConflict }
+
 // describe says what is wrong: the boot sector differs from its backup
 // (diffs, fsck.fat's offset:boot/backup list) and does not describe the
 // volume, and whether the backup does.

@@ -56,7 +56,7 @@ func checkBoot(v *Volume, rep *Report, p *plan, bootErr error) error {
 		// backup describes it.
 		diffs := strings.Join(byteDiffs(bootBytes(v.raw), bootBytes(c.raw), 16), ", ")
 		msg := c.describe(diffs)
-		p.refuse = fmt.Errorf("fat: not repaired: %s", msg)
+		p.refuse = &notRepairedError{msg: msg}
 		volProblem(rep, KindBootSector, int64(max(firstDiff(bootBytes(v.raw), bootBytes(c.raw)), 0)), "%s", msg)
 		return nil
 	}

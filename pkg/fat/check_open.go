@@ -1,6 +1,7 @@
 package fat
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -24,27 +25,38 @@ const usualBackupSector = 6
 // where it says, the volume does not fit...) while the backup does
 // (boot_judge.go).
 func OpenForCheck(dev *fio.Device) (v *Volume, bootErr, err error) {
+	// A backup that contradicts a primary which does not describe the
+	// volume, and that does describe it, is the boot sector to check with
+	// (boot_judge.go). Judged before Open, which limits the device to the
+	// volume the primary describes.
+	if raw, rerr := readSector(dev, 0, min(maxBootRead, dev.Size())); rerr == nil {
+		// A primary whose layout does not hold together is refused by
+		// Open, and checked with the backup below.
+		if bs, derr := DecodeBootSector(raw); derr == nil && bs.Is32 && validLayout(bs) {
+			if c := findBootConflict(dev, bs, raw[:min(int64(len(raw)), max(int64(bs.BytesPerSector), 512))]); c != nil && c.primary != nil && c.backup == nil && !c.sameLayout {
+				if bv, berr := openFrom(dev, c.bs, c.raw); berr == nil {
+					return bv, fmt.Errorf("it differs from the backup at byte %d and does not describe the volume: %v", c.off, c.primary), nil
+				}
+			}
+		}
+	}
 	v, err = Open(dev)
 	if err == nil {
 		if err = v.boot.unsupportedFATs(); err == nil {
-			// A backup that contradicts a primary which does not
-			// describe the volume, and that does describe it, is the
-			// boot sector to check with (boot_judge.go).
-			c := findBootConflict(dev, v.boot, v.raw)
-			if c == nil || c.primary == nil || c.backup != nil || c.sameLayout {
-				return v, nil, nil
-			}
-			bv, berr := openFrom(dev, c.bs, c.raw)
-			if berr != nil {
-				return v, nil, nil // Check refuses the repair
-			}
-			v.Close()
-			return bv, fmt.Errorf("it differs from the backup at byte %d and does not describe the volume: %v", c.off, c.primary), nil
+			return v, nil, nil
 		}
 		v.Close()
 	}
+	// A primary refused for what it says of the volume (its end lies past
+	// the device's, its FAT does) gives way only to a backup that differs
+	// from it and describes the volume (boot_judge.go).
 	var fe *FormatError
-	if !errors.As(err, &fe) || fe.Structure != "boot sector" {
+	field := errors.As(err, &fe) && fe.Structure == "boot sector"
+	if !field && !errors.Is(err, ErrCorrupt) {
+		return nil, nil, err
+	}
+	primary := make([]byte, min(maxBootRead, dev.Size()))
+	if _, rerr := dev.ReadAt(primary, 0); rerr != nil {
 		return nil, nil, err
 	}
 	for ss := int64(512); ss <= maxBootRead; ss *= 2 {
@@ -60,6 +72,9 @@ func OpenForCheck(dev *fio.Device) (v *Volume, bootErr, err error) {
 		if derr != nil || !bs.Is32 || int64(bs.BytesPerSector) != ss || bs.BackupBootSector != usualBackupSector || bs.unsupportedFATs() != nil {
 			continue
 		}
+		if !field && (int64(len(primary)) >= ss && bytes.Equal(bootBytes(primary[:ss]), bootBytes(raw)) || bootFault(dev, bs) != nil) {
+			continue
+		}
 		bv, berr := openFrom(dev, bs, raw)
 		if berr != nil {
 			continue
@@ -67,4 +82,10 @@ func OpenForCheck(dev *fio.Device) (v *Volume, bootErr, err error) {
 		return bv, err, nil
 	}
 	return nil, nil, err
+}
+
+// validLayout reports whether bs's layout holds together.
+func validLayout(bs *BootSector) bool {
+	_, err := bs.Layout()
+	return err == nil
 }

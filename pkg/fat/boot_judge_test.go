@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 
 	fio "ftools/pkg/io"
@@ -259,6 +260,11 @@ func TestRepairLargerFATThanClusters(t *testing.T) {
 	}
 }
 
+var (
+	bootFuzzOnce  sync.Once
+	bootFuzzImage []byte
+)
+
 // FuzzRepairBoot damages the boot sector fields of a small formatted
 // volume (and, when asked, its backup's): opening, checking and repairing
 // it as fverify does must not panic, a refused repair must write nothing,
@@ -282,10 +288,20 @@ func FuzzRepairBoot(f *testing.F) {
 	f.Add(uint8(2), mut(false, 9, 1000))
 	f.Add(uint8(0), mut(false, 7, 1))
 	f.Add(uint8(1), mut(false, 2, 3))
+	f.Add(uint8(3), mut(false, 1, 2))
+	f.Add(uint8(3), mut(false, 2, 0x22))
+	f.Add(uint8(3), mut(false, 9, 0xFFFF))
 	f.Fuzz(func(t *testing.T, typ uint8, muts []byte) {
 		bases := fuzzImages(t)
-		base := bases[int(typ)%len(bases)]
-		img := bytes.Clone(base.img)
+		var img []byte
+		if k := int(typ) % (len(bases) + 1); k < len(bases) {
+			img = bytes.Clone(bases[k].img)
+		} else {
+			// FAT32 with more clusters than sectors in its reserved
+			// region and FATs: a wrong cluster size shows in the FAT's.
+			bootFuzzOnce.Do(func() { bootFuzzImage = boot32Image(t, 4<<20) })
+			img = bytes.Clone(bootFuzzImage)
+		}
 		for i := 0; i+6 <= len(muts) && i < 6*8; i += 6 {
 			f := bootFields[int(muts[i+1])%len(bootFields)]
 			at := 0

@@ -94,6 +94,23 @@ func TestFverifyRepairBootNeitherSound(t *testing.T) {
 	}
 }
 
+// A writer refuses the volume with the damaged BPB_FATSz32: it would put
+// its FAT 2 in the data area. Reading it still works.
+func TestFcpRefusesUnsoundBootSector(t *testing.T) {
+	img, _ := fat32WithFiles(t, "48M", 0x02)
+	patchFile(t, img, func(b []byte) { b[37] = 0x22 })
+	before := readImage(t, img)
+	src := filepath.Join(t.TempDir(), "new.bin")
+	writeFile(t, src, 5000, 9)
+	if msg := fails(t, "fcp", src, img+"::/new.bin"); !strings.Contains(msg, "does not describe the volume") {
+		t.Fatalf("fcp: want a refusal naming the boot sector, got %s", msg)
+	}
+	if after := readImage(t, img); !bytes.Equal(after, before) {
+		t.Fatalf("a refused fcp changed byte %d", firstByteDiff(after, before))
+	}
+	ok(t, "fls", img+"::/")
+}
+
 // firstByteDiff is the first offset where a and b differ.
 func firstByteDiff(a, b []byte) int {
 	for i := range min(len(a), len(b)) {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -125,13 +126,29 @@ func TestRepairBootNeitherSoundRefuses(t *testing.T) {
 	}
 }
 
-// A volume opened with Open (not OpenForCheck) whose boot sector does not
-// describe it: the repair refuses rather than copy it over the backup.
+// Writers open a volume whose boot sector does not describe it and
+// differs from the backup read-only only: they would put FATs and data
+// where it says.
+func TestOpenRefusesWritingThroughUnsoundBoot(t *testing.T) {
+	img := boot32Image(t, 64<<20)
+	img[offFATSize32+1] |= 0x20
+	dev := memDevice(t, img)
+	if _, err := Open(dev); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "refusing to write") {
+		t.Fatalf("Open for writing: want a refusal, got %v", err)
+	}
+	if after := volumeBytes(t, dev, img); !bytes.Equal(after, img) {
+		t.Fatalf("a refused open wrote byte %d", firstDiff(after, img))
+	}
+}
+
+// A volume opened through its boot sector (not as OpenForCheck would)
+// whose boot sector does not describe it: the repair refuses rather than
+// copy it over the backup.
 func TestRepairBootOpenedFromPrimaryRefuses(t *testing.T) {
 	img := boot32Image(t, 64<<20)
 	img[offFATSize32+1] |= 0x20
 	dev := memDevice(t, img)
-	v, err := Open(dev)
+	v, err := openVolume(dev, true)
 	if err != nil {
 		t.Fatal(err)
 	}

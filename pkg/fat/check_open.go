@@ -40,7 +40,7 @@ func OpenForCheck(dev *fio.Device) (v *Volume, bootErr, err error) {
 			}
 		}
 	}
-	v, err = Open(dev)
+	v, err = openVolume(dev, true)
 	if err == nil {
 		if err = v.boot.unsupportedFATs(); err == nil {
 			return v, nil, nil

@@ -81,6 +81,7 @@ type Report struct {
 	// What Repair needs to know.
 	fromBackup  bool
 	backupStale bool
+	refuse      error // why Repair writes nothing (Volume.bootConflict)
 	dirty       bool
 	percent     uint8 // the true PercentInUse, when the boot sector's differs
 	percentBad  bool
@@ -186,6 +187,11 @@ func Check(v *Volume, opts CheckOptions) (*Report, error) {
 func checkBoot(v *Volume, rep *Report) error {
 	l := v.layout
 	ss := int(l.SectorSize)
+	if v.bootConflict != nil {
+		rep.refuse = fmt.Errorf("exfat: not repaired: %w", v.bootConflict)
+		rep.addf(KindBootSector, "", 0, 0, "%v", v.bootConflict)
+		return nil
+	}
 	if v.cutShort != "" {
 		rep.addf(KindBootSector, "", 0, offVolumeLength, "%s", v.cutShort)
 	}

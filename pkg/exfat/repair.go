@@ -39,6 +39,9 @@ import (
 // Fixed, so that Remaining says what a repair would leave.
 func Repair(v *Volume, rep *Report, opts RepairOptions) ([]string, error) {
 	dry := opts.DryRun
+	if rep.refuse != nil {
+		return nil, rep.refuse
+	}
 	if !dry && !v.dev.Writable() {
 		return nil, ErrReadOnly
 	}

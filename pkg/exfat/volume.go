@@ -29,6 +29,9 @@ type Volume struct {
 	upcaseEnt  AllocEntry
 	fromBackup bool  // the main boot region was unusable; the backup's is in use
 	bootErr    error // why the main boot region was unusable
+	// bootConflict: the main and backup boot regions place the volume's
+	// regions differently and neither describes the volume (boot_judge.go).
+	bootConflict error
 
 	writable    bool
 	setDirty    bool // this session set VolumeDirty and clears it on Close
@@ -117,8 +120,18 @@ func (v *Volume) readBoot() error {
 	}
 	bs, raw, warns, mainErr := v.readRegion(0, ss)
 	if mainErr == nil {
+		// A backup that places the regions elsewhere is judged with the
+		// main one against the volume (boot_judge.go).
+		b, braw, why, refuse := judgeBackup(dev, v, bs, ss)
+		if b != nil {
+			v.boot, v.raw, v.fromBackup, v.bootErr = b, braw, true, why
+			v.layout, _ = b.Layout()
+			v.warnings = append(v.warnings, fmt.Sprintf("the main boot region is unusable (%v); using the backup at byte %d", why, backupBootSector*ss))
+			return nil
+		}
 		v.boot, v.raw, v.warnings = bs, raw, append(v.warnings, warns...)
 		v.layout, _ = bs.Layout()
+		v.bootConflict = refuse
 		return nil
 	}
 	sizes := []int{ss}

@@ -238,6 +238,14 @@ func Check(v *Volume, opts CheckOptions) (*Report, error) {
 	if err := checkBoot(v, rep, p, opts.BootError); err != nil {
 		return nil, err
 	}
+	if p.refuse != nil {
+		// The boot sector does not describe the volume: a walk would
+		// follow FATs and directories that are not where it says.
+		rep.warnf("the FATs and the directory tree were not checked: the boot sector does not say where they are")
+		rep.FreeClusters = rep.Clusters
+		rep.plan = p
+		return rep, nil
+	}
 	step("comparing the %d FAT copies of %d bytes from byte %d, while walking the directory tree and every cluster chain", l.NumFATs, l.FATSize, l.FATOffset)
 	job := startFATCopies(v, rep)
 	sound := 0

@@ -54,6 +54,16 @@ func checkBoot(v *Volume, rep *Report, p *plan, bootErr error) error {
 	if l.Type != FAT32 || bootErr != nil {
 		return nil
 	}
+	if c := findBootConflict(v.dev, bs, v.raw); c != nil && c.primary != nil && !c.sameLayout {
+		// Never copied over the backup: the repair is refused, and
+		// OpenForCheck checks such a volume with its backup when the
+		// backup describes it.
+		diffs := strings.Join(byteDiffs(bootBytes(v.raw), bootBytes(c.raw), 16), ", ")
+		msg := c.describe(diffs)
+		p.refuse = &notRepairedError{msg: msg}
+		volProblem(rep, KindBootSector, int64(max(firstDiff(bootBytes(v.raw), bootBytes(c.raw)), 0)), "%s", msg)
+		return nil
+	}
 	checkReservedSectors(v, rep, p)
 	if l.BackupBootOffset == 0 {
 		return nil

@@ -3,6 +3,7 @@ package fat
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -94,7 +95,12 @@ func FuzzCheck(f *testing.F) {
 		for _, p := range rep.Problems {
 			_ = p.String()
 		}
-		if _, err := Repair(v, rep, RepairOptions{}); err != nil {
+		if _, err := Repair(v, rep, RepairOptions{}); errors.Is(err, ErrBootConflict) {
+			if !bytes.Equal(volumeBytes(t, dev, img), img) {
+				t.Fatalf("a refused repair wrote to the volume")
+			}
+			return
+		} else if err != nil {
 			t.Fatalf("Repair: %v\n%s", err, dumpProblems(rep))
 		}
 		v2, bootErr, err := OpenForCheck(dev)

@@ -1,7 +1,9 @@
 package fat
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 
 	fio "ftools/pkg/io"
 )
@@ -18,17 +20,43 @@ const usualBackupSector = 6
 // primary's error as bootErr, for CheckOptions.BootError; Repair then copies
 // the backup over the primary. err is Open's error when there is no usable
 // backup either. A primary that Open takes but fsck.fat refuses (more than
-// two FATs) is unusable here too.
+// two FATs) is unusable here too, and so is one that differs from its
+// backup and does not describe the volume on the device (its FATs are not
+// where it says, the volume does not fit...) while the backup does
+// (boot_judge.go).
 func OpenForCheck(dev *fio.Device) (v *Volume, bootErr, err error) {
-	v, err = Open(dev)
+	// A backup that contradicts a primary which does not describe the
+	// volume, and that does describe it, is the boot sector to check with
+	// (boot_judge.go). Judged before Open, which limits the device to the
+	// volume the primary describes.
+	if raw, rerr := readSector(dev, 0, min(maxBootRead, dev.Size())); rerr == nil {
+		// A primary whose layout does not hold together is refused by
+		// Open, and checked with the backup below.
+		if bs, derr := DecodeBootSector(raw); derr == nil && bs.Is32 && validLayout(bs) {
+			if c := findBootConflict(dev, bs, raw[:min(int64(len(raw)), max(int64(bs.BytesPerSector), 512))]); c != nil && c.primary != nil && c.backup == nil && !c.sameLayout {
+				if bv, berr := openFrom(dev, c.bs, c.raw); berr == nil {
+					return bv, fmt.Errorf("it differs from the backup at byte %d and does not describe the volume: %v", c.off, c.primary), nil
+				}
+			}
+		}
+	}
+	v, err = openVolume(dev, true)
 	if err == nil {
 		if err = v.boot.unsupportedFATs(); err == nil {
 			return v, nil, nil
 		}
 		v.Close()
 	}
+	// A primary refused for what it says of the volume (its end lies past
+	// the device's, its FAT does) gives way only to a backup that differs
+	// from it and describes the volume (boot_judge.go).
 	var fe *FormatError
-	if !errors.As(err, &fe) || fe.Structure != "boot sector" {
+	field := errors.As(err, &fe) && fe.Structure == "boot sector"
+	if !field && !errors.Is(err, ErrCorrupt) {
+		return nil, nil, err
+	}
+	primary := make([]byte, min(maxBootRead, dev.Size()))
+	if _, rerr := dev.ReadAt(primary, 0); rerr != nil {
 		return nil, nil, err
 	}
 	for ss := int64(512); ss <= maxBootRead; ss *= 2 {
@@ -44,6 +72,9 @@ func OpenForCheck(dev *fio.Device) (v *Volume, bootErr, err error) {
 		if derr != nil || !bs.Is32 || int64(bs.BytesPerSector) != ss || bs.BackupBootSector != usualBackupSector || bs.unsupportedFATs() != nil {
 			continue
 		}
+		if !field && (int64(len(primary)) >= ss && bytes.Equal(bootBytes(primary[:ss]), bootBytes(raw)) || bootFault(dev, bs) != nil) {
+			continue
+		}
 		bv, berr := openFrom(dev, bs, raw)
 		if berr != nil {
 			continue
@@ -51,4 +82,10 @@ func OpenForCheck(dev *fio.Device) (v *Volume, bootErr, err error) {
 		return bv, err, nil
 	}
 	return nil, nil, err
+}
+
+// validLayout reports whether bs's layout holds together.
+func validLayout(bs *BootSector) bool {
+	_, err := bs.Layout()
+	return err == nil
 }

@@ -18,6 +18,11 @@ var (
 	ErrNoSpace = errors.New("fat: no space left on volume")
 	// ErrInvalidParams means Plan cannot build a volume from the parameters.
 	ErrInvalidParams = errors.New("fat: impossible format parameters")
+	// ErrBootConflict means Repair refused, writing nothing: the FAT32 boot
+	// sector differs from its backup and does not describe the volume on
+	// the device (nor does the backup, or the volume was not opened from
+	// it: see OpenForCheck).
+	ErrBootConflict = errors.New("fat: the boot sector differs from its backup and does not describe the volume")
 )
 
 // FormatError says what was wrong and where, like debug/elf's FormatError.

@@ -43,6 +43,9 @@ func Repair(v *Volume, rep *Report, opts RepairOptions) ([]string, error) {
 	if p == nil {
 		return nil, errors.New("fat: Repair needs the report Check made")
 	}
+	if p.refuse != nil {
+		return nil, p.refuse
+	}
 	if !opts.DryRun && !v.dev.Writable() {
 		return nil, ErrReadOnly
 	}

@@ -42,6 +42,11 @@ type plan struct {
 	clearDirty  bool // clear the boot sector's dirty bit once nothing is left
 	fat1Flags   bool // set FAT[1]'s clean-shutdown and no-hard-error bits once nothing is left
 
+	// refuse, when set, is why the volume cannot be repaired at all: its
+	// boot sector contradicts the backup and does not describe the volume
+	// (boot_judge.go). Repair returns it and writes nothing.
+	refuse error
+
 	done bool // Repair has run (or, with DryRun, worked out what it would leave)
 }
 

@@ -29,11 +29,15 @@ func (p *plan) syncFAT() error {
 	if pt, ok := p.tb.(*planTable); ok {
 		s.changes = pt
 	}
-	chunk := l.FATSize
+	// The sectors that hold entries: a FAT larger than its clusters need
+	// has sectors past the table's last window, which the check does not
+	// compare either (readFATCopies).
+	ss := l.SectorSize
+	size := min((fatBytes(l.Type, l.Clusters)+ss-1)/ss*ss, l.FATSize)
+	chunk := size
 	if l.Type == FAT32 {
 		// FAT12 and FAT16 tables are one window, which is never dropped.
-		chunk = min(syncChunk, l.FATSize)
-		ss := l.SectorSize
+		chunk = min(syncChunk, size)
 		s.early = map[int64]bool{}
 		for _, c := range p.links {
 			sec := 4 * int64(c) / ss * ss
@@ -45,8 +49,8 @@ func (p *plan) syncFAT() error {
 			}
 		}
 	}
-	for pos := int64(0); pos < l.FATSize; pos += chunk {
-		if err := s.sync(pos, min(chunk, l.FATSize-pos), s.early); err != nil {
+	for pos := int64(0); pos < size; pos += chunk {
+		if err := s.sync(pos, min(chunk, size-pos), s.early); err != nil {
 			return err
 		}
 	}

@@ -70,8 +70,16 @@ func (v *Volume) Now() time.Time {
 
 // Open reads the boot sector and (FAT32) FSINFO from dev; the FAT is read
 // in windows as it is needed. The volume is writable when dev is. Problems that do not stop use of the volume
-// are collected as warnings (see Warnings).
-func Open(dev *fio.Device) (*Volume, error) {
+// are collected as warnings (see Warnings). A writable FAT32 volume whose
+// boot sector differs from its backup and does not describe the volume
+// (boot_judge.go) is refused (ErrCorrupt): a writer would put FATs and
+// data where it says.
+func Open(dev *fio.Device) (*Volume, error) { return openVolume(dev, false) }
+
+// openVolume is Open; forCheck opens for writing, too, a volume whose boot
+// sector differs from its backup and does not describe it, which Check
+// reports and Repair refuses.
+func openVolume(dev *fio.Device, forCheck bool) (*Volume, error) {
 	n := int64(maxBootRead)
 	if dev.Size() < n {
 		n = dev.Size()
@@ -91,8 +99,14 @@ func Open(dev *fio.Device) (*Volume, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v.layout.Type == FAT32 {
-		v.checkBackupBoot()
+	if v.layout.Type == FAT32 && !v.checkBackupBoot() && v.writable && !forCheck {
+		// A writer would put FATs and data where a boot sector that
+		// does not describe the volume says (boot_judge.go): the
+		// checker opens it (OpenForCheck), writers do not.
+		if c := findBootConflict(dev, v.boot, v.raw); c != nil && c.primary != nil && !c.sameLayout {
+			v.Close()
+			return nil, fmt.Errorf("%w: the boot sector differs from its backup at byte %d and does not describe the volume (%v): refusing to write; check and repair the volume first", ErrCorrupt, c.off, c.primary)
+		}
 	}
 	return v, nil
 }
@@ -161,22 +175,26 @@ func (v *Volume) readFSInfo() {
 	}
 }
 
-func (v *Volume) checkBackupBoot() {
+// checkBackupBoot warns when the backup boot sector is missing, unreadable
+// or differs from the boot sector, and reports whether it is the same.
+func (v *Volume) checkBackupBoot() bool {
 	l := v.layout
 	if l.BackupBootOffset == 0 {
 		v.warnings = append(v.warnings, "no backup boot sector")
-		return
+		return true
 	}
 	b := make([]byte, l.SectorSize)
 	if _, err := v.dev.ReadAt(b, l.BackupBootOffset); err != nil {
 		v.warnings = append(v.warnings, fmt.Sprintf("backup boot sector at byte %d unreadable: %v", l.BackupBootOffset, err))
-		return
+		return false
 	}
 	// Byte by byte, as fverify compares them (bootBytes): the dirty bit
 	// lives only in the primary copy, as Linux keeps it.
 	if !bytes.Equal(bootBytes(v.raw), bootBytes(b)) {
 		v.warnings = append(v.warnings, fmt.Sprintf("backup boot sector at byte %d differs from the boot sector", l.BackupBootOffset))
+		return false
 	}
+	return true
 }
 
 // Device is the device the volume lives on.

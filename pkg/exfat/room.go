@@ -1,6 +1,9 @@
 package exfat
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // entriesFor is how many directory entries a member named u takes: its
 // File and Stream Extension entries and one File Name entry per 15 units.
@@ -27,7 +30,7 @@ func (v *Volume) roomFor(d *dir, name string, size int64) error {
 	}
 	if free := int64(v.bitmap.free); need > free {
 		cs := v.layout.ClusterSize
-		return &NoSpaceError{Need: need * cs, Free: free * cs}
+		return &NoSpaceError{Need: min(need, math.MaxInt64/cs) * cs, Free: free * cs}
 	}
 	return nil
 }

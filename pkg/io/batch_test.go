@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/sys/unix"
 )
 
 // call is one request seen by fakeBackend, written "R off+len" / "W off+len" / "Z off+len".
@@ -34,7 +34,7 @@ func (f *fakeBackend) checkAligned(p []byte, off int64) error {
 		return nil
 	}
 	if f.einval {
-		return unix.EINVAL
+		return syscall.EINVAL
 	}
 	end := off + int64(len(p))
 	if off%f.align != 0 || (end%f.align != 0 && end != int64(len(f.data))) || !isAligned(p, f.bufAlign) {
@@ -279,7 +279,7 @@ func TestEINVALAfterSuccessIsAnError(t *testing.T) {
 	_, err := d.WriteAt(make([]byte, 512), 0)
 	must(t, err)
 	fb.einval = true
-	if _, err := d.WriteAt(make([]byte, 512), 0); !errors.Is(err, unix.EINVAL) {
+	if _, err := d.WriteAt(make([]byte, 512), 0); !errors.Is(err, syscall.EINVAL) {
 		t.Errorf("EINVAL after a successful direct write: got %v", err)
 	}
 }

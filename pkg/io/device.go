@@ -5,9 +5,8 @@ import (
 	"fmt"
 	goio "io"
 	"sync"
+	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Sentinel errors, wrapped so that errors.Is finds them.
@@ -259,7 +258,7 @@ func (d *Device) call(o op, buf []byte, abs int64) (int, error) {
 			d.st.WriteBytes += int64(n)
 			d.unsynced = d.unsynced || n > 0
 		}
-		if err == unix.EINVAL && d.direct && !d.directOK {
+		if err == syscall.EINVAL && d.direct && !d.directOK {
 			if dd, ok := d.be.(directDropper); ok {
 				if derr := dd.dropDirect(); derr != nil {
 					return 0, derr

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"golang.org/x/sys/unix"
 )
 
 // newImage creates a size-byte image in dir filled with a pattern and
@@ -62,22 +60,6 @@ func exerciseFile(t *testing.T, path string, o Options, shadow []byte) *Device {
 		t.Errorf("stats %+v", st)
 	}
 	return d
-}
-
-func TestDirectOnExt4(t *testing.T) {
-	dir := t.TempDir()
-	var sfs unix.Statfs_t
-	must(t, unix.Statfs(dir, &sfs))
-	if sfs.Type == unix.TMPFS_MAGIC {
-		t.Fatalf("%s is tmpfs; this test wants a disk file system", dir)
-	}
-	// An odd size exercises the buffered tail past the last aligned block.
-	path, shadow := newImage(t, dir, 3<<20+100)
-	d := exerciseFile(t, path, Options{Write: true, Sync: SyncClose, IOSize: 64 << 10}, shadow)
-	st := d.Stats()
-	if !st.Direct || st.Fallback != "" || st.Align < 512 {
-		t.Errorf("direct %v align %d fallback %q", st.Direct, st.Align, st.Fallback)
-	}
 }
 
 func TestTmpfsFallsBack(t *testing.T) {
@@ -206,34 +188,5 @@ func TestZeroFile(t *testing.T) {
 				t.Fatalf("buffered=%v: byte %d = %#x", buffered, i, c)
 			}
 		}
-	}
-}
-
-func TestCreateImage(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "new.img")
-	must(t, CreateImage(p, 1<<30))
-	var st unix.Stat_t
-	must(t, unix.Stat(p, &st))
-	if st.Size != 1<<30 || st.Blocks > 64 {
-		t.Errorf("size %d, %d blocks: not sparse", st.Size, st.Blocks)
-	}
-	must(t, os.WriteFile(p, []byte("keep"), 0o644)) // truncates to 4 bytes
-	must(t, CreateImage(p, 8192))
-	b, _ := os.ReadFile(p)
-	if len(b) != 8192 || string(b[:4]) != "keep" {
-		t.Errorf("extend: %d bytes, starts %q", len(b), b[:4])
-	}
-	must(t, CreateImage(p, 100)) // never shrinks
-	if fi, _ := os.Stat(p); fi.Size() != 8192 {
-		t.Errorf("CreateImage shrank the file to %d", fi.Size())
-	}
-	for _, bad := range []string{dir, "/dev/null"} {
-		if err := CreateImage(bad, 4096); err == nil || !strings.Contains(err.Error(), "not a regular file") {
-			t.Errorf("CreateImage(%s) = %v", bad, err)
-		}
-	}
-	if err := CreateImage(p, -1); err == nil {
-		t.Error("negative size accepted")
 	}
 }

@@ -7,9 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
-
-	"golang.org/x/sys/unix"
 
 	"ftools/pkg/io/writelog"
 )
@@ -69,7 +68,7 @@ type failReads struct {
 func (f *failReads) ReadAt(p []byte, off int64) (int, error) {
 	if f.fail > 0 {
 		f.fail--
-		return 0, unix.EIO
+		return 0, syscall.EIO
 	}
 	return f.backend.ReadAt(p, off)
 }
@@ -226,35 +225,5 @@ func TestEnvWriteLog(t *testing.T) {
 	}
 	if _, err := writelog.Ops(recs, "/elsewhere"); !errors.Is(err, writelog.ErrNoDevice) {
 		t.Fatalf("ops of an image not in the log: %v", err)
-	}
-}
-
-// The buffered fallback on a block device opened O_EXCL (as writers open
-// them) works: its reopened descriptors do not ask for the claim again,
-// and the claim is kept.
-func TestBlockDeviceFallbackKeepsClaim(t *testing.T) {
-	img := filepath.Join(t.TempDir(), "card.img")
-	must(t, CreateImage(img, 4<<20))
-	dev := losetup(t, img)
-	noMounts := mountsFile(t, "proc /proc proc rw 0 0")
-	d, err := Open(dev, Options{Write: true, MountsFile: noMounts, NoLock: true})
-	must(t, err)
-	defer d.Close()
-	fb := d.be.(*fileBackend)
-	// An unaligned request goes through the buffered twin.
-	if _, err := fb.WriteAt([]byte("tail"), 3); err != nil {
-		t.Fatalf("unaligned write through the buffered twin: %v", err)
-	}
-	if err := fb.dropDirect(); err != nil {
-		t.Fatalf("dropping O_DIRECT: %v", err)
-	}
-	buf := make([]byte, 4)
-	if _, err := fb.ReadAt(buf, 3); err != nil || string(buf) != "tail" {
-		t.Fatalf("read back %q, %v", buf, err)
-	}
-	// Still claimed: a second exclusive open fails.
-	if fd, err := unix.Open(dev, unix.O_RDWR|unix.O_EXCL, 0); err == nil {
-		unix.Close(fd)
-		t.Fatal("the device is no longer claimed after the fallback")
 	}
 }

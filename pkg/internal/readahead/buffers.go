@@ -2,11 +2,8 @@ package readahead
 
 import (
 	"sync"
-	"unsafe"
 
 	fio "ftools/pkg/io"
-
-	"golang.org/x/sys/unix"
 )
 
 // hugePage is the size of a transparent huge page (x86-64, arm64 with
@@ -40,16 +37,10 @@ func getBuffer(dev *fio.Device, size int) []byte {
 		return b
 	}
 	pool.Unlock()
-	m, err := unix.Mmap(-1, 0, size+hugePage, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
-	if err != nil {
-		return dev.AlignedBuffer(size)
+	if b := mapHuge(size); b != nil {
+		return b
 	}
-	skip := (hugePage - int(uintptr(unsafe.Pointer(&m[0]))%hugePage)) % hugePage
-	b := m[skip : skip+size : skip+size]
-	// Without transparent huge pages (or with them off) this fails or
-	// does nothing, and the buffer is an ordinary one.
-	_ = unix.Madvise(b, unix.MADV_HUGEPAGE)
-	return b
+	return dev.AlignedBuffer(size)
 }
 
 // putBuffers gives buffers back for the next ReadAhead.

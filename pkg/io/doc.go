@@ -44,8 +44,19 @@
 //
 // The bulk data path (a stream's direct writes, ReadRegular for a copy's
 // source) uses raw system calls, which keep the runtime from handing the
-// processor between threads around each 4 MiB request (raw.go).
+// processor between threads around each 4 MiB request (raw_linux.go).
 //
-// The package never prints. It is Linux-only (pread, pwrite, fallocate,
-// statx, sysfs and block-device ioctls).
+// The package never prints. It builds and works on image files on Linux,
+// macOS and Windows; the commands (cmd/) are Linux-only. O_DIRECT, block
+// devices, fallocate and BLKZEROOUT, statx, flock, sysfs, the mounts file
+// and raw system calls are Linux features (the _linux.go files). Elsewhere
+// the portable fallback (backend_os.go and the _other.go files) opens image
+// files only and refuses block devices; its I/O is buffered through
+// os.File (Direct is false and Stats.Fallback says so), zeroing writes
+// zeros, the size comes from Stat, a flush is File.Sync and sectors are
+// 512 bytes; it takes no lock (Wait and NoLock change nothing, and two
+// processes may write one image at once), sees no mount or loop device
+// (ImageUses finds none, so an image mounted there is not refused),
+// BlockDiskPlace gives the zero DiskPlace, RereadPartitions returns an
+// error wrapping ErrNotReread, and ReadRegular is File.Read.
 package io

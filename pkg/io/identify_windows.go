@@ -1,7 +1,6 @@
 package io
 
 import (
-	"errors"
 	"os"
 	"syscall"
 )
@@ -12,7 +11,7 @@ import (
 func Identify(path string) (FileID, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return FileID{}, &os.PathError{Op: "stat", Path: path, Err: errors.Unwrap(err)}
+		return FileID{}, err
 	}
 	defer f.Close()
 	var info syscall.ByHandleFileInformation

@@ -29,6 +29,7 @@ type Volume struct {
 	bootErr    error // why the main boot region was unusable
 
 	writable    bool
+	armed       bool // VolumeDirty is to be set before the next write (begin)
 	setDirty    bool // this session set VolumeDirty and clears it on Close
 	wasDirty    bool // VolumeDirty was set when the volume was opened
 	closed      bool
@@ -194,8 +195,11 @@ func (v *Volume) percentInUse() uint8 {
 	return uint8((n - uint64(v.bitmap.free)) * 100 / n)
 }
 
-// begin marks the volume dirty before its first change, so that a crash
-// in the middle is visible to fsck and to the next mount.
+// begin checks that the volume may change, and arms VolumeDirty: it is
+// written just before the session's first write to the device
+// (markDirty), so that a crash in the middle is visible to fsck and to the
+// next mount, while a change refused before anything was written leaves
+// the volume byte for byte as it was.
 func (v *Volume) begin() error {
 	switch {
 	case v.closed:
@@ -206,14 +210,36 @@ func (v *Volume) begin() error {
 		return fmt.Errorf("%w: the main boot region is damaged (%v); repair the volume first", ErrUnsupported, v.bootErr)
 	case v.bitmap == nil:
 		return fmt.Errorf("%w: the allocation bitmap is unusable; repair the volume first", ErrCorrupt)
-	case v.setDirty || v.wasDirty:
+	case v.armed || v.setDirty || v.wasDirty:
 		return nil
 	}
+	v.armed = true
+	v.dev.BeforeFirstWrite(func() error { return v.markDirty(true) })
+	return nil
+}
+
+// markDirty writes the VolumeDirty begin armed, if it is not on the device
+// yet: the device runs it before the first write of the session, and the
+// data paths call it before they queue data. Before metadata (flush) the
+// flag is made durable first; data needs no flush of its own, since the
+// commit flushes the data before any metadata that refers to it.
+func (v *Volume) markDirty(flush bool) error {
+	if !v.armed {
+		return nil
+	}
+	v.armed = false
+	v.dev.BeforeFirstWrite(nil)
 	v.boot.SetDirty(true)
 	if err := v.writeBootFlags(); err != nil {
+		v.boot.SetDirty(false)
+		v.armed = true
+		v.dev.BeforeFirstWrite(func() error { return v.markDirty(true) })
 		return err
 	}
 	v.setDirty = true
+	if flush {
+		return v.barrier()
+	}
 	return nil
 }
 
@@ -250,6 +276,9 @@ var testHookBarrier func()
 // writeData queues file data (or a new directory cluster) at off; it goes
 // out in large merged writes before any metadata that refers to it.
 func (v *Volume) writeData(off int64, p []byte) error {
+	if err := v.markDirty(false); err != nil {
+		return err
+	}
 	if v.data == nil {
 		v.data = v.dev.NewStream()
 	}
@@ -391,6 +420,11 @@ func (v *Volume) Close() error {
 		if cerr := v.data.Close(); err == nil {
 			err = cerr
 		}
+	}
+	if v.armed {
+		// Nothing was written: there is no VolumeDirty to set or clear.
+		v.armed = false
+		v.dev.BeforeFirstWrite(nil)
 	}
 	// VolumeDirty comes off after a clean commit, and also after one that
 	// failed before any metadata went out (the host file system filled up

@@ -52,8 +52,34 @@ func (v *Volume) RemoveAll(name string) error {
 	return nil
 }
 
-// treeNode is a file or directory checkTree walks: its record, the
-// directory that holds it and, once listed, its own loaded directory.
+// CheckTree walks the tree at name (the whole volume for the root) as
+// RemoveAll does before it changes anything, and returns the first damage
+// that would make a change of every file in it go wrong part way, naming
+// where: a directory loop, a directory naming the root's clusters, a chain
+// into a free or bad cluster or a loop, a directory that cannot be read,
+// clusters two members of the tree share. Writers of a whole tree
+// (fattrib -/) call it first, so that a refusal changes nothing.
+func (v *Volume) CheckTree(name string) error {
+	if v.closed {
+		return ErrClosed
+	}
+	parent, r, err := v.lookup("check", name)
+	if err != nil {
+		return err
+	}
+	path := "/" + cleanPath(name)
+	if r == nil {
+		path = "/"
+	}
+	if _, err := v.checkTree(parent, r, path); err != nil {
+		return pathErr("check", name, err)
+	}
+	return nil
+}
+
+// treeNode is a file or directory checkTree walks: its record (nil for
+// the root), the directory that holds it and, once listed, its own loaded
+// directory.
 type treeNode struct {
 	rec    *Record
 	parent *dir
@@ -69,13 +95,25 @@ type treeNode struct {
 // that follows reads nothing.
 func (v *Volume) checkTree(parent *dir, r *Record, path string) ([]fsutil.TreeItem[*treeNode], error) {
 	t := fsutil.Tree[*treeNode]{
-		Name: func(n *treeNode) string { return n.rec.Name },
+		Name: func(n *treeNode) string {
+			if n.rec == nil {
+				return ""
+			}
+			return n.rec.Name
+		},
 		Dir: func(n *treeNode) (uint32, bool) {
+			if n.rec == nil {
+				return uint32(v.layout.RootCluster), true
+			}
 			return uint32(n.rec.Set.Stream.FirstCluster), n.rec.IsDir()
 		},
+		IsRoot: func(n *treeNode) bool { return n.rec == nil },
 		Runs: func(n *treeNode) ([]fsutil.Run, error) {
-			exts, err := v.fileExtents(&n.rec.Set.Stream)
-			if err != nil {
+			var exts []Extent
+			var err error
+			if n.rec == nil {
+				exts = v.root().exts
+			} else if exts, err = v.fileExtents(&n.rec.Set.Stream); err != nil {
 				return nil, err
 			}
 			runs := make([]fsutil.Run, len(exts))
@@ -85,9 +123,12 @@ func (v *Volume) checkTree(parent *dir, r *Record, path string) ([]fsutil.TreeIt
 			return runs, nil
 		},
 		List: func(n *treeNode) ([]*treeNode, error) {
-			d, err := v.loadDir(n.parent, n.rec)
-			if err != nil {
-				return nil, err
+			d := v.root()
+			if n.rec != nil {
+				var err error
+				if d, err = v.loadDir(n.parent, n.rec); err != nil {
+					return nil, err
+				}
 			}
 			n.dir = d
 			recs := d.list()

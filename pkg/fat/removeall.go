@@ -64,8 +64,34 @@ func (v *Volume) RemoveAll(name string) error {
 	return nil
 }
 
-// treeNode is a file or directory checkTree walks: its record, and once
-// listed, its loaded directory.
+// CheckTree walks the tree at name (the whole volume for the root) as
+// RemoveAll does before it changes anything, and returns the first damage
+// that would make a change of every file in it go wrong part way, naming
+// where: a directory loop, a directory naming the root's clusters, a chain
+// into a free or bad cluster or a loop, a directory that cannot be read,
+// clusters two members of the tree share. Writers of a whole tree
+// (fattrib -/) call it first, so that a refusal changes nothing.
+func (v *Volume) CheckTree(name string) error {
+	if v.closed {
+		return ErrClosed
+	}
+	v.settle()
+	_, r, err := v.lookup("check", name)
+	if err != nil {
+		return err
+	}
+	path := "/" + cleanPath(name)
+	if r == nil {
+		path = "/"
+	}
+	if _, err := v.checkTree(r, path); err != nil {
+		return &fs.PathError{Op: "check", Path: path, Err: err}
+	}
+	return nil
+}
+
+// treeNode is a file or directory checkTree walks: its record (nil for
+// the root), and once listed, its loaded directory.
 type treeNode struct {
 	rec *Record
 	dir *dir
@@ -84,13 +110,25 @@ func (v *Volume) checkTree(r *Record, path string) ([]fsutil.TreeItem[*treeNode]
 	if l.Type == FAT32 {
 		root = uint32(l.RootCluster)
 	}
+	first := func(n *treeNode) Cluster {
+		if n.rec == nil {
+			return Cluster(root)
+		}
+		return n.rec.Entry.Cluster
+	}
 	t := fsutil.Tree[*treeNode]{
-		Name: func(n *treeNode) string { return n.rec.Name },
-		Dir: func(n *treeNode) (uint32, bool) {
-			return uint32(n.rec.Entry.Cluster), n.rec.Entry.IsDir()
+		Name: func(n *treeNode) string {
+			if n.rec == nil {
+				return ""
+			}
+			return n.rec.Name
 		},
+		Dir: func(n *treeNode) (uint32, bool) {
+			return uint32(first(n)), n.rec == nil || n.rec.Entry.IsDir()
+		},
+		IsRoot: func(n *treeNode) bool { return n.rec == nil },
 		Runs: func(n *treeNode) ([]fsutil.Run, error) {
-			c := n.rec.Entry.Cluster
+			c := first(n)
 			if c == 0 {
 				return nil, nil
 			}
@@ -105,7 +143,7 @@ func (v *Volume) checkTree(r *Record, path string) ([]fsutil.TreeItem[*treeNode]
 			return runs, nil
 		},
 		List: func(n *treeNode) ([]*treeNode, error) {
-			d, err := v.loadDir(n.rec.Entry.Cluster)
+			d, err := v.loadDir(first(n))
 			if err != nil {
 				return nil, err
 			}

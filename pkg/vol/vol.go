@@ -130,6 +130,12 @@ type Volume interface {
 	MkdirAll(name string, mtime time.Time) error
 	Remove(name string) error
 	RemoveAll(name string) error
+	// CheckTree walks the tree at name (the whole volume for the root)
+	// and returns the first damage that would make a change of all of it
+	// go wrong part way (a loop, a broken chain, shared clusters), naming
+	// where. Writers of a whole tree call it first: a refusal then
+	// changes nothing.
+	CheckTree(name string) error
 	Rename(oldName, newName string) error
 	SetAttr(name string, set, clear Attr) error
 	Fallocate(name string, length int64, o FallocateOptions) (*FallocateResult, error)

@@ -22,8 +22,10 @@ type Tree[N any] struct {
 	// List returns the members of directory n (without "." and "..").
 	List func(n N) ([]N, error)
 	// Root is the root directory's first cluster: no directory of a tree
-	// may name it.
-	Root uint32
+	// may name it, unless IsRoot says it is the root (the top of a walk of
+	// the whole volume).
+	Root   uint32
+	IsRoot func(n N) bool
 	// MaxDepth bounds the nesting followed.
 	MaxDepth int
 	// Corrupt is what the problems the walk finds itself wrap (the
@@ -120,7 +122,7 @@ func (w *treeWalk[N]) walk(n N, parent int, path string, depth int) error {
 	first, isDir := w.t.Dir(n)
 	if isDir {
 		switch {
-		case first == w.t.Root:
+		case first == w.t.Root && (w.t.IsRoot == nil || !w.t.IsRoot(n)):
 			return w.corrupt(path, "the directory names the root directory's cluster %d", first)
 		case depth > w.t.MaxDepth:
 			return w.corrupt(path, "directories nested more than %d deep (a loop?)", w.t.MaxDepth)

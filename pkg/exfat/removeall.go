@@ -2,6 +2,7 @@ package exfat
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 
 	"ftools/pkg/internal/fsutil"
@@ -142,5 +143,9 @@ func (v *Volume) checkTree(parent *dir, r *Record, path string) ([]fsutil.TreeIt
 		MaxDepth: maxTreeDepth,
 		Corrupt:  ErrCorrupt,
 	}
-	return fsutil.CheckTree(t, &treeNode{rec: r, parent: parent}, path)
+	items, err := fsutil.CheckTree(t, &treeNode{rec: r, parent: parent}, path)
+	if errors.Is(err, ErrCorrupt) {
+		return nil, fmt.Errorf("%w %s", err, fsutil.DamageHint)
+	}
+	return items, err
 }

@@ -160,8 +160,8 @@ func (v *Volume) checkTree(r *Record, path string) ([]fsutil.TreeItem[*treeNode]
 		Corrupt:  ErrCorrupt,
 	}
 	items, err := fsutil.CheckTree(t, &treeNode{rec: r}, path)
-	if err != nil {
+	if errors.Is(err, ErrCorrupt) {
 		return nil, damaged(err)
 	}
-	return items, nil
+	return items, err
 }

@@ -6,6 +6,10 @@ import (
 	"slices"
 )
 
+// DamageHint ends the message of a writer that stops on damage it found
+// on its way: it says how to see and repair it.
+const DamageHint = "(the volume is damaged: fverify shows the damage, fverify --repair repairs it)"
+
 // Run is a run of consecutive clusters.
 type Run struct{ Start, Len uint32 }
 
@@ -163,6 +167,9 @@ func (w *treeWalk[N]) crossLinks() error {
 	owner := -1
 	for _, r := range w.runs {
 		if owner >= 0 && uint64(r.Start) < end {
+			if owner == r.item {
+				return w.corrupt(w.path(r.item), "cluster %d comes twice in its chain (a loop)", r.Start)
+			}
 			return w.corrupt(w.path(r.item), "cluster %d is also held by %s (cross-linked)", r.Start, w.path(owner))
 		}
 		if e := uint64(r.Start) + uint64(r.Len); e > end {

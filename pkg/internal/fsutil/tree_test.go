@@ -61,7 +61,7 @@ func TestCheckTree(t *testing.T) {
 		{"broken chain", func(n map[string]*fakeNode) { n["d/sub/g"].runsErr = errTestCorrupt }, "/d/sub/g", "corrupt"},
 		{"unreadable directory", func(n map[string]*fakeNode) { n["d/sub"].listErr = errors.New("read error") }, "/d/sub", "read error"},
 		{"cross-link", func(n map[string]*fakeNode) { n["d/sub/g"].runs = []Run{{30, 1}, {22, 2}} }, "/d/sub/g", "cluster 22 is also held by /d/f"},
-		{"cross-link inside one chain", func(n map[string]*fakeNode) { n["d/f"].runs = []Run{{20, 3}, {21, 1}} }, "/d/f", "cluster 21 is also held by /d/f"},
+		{"cross-link inside one chain", func(n map[string]*fakeNode) { n["d/f"].runs = []Run{{20, 3}, {21, 1}} }, "/d/f", "cluster 21 comes twice in its chain"},
 		{"too deep", func(n map[string]*fakeNode) {
 			prev := n["d/sub"]
 			for i := range 10 {

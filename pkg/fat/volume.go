@@ -287,13 +287,20 @@ func (v *Volume) markDirty(flush bool) error {
 	}
 	v.armed = false
 	v.dev.BeforeFirstWrite(nil)
-	v.boot.SetDirty(true)
-	if err := v.writeBoot(); err != nil {
-		v.boot.SetDirty(false)
+	// Only the dirty bit changes on the device now: a new label or volume
+	// id waits in v.boot for its own place in the commit (writeLabel).
+	state := ext16 + relState
+	if v.boot.Is32 {
+		state = ext32 + relState
+	}
+	v.raw[state] |= stateDirty
+	if _, err := v.dev.WriteAt(v.raw, 0); err != nil {
+		v.raw[state] &^= stateDirty
 		v.armed = true
 		v.dev.BeforeFirstWrite(func() error { return v.markDirty(true) })
-		return err
+		return fmt.Errorf("fat: writing boot sector: %w", err)
 	}
+	v.boot.SetDirty(true)
 	v.setDirty = true
 	if flush {
 		return v.barrier()

@@ -330,6 +330,9 @@ func (v *Volume) SetNextCluster(n uint32) error {
 	if err := v.begin(); err != nil {
 		return err
 	}
+	if v.info.NextFree == n {
+		return nil // as it is: nothing to write
+	}
 	v.info.NextFree = n
 	v.infoDirty = true
 	return nil
@@ -347,6 +350,9 @@ func (v *Volume) SetFreeCount(n uint32) error {
 	if err := v.begin(); err != nil {
 		return err
 	}
+	if v.info.FreeCount == n {
+		return nil // as it is: nothing to write
+	}
 	v.info.FreeCount = n
 	v.infoDirty = true
 	return nil
@@ -362,11 +368,15 @@ func (v *Volume) Recount() error {
 	if err := v.begin(); err != nil {
 		return err
 	}
-	v.info.FreeCount = v.freeCount()
+	free := v.freeCount()
 	if err := v.table.Err(); err != nil {
 		return err
 	}
-	v.info.NextFree = v.validNextFree(v.info.NextFree)
+	next := v.validNextFree(v.info.NextFree)
+	if free == v.info.FreeCount && next == v.info.NextFree {
+		return nil // right already: nothing to write
+	}
+	v.info.FreeCount, v.info.NextFree = free, next
 	v.infoDirty = true
 	return nil
 }

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"strings"
 	"testing"
 
+	"ftools/pkg/exfat"
 	"ftools/pkg/fat"
 	fio "ftools/pkg/io"
 	"ftools/pkg/io/writelog"
@@ -235,6 +237,10 @@ func runLogged(t *testing.T, rc *replayCase, img, dir string) []writelog.Op {
 	t.Helper()
 	logPath := filepath.Join(dir, "write.log")
 	args := rc.expand(img, dir)
+	var boot []byte
+	if !rc.format && rc.tableAt == 0 {
+		boot = readImage(t, img)[:512]
+	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = append(os.Environ(), fio.EnvWriteLog+"="+logPath)
 	out, err := cmd.CombinedOutput()
@@ -266,8 +272,71 @@ func runLogged(t *testing.T, rc *replayCase, img, dir string) []writelog.Op {
 	if !rc.prefixOnly && ops[len(ops)-1].Kind != writelog.KindFlush {
 		t.Errorf("%s: the last write is not followed by a flush: exit 0 would not mean durable", strings.Join(args, " "))
 	}
+	if boot != nil {
+		if err := dirtyFirst(boot, ops, !rc.prefixOnly && !slices.Contains(args, "always")); err != nil {
+			t.Errorf("%s: %v", strings.Join(args, " "), err)
+		}
+	}
 	t.Logf("%s: %d writes, %d flushes", strings.Join(args[:1], " "), writes, flushes)
 	return ops
+}
+
+// dirtyFirst checks the crash order of the dirty flag on a volume whose
+// boot sector (before the run) is boot: a run that finds it clear sets it
+// in its very first write (not when it opens the volume: a refusal writes
+// nothing), and, with flushes, makes it durable before metadata that no
+// data came before: the first flush may cover the flag, file data and the
+// FAT of the new chains (which leave at worst lost clusters), but a run
+// that starts with metadata (the FATs, FAT12/16's root directory) flushes
+// the flag first. FAT12 has no dirty bit.
+func dirtyFirst(boot []byte, ops []writelog.Op, flushes bool) error {
+	le := binary.LittleEndian
+	var dirty func(b []byte) bool
+	var metaStart, metaEnd int64
+	switch {
+	case exfat.IsExFAT(boot):
+		// VolumeFlags bit 1; the FAT lies at FatOffset for FatLength
+		// sectors per copy.
+		dirty = func(b []byte) bool { return b[106]&2 != 0 }
+		ss := int64(1) << boot[108]
+		metaStart = int64(le.Uint32(boot[80:])) * ss
+		metaEnd = metaStart + int64(le.Uint32(boot[84:]))*ss*int64(boot[110])
+	case le.Uint16(boot[22:]) == 0:
+		// FAT32: the dirty bit is bit 0 of byte 65.
+		dirty = func(b []byte) bool { return b[65]&1 != 0 }
+		bps := int64(le.Uint16(boot[11:]))
+		metaStart = int64(le.Uint16(boot[14:])) * bps
+		metaEnd = metaStart + int64(boot[16])*int64(le.Uint32(boot[36:]))*bps
+	case string(boot[54:59]) == "FAT12":
+		return nil
+	default:
+		// FAT16: byte 37; the FATs and then the fixed root directory.
+		dirty = func(b []byte) bool { return b[37]&1 != 0 }
+		bps := int64(le.Uint16(boot[11:]))
+		metaStart = int64(le.Uint16(boot[14:])) * bps
+		metaEnd = metaStart + int64(boot[16])*int64(le.Uint16(boot[22:]))*bps + int64(le.Uint16(boot[17:]))*32
+	}
+	if dirty(boot) || len(ops) == 0 {
+		return nil
+	}
+	if op := ops[0]; op.Kind != writelog.KindWrite || op.Off != 0 || len(op.Data) < 512 || !dirty(op.Data) {
+		return fmt.Errorf("the first write (at byte %d, %d bytes) does not set the dirty flag in the boot sector", op.Off, op.N)
+	}
+	if !flushes {
+		return nil
+	}
+	data := false
+	for _, op := range ops[1:] {
+		switch {
+		case op.Kind == writelog.KindFlush:
+			return nil
+		case op.Off >= metaEnd:
+			data = true
+		case op.Off+op.N > metaStart && !data:
+			return fmt.Errorf("metadata (byte %d) is written before any data and before a flush has made the dirty flag durable", op.Off)
+		}
+	}
+	return nil
 }
 
 // replay checks every crash state of a recorded run and returns the number

@@ -113,14 +113,30 @@ func run(args []string, stdout, stderr io.Writer) error {
 			if op.Path == "." && !recursive {
 				return fmt.Errorf("%s: the root directory has no attributes (give -/ for what is in it)", cmdutil.Quote(op.Show(op.Path)))
 			}
+			// Everything is walked and checked before anything changes: a
+			// refusal leaves the volume as it was.
 			paths, err := walk(v, op, recursive)
+			if err == nil && len(paths) > 1 {
+				if cerr := v.CheckTree(op.VolPath()); cerr != nil {
+					err = fmt.Errorf("%s: %s", cmdutil.Quote(op.Show(op.VolPath())), cmdutil.ErrText(cerr))
+				}
+			}
+			if err != nil {
+				return fmt.Errorf("%w (left unchanged)", err)
+			}
+			changed := 0
 			for _, p := range paths {
 				if p == "." {
 					continue // the root has no entry, so no attributes
 				}
 				if serr := v.SetAttr(p, set, clear); serr != nil {
 					err = errors.Join(err, fmt.Errorf("cannot change the attributes of %s: %s", cmdutil.Quote(op.Show(p)), cmdutil.ErrText(serr)))
+					continue
 				}
+				changed++
+			}
+			if err != nil && changed > 0 {
+				err = fmt.Errorf("%w (the attributes of %d other paths were changed)", err, changed)
 			}
 			return err
 		})

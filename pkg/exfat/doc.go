@@ -50,8 +50,11 @@
 // this order, with a barrier (a flush of the device's cache, unless the
 // sync policy is none) between the steps (Volume.Commit, Volume.Close):
 //
-//  1. VolumeDirty is set in the main boot sector before the first change
-//     (it shares the first barrier with the data).
+//  1. VolumeDirty is set in the main boot sector just before the
+//     session's first write (fio.Device.BeforeFirstWrite), not when a
+//     change is asked for, so that a refused change writes nothing; it
+//     shares the first barrier with the data, or is flushed on its own
+//     when metadata comes first.
 //  2. File data and the zeroed clusters of new or grown directories go out
 //     through the device's write-combining stream.
 //  3. The allocation bitmap's changed sectors and the FAT chains of

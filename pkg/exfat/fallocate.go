@@ -145,6 +145,10 @@ func (v *Volume) zeroNew(old []Extent, valid int64, exts []Extent) error {
 	if err := v.flushData(); err != nil {
 		return err
 	}
+	// Zeroing is data: the commit's barrier covers VolumeDirty with it.
+	if err := v.markDirty(false); err != nil {
+		return err
+	}
 	l := v.layout
 	cs := l.ClusterSize
 	if n := extentsClusters(old); n > 0 && valid < n*cs {

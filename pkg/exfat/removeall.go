@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+
+	"ftools/pkg/internal/fsutil"
 )
 
 // maxTreeDepth bounds the directory nesting followed: deeper than any path
@@ -13,8 +15,11 @@ const maxTreeDepth = 1024
 // RemoveAll removes name and, if it is a directory, everything below it.
 // The clusters of every removed file and directory become free once the
 // volume commits. A name that does not exist is no error, as with
-// os.RemoveAll. A directory reached twice (clusters shared in a damaged
-// image) is not entered again, and a cluster is never freed twice.
+// os.RemoveAll. The whole tree is walked and checked first (checkTree): a
+// damaged tree (a directory loop, a chain into a free cluster or a loop,
+// clusters two of its members share) is refused, naming where, and nothing
+// is changed; otherwise the removal itself reads nothing more, so it
+// cannot fail part way.
 func (v *Volume) RemoveAll(name string) error {
 	if err := v.begin(); err != nil {
 		return err
@@ -33,59 +38,121 @@ func (v *Volume) RemoveAll(name string) error {
 		return pathErr("remove", name, fs.ErrPermission)
 	}
 	if err := v.checkSize(r); err != nil {
-		// A file named on its own is refused whole, as Remove does; one
-		// met below a directory loses its entry and keeps its clusters.
+		// A file named on its own is refused whole, as Remove does.
 		return pathErr("remove", name, err)
 	}
-	t := &treeRemover{v: v, seen: map[Cluster]bool{}}
-	t.remove(parent, r, 0)
-	v.pendingFree = append(v.pendingFree, t.free...)
-	if len(t.errs) > 0 {
-		return pathErr("remove", name, errors.Join(t.errs...))
+	items, err := v.checkTree(parent, r, "/"+cleanPath(name))
+	if err != nil {
+		return pathErr("remove", name, err)
+	}
+	// Members before their directories: a directory's own clusters are
+	// freed, so its changed entries are dropped with it.
+	for i := len(items) - 1; i >= 0; i-- {
+		it := items[i]
+		for _, run := range it.Runs {
+			v.pendingFree = append(v.pendingFree, Extent{Cluster(run.Start), run.Len})
+		}
+		if it.Node.dir != nil {
+			v.dropDir(it.Node.dir)
+		}
+		it.Node.parent.remove(it.Node.rec)
 	}
 	return nil
 }
 
-// treeRemover collects the clusters of a tree as it removes its entries.
-type treeRemover struct {
-	v    *Volume
-	seen map[Cluster]bool // first clusters of directories entered
-	free []Extent
-	errs []error
+// CheckTree walks the tree at name (the whole volume for the root) as
+// RemoveAll does before it changes anything, and returns the first damage
+// that would make a change of every file in it go wrong part way, naming
+// where: a directory loop, a directory naming the root's clusters, a chain
+// into a free or bad cluster or a loop, a directory that cannot be read,
+// clusters two members of the tree share. Writers of a whole tree
+// (fattrib -/) call it first, so that a refusal changes nothing.
+func (v *Volume) CheckTree(name string) error {
+	if v.closed {
+		return ErrClosed
+	}
+	parent, r, err := v.lookup("check", name)
+	if err != nil {
+		return err
+	}
+	path := "/" + cleanPath(name)
+	if r == nil {
+		path = "/"
+	}
+	if _, err := v.checkTree(parent, r, path); err != nil {
+		return pathErr("check", name, err)
+	}
+	return nil
 }
 
-func (t *treeRemover) remove(parent *dir, r *Record, depth int) {
-	v := t.v
-	if r.IsDir() {
-		c := r.Set.Stream.FirstCluster
-		switch {
-		case t.seen[c] || c == v.layout.RootCluster:
-			t.errs = append(t.errs, fmt.Errorf("%w: directory %q at cluster %d is reached twice (shared clusters)", ErrCorrupt, r.Name, c))
-			parent.remove(r)
-			return
-		case depth >= maxTreeDepth:
-			t.errs = append(t.errs, fmt.Errorf("%w: directories nested more than %d deep below %q", ErrCorrupt, maxTreeDepth, r.Name))
-			return
-		}
-		t.seen[c] = true
-		d, err := v.loadDir(parent, r)
-		if err != nil {
-			// Its clusters are left for fsck: freeing them could free
-			// clusters another file holds.
-			t.errs = append(t.errs, fmt.Errorf("%q: %w", r.Name, err))
-			parent.remove(r)
-			return
-		}
-		for _, m := range d.list() {
-			t.remove(d, m, depth+1)
-		}
-		v.dropDir(d)
+// treeNode is a file or directory checkTree walks: its record (nil for
+// the root), the directory that holds it and, once listed, its own loaded
+// directory.
+type treeNode struct {
+	rec    *Record
+	parent *dir
+	dir    *dir
+}
+
+// checkTree walks the tree r (a member of parent, at path) heads and
+// returns its files and directories, a directory before its members, each
+// with the clusters it holds; or, naming where, a loop, a directory naming
+// the root's clusters, a chain that cannot be followed, a directory that
+// cannot be read, or clusters two of its members share
+// (fsutil.CheckTree). The tree's directories stay loaded, so a removal
+// that follows reads nothing.
+func (v *Volume) checkTree(parent *dir, r *Record, path string) ([]fsutil.TreeItem[*treeNode], error) {
+	t := fsutil.Tree[*treeNode]{
+		Name: func(n *treeNode) string {
+			if n.rec == nil {
+				return ""
+			}
+			return n.rec.Name
+		},
+		Dir: func(n *treeNode) (uint32, bool) {
+			if n.rec == nil {
+				return uint32(v.layout.RootCluster), true
+			}
+			return uint32(n.rec.Set.Stream.FirstCluster), n.rec.IsDir()
+		},
+		IsRoot: func(n *treeNode) bool { return n.rec == nil },
+		Runs: func(n *treeNode) ([]fsutil.Run, error) {
+			var exts []Extent
+			var err error
+			if n.rec == nil {
+				exts = v.root().exts
+			} else if exts, err = v.recordExtents(n.rec); err != nil {
+				return nil, err
+			}
+			runs := make([]fsutil.Run, len(exts))
+			for i, e := range exts {
+				runs[i] = fsutil.Run{Start: uint32(e.Start), Len: e.Len}
+			}
+			return runs, nil
+		},
+		List: func(n *treeNode) ([]*treeNode, error) {
+			d := v.root()
+			if n.rec != nil {
+				var err error
+				if d, err = v.loadDir(n.parent, n.rec); err != nil {
+					return nil, err
+				}
+			}
+			n.dir = d
+			recs := d.list()
+			out := make([]*treeNode, len(recs))
+			for i, m := range recs {
+				out[i] = &treeNode{rec: m, parent: d}
+			}
+			return out, nil
+		},
+		Root:     uint32(v.layout.RootCluster),
+		MaxDepth: maxTreeDepth,
+		Corrupt:  ErrCorrupt,
 	}
-	exts, err := v.recordExtents(r)
-	if err != nil {
-		t.errs = append(t.errs, fmt.Errorf("%q: %w", r.Name, err))
-		exts = nil
+	items, err := fsutil.CheckTree(t, &treeNode{rec: r, parent: parent}, path)
+	if errors.Is(err, ErrCorrupt) {
+		return nil, fmt.Errorf("%w %s", err, fsutil.DamageHint)
 	}
-	t.free = append(t.free, exts...)
-	parent.remove(r)
+	return items, err
 }

@@ -34,6 +34,7 @@ type Volume struct {
 	bootConflict error
 
 	writable    bool
+	armed       bool // VolumeDirty is to be set before the next write (begin)
 	setDirty    bool // this session set VolumeDirty and clears it on Close
 	wasDirty    bool // VolumeDirty was set when the volume was opened
 	closed      bool
@@ -217,8 +218,11 @@ func (v *Volume) percentInUse() uint8 {
 	return uint8((n - uint64(v.bitmap.diskFree())) * 100 / n)
 }
 
-// begin marks the volume dirty before its first change, so that a crash
-// in the middle is visible to fsck and to the next mount.
+// begin checks that the volume may change, and arms VolumeDirty: it is
+// written just before the session's first write to the device
+// (markDirty), so that a crash in the middle is visible to fsck and to the
+// next mount, while a change refused before anything was written leaves
+// the volume byte for byte as it was.
 func (v *Volume) begin() error {
 	switch {
 	case v.closed:
@@ -229,14 +233,36 @@ func (v *Volume) begin() error {
 		return fmt.Errorf("%w: the main boot region is damaged (%v); repair the volume first", ErrUnsupported, v.bootErr)
 	case v.bitmap == nil:
 		return fmt.Errorf("%w: the allocation bitmap is unusable; repair the volume first", ErrCorrupt)
-	case v.setDirty || v.wasDirty:
+	case v.armed || v.setDirty || v.wasDirty:
 		return nil
 	}
+	v.armed = true
+	v.dev.BeforeFirstWrite(func() error { return v.markDirty(true) })
+	return nil
+}
+
+// markDirty writes the VolumeDirty begin armed, if it is not on the device
+// yet: the device runs it before the first write of the session, and the
+// data paths call it before they queue data. Before metadata (flush) the
+// flag is made durable first; data needs no flush of its own, since the
+// commit flushes the data before any metadata that refers to it.
+func (v *Volume) markDirty(flush bool) error {
+	if !v.armed {
+		return nil
+	}
+	v.armed = false
+	v.dev.BeforeFirstWrite(nil)
 	v.boot.SetDirty(true)
 	if err := v.writeBootFlags(); err != nil {
+		v.boot.SetDirty(false)
+		v.armed = true
+		v.dev.BeforeFirstWrite(func() error { return v.markDirty(true) })
 		return err
 	}
 	v.setDirty = true
+	if flush {
+		return v.barrier()
+	}
 	return nil
 }
 
@@ -260,7 +286,8 @@ func (v *Volume) barrier() error {
 	if testHookBarrier != nil {
 		testHookBarrier()
 	}
-	if v.dev.Policy() == fio.SyncNone {
+	if v.dev.Policy() == fio.SyncNone || v.armed {
+		// armed: this session has written nothing yet (markDirty).
 		return nil
 	}
 	return v.dev.Sync()
@@ -273,6 +300,9 @@ var testHookBarrier func()
 // writeData queues file data (or a new directory cluster) at off; it goes
 // out in large merged writes before any metadata that refers to it.
 func (v *Volume) writeData(off int64, p []byte) error {
+	if err := v.markDirty(false); err != nil {
+		return err
+	}
 	if v.data == nil {
 		v.data = v.dev.NewStream()
 	}
@@ -415,6 +445,11 @@ func (v *Volume) Close() error {
 		if cerr := v.data.Close(); err == nil {
 			err = cerr
 		}
+	}
+	if v.armed {
+		// Nothing was written: there is no VolumeDirty to set or clear.
+		v.armed = false
+		v.dev.BeforeFirstWrite(nil)
 	}
 	// VolumeDirty comes off after a clean commit, and also after one that
 	// failed before any metadata went out (the host file system filled up

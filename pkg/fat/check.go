@@ -89,6 +89,8 @@ type CheckOptions struct {
 	// Progress, if not nil, is told each step of the check as it starts
 	// (fverify -v), one sentence each.
 	Progress func(step string)
+
+	workBudget int64 // tests: checkWork.budget
 }
 
 // Defaults for CheckOptions.

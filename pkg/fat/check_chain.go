@@ -51,6 +51,7 @@ func walkClaim(tb Table, cl *claims, id uint32, first Cluster, limit int64, visi
 	}
 	var w chainWalk
 	for c := first; ; {
+		cl.steps++
 		if limit >= 0 && w.n >= limit {
 			w.end, w.at = endLimit, c
 			return w
@@ -146,5 +147,6 @@ func (t *treeCheck) score(tb Table) int {
 			faults++
 		}
 	}
+	t.plan.work.chainSteps += cl.steps
 	return faults
 }

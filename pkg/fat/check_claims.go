@@ -28,7 +28,8 @@ const claimEnd = 1 << 31
 // names the owner, which a sound volume never needs.
 type claims struct {
 	bitmap
-	recs map[Cluster]uint32 // holder id (| claimEnd at a walk's last cluster)
+	recs  map[Cluster]uint32 // holder id (| claimEnd at a walk's last cluster)
+	steps int64              // links followed by the walks and look-ups (checkWork)
 }
 
 // newClaims makes an empty claim set for a table of n entries.
@@ -129,6 +130,7 @@ func (cl *claims) isEnd(c Cluster) bool { return cl.recs[c]&claimEnd != 0 }
 func (cl *claims) holder(tb Table, c Cluster) uint32 {
 	n := tb.Entries()
 	for steps := uint32(0); steps < n; steps++ {
+		cl.steps++
 		if uint32(c) >= n || !cl.has(c) {
 			return 0
 		}

@@ -26,6 +26,7 @@ func (t *treeCheck) lost() {
 	lostBits := newBitmap(n)
 	defer lostBits.free()
 	free, bad, lost := countUnclaimed(tb, t.claims, &lostBits)
+	t.plan.work.fatReads += int64(n)
 	t.rep.FreeClusters, t.rep.BadClusters, t.rep.LostClusters = free, bad, lost
 	if lost == 0 {
 		return
@@ -44,6 +45,7 @@ func (t *treeCheck) lost() {
 			}
 		}
 	})
+	t.plan.work.fatReads += int64(n)
 	// Heads in order, then what could not join their chains, in turn.
 	var rest []Cluster
 	lostBits.each(func(c Cluster) bool {
@@ -100,6 +102,7 @@ func (t *treeCheck) lostChain(head Cluster) []Cluster {
 	for c := head; ; {
 		t.claims.set(c)
 		n++
+		t.plan.work.chainSteps++
 		v := tb.Get(c)
 		if tb.IsEOC(v) {
 			break
@@ -126,6 +129,7 @@ func (t *treeCheck) lostChain(head Cluster) []Cluster {
 		return rest
 	}
 	t.fix(p, "free the %d lost clusters from cluster %d", n, head)
+	t.plan.work.chainSteps += n
 	for c, i := head, int64(0); i < n; i++ {
 		next := tb.Get(c) // the chain's link, unless c is its last
 		t.plan.set(c, 0)
@@ -134,27 +138,52 @@ func (t *treeCheck) lostChain(head Cluster) []Cluster {
 	return rest
 }
 
+// lostSaves is where saveLost goes on in the root directory: while lost
+// chains are saved nothing else changes the root, so the slots before at
+// are taken, the names before name too, and once the root is full it
+// stays full. Each slot and name is thus looked at once per pass, however
+// many chains there are.
+type lostSaves struct {
+	started bool
+	at      int  // the next slot to look at
+	end     int  // the root's end marker (DirEnd)
+	name    int  // the next FSCKnnnn.REC to try
+	full    bool // no slot or name is left
+}
+
 // saveLost plans an entry FSCKnnnn.REC in the root directory for the lost
 // chain from head, size bytes long, as fsck.fat -f names them.
 func (t *treeCheck) saveLost(head Cluster, size uint32) (string, bool) {
+	s, w := &t.saves, &t.plan.work
+	if s.full {
+		return "", false
+	}
 	pd := t.dirPlan(0)
-	at := freeRun(pd.raw, 1, 0)
+	if !s.started {
+		s.started, s.end = true, DirEnd(pd.raw)
+		w.dirSlots += int64(s.end)
+	}
+	at := s.freeSlot(pd.raw, w)
 	if at < 0 && t.growDir(0) {
 		pd = t.dirPlan(0)
-		at = freeRun(pd.raw, 1, 0)
+		at = s.freeSlot(pd.raw, w)
 	}
 	if at < 0 {
+		s.full = true
 		return "", false
 	}
 	var name ShortName
 	used := pd.usedNames()
-	for i := 0; ; i++ {
-		if i == 10000 {
+	for ; ; s.name++ {
+		if s.name == 10000 || w.spent() {
+			s.full = true
 			return "", false
 		}
-		copy(name[:], fmt.Sprintf("FSCK%04dREC", i))
+		w.nameTries++
+		copy(name[:], fmt.Sprintf("FSCK%04dREC", s.name))
 		if !used.Has(name) {
 			used.Add(name)
+			s.name++
 			break
 		}
 	}
@@ -163,6 +192,22 @@ func (t *treeCheck) saveLost(head Cluster, size uint32) (string, bool) {
 	e.SetTimes(now, now, now)
 	var b [DirEntrySize]byte
 	e.Encode(b[:])
-	pd.put(at, b[:])
+	pd.putEnd(at, b[:], s.end)
+	s.end = max(s.end, at+1)
+	s.at = at + 1
 	return name.String(), true
+}
+
+// freeSlot is the first free slot of the root (raw) from s.at on, as
+// freeRun finds one; -1 if there is none, and then s.at is past the last
+// slot, where the slots of a cluster added to the root begin.
+func (s *lostSaves) freeSlot(raw []byte, w *checkWork) int {
+	for ; s.at < len(raw)/DirEntrySize && !w.spent(); s.at++ {
+		w.dirSlots++
+		b := raw[s.at*DirEntrySize:]
+		if s.at >= s.end || b[0] == SlotDeleted && Attr(b[direntAttr])&attrLongNameMask != AttrLongName {
+			return s.at
+		}
+	}
+	return -1
 }

@@ -137,8 +137,11 @@ func freeRun(raw []byte, n, from int) int {
 // put writes slots (whole 32-byte slots) from slot to on. When they take
 // slots from beyond the end marker, the slot after them is made the end
 // marker again, so that no stale bytes there read as entries.
-func (pd *planDir) put(to int, slots []byte) {
-	end := DirEnd(pd.raw)
+func (pd *planDir) put(to int, slots []byte) { pd.putEnd(to, slots, DirEnd(pd.raw)) }
+
+// putEnd is put in a directory whose end marker is known to be at slot
+// end.
+func (pd *planDir) putEnd(to int, slots []byte, end int) {
 	n := len(slots) / DirEntrySize
 	for k := 0; k < n; k++ {
 		copy(pd.slot(to+k), slots[k*DirEntrySize:])
@@ -423,6 +426,7 @@ func (t *treeCheck) onDiskChain(o int, at Cluster) bool {
 		if c == at {
 			return true
 		}
+		t.plan.work.chainSteps++
 		c = t.tb.Get(c)
 	}
 	return false
@@ -438,6 +442,7 @@ func (t *treeCheck) yield(o int, at Cluster) {
 	// holder is asked only where that does not tell.
 	for c, mine := nd.first, t.holder(nd.first) == o; c != at && mine && n < t.limitFor(nd); n++ {
 		mine = t.claims.has(c) && !t.claims.isEnd(c)
+		t.plan.work.chainSteps++
 		prev, c = c, t.tb.Get(c)
 		if c < FirstCluster || uint32(c) >= t.tb.Entries() {
 			return // at is not in o's chain: nothing to give up
@@ -453,6 +458,7 @@ func (t *treeCheck) yield(o int, at Cluster) {
 	for c, mine := at, t.holder(at) == o; c >= FirstCluster && uint32(c) < t.tb.Entries() && mine; {
 		end := t.claims.isEnd(c)
 		t.claims.unclaim(c)
+		t.plan.work.chainSteps++
 		if c = t.tb.Get(c); end && c >= FirstCluster && uint32(c) < t.tb.Entries() {
 			mine = t.holder(c) == o
 		}
@@ -487,6 +493,7 @@ func (t *treeCheck) copyTail(idx int, w chainWalk) (int64, bool) {
 			t.plan.set(prev, dst) // between copies: in no chain on disk yet
 		}
 		prev = dst
+		t.plan.work.chainSteps++
 		v := t.tb.Get(src)
 		if t.tb.IsEOC(v) || t.tb.IsFree(v) || t.tb.IsBad(v) {
 			k++

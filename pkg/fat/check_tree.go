@@ -53,6 +53,7 @@ type treeCheck struct {
 	curRaw  []byte     // and its contents
 	claimed int64      // clusters the chain walks claimed
 	copies  *fatCopies // the FAT copies as read, with FAT 1's counts (Check's walk only)
+	saves   lostSaves  // where saveLost goes on
 }
 
 // rootLabel is the root directory's (first) volume label entry.
@@ -83,6 +84,7 @@ func runTree(im *image, p *plan, opts CheckOptions) (*treeCheck, error) {
 // release gives back the claims.
 func (t *treeCheck) release() {
 	if t.free != nil {
+		t.plan.work.chainSteps += t.claims.steps
 		t.free()
 		t.free, t.claims = nil, nil
 	}
@@ -190,6 +192,7 @@ func (t *treeCheck) dirPlan(idx int) *planDir {
 	raw := t.curRaw
 	if idx != t.cur {
 		var err error
+		t.plan.work.dirSlots += int64(len(nd.chain)) * t.l.ClusterSize / DirEntrySize
 		if raw, err = t.im.readDir(nd.first, nd.chain); err != nil {
 			// It was read a moment ago; a device that fails now fails the
 			// repair's writes too, where the error is reported.
@@ -251,6 +254,7 @@ func (t *treeCheck) checkDir(w dirWork) error {
 		return fmt.Errorf("fat: reading directory %s: %w", nd.path, err)
 	}
 	t.cur, t.curRaw = w.idx, raw
+	t.plan.work.dirSlots += int64(len(raw) / DirEntrySize)
 	isRoot := w.idx == 0
 	t.checkAfterEnd(w.idx, raw)
 	recs, _ := ParseDir(raw, t.l.Type)

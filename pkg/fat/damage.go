@@ -1,6 +1,10 @@
 package fat
 
-import "errors"
+import (
+	"errors"
+
+	"ftools/pkg/internal/fsutil"
+)
 
 // DamageError is how a walk over the paths a command touches reports damage
 // it found there: a chain that links to a free, bad or missing cluster, or
@@ -11,7 +15,7 @@ import "errors"
 type DamageError struct{ Err error }
 
 func (e *DamageError) Error() string {
-	return e.Err.Error() + " (the volume is damaged: fverify shows the damage, fverify --repair repairs it)"
+	return e.Err.Error() + " " + fsutil.DamageHint
 }
 
 func (e *DamageError) Unwrap() error { return e.Err }

@@ -52,7 +52,11 @@
 // phases (Volume.Commit), each ended by a barrier (fio.Device.Barrier):
 //
 //  0. The dirty bit (FAT16/32: bit 0 of the boot sector's state byte, as
-//     Linux and fsck.fat keep it) is set before the first change.
+//     Linux and fsck.fat keep it) is set just before the session's first
+//     write (fio.Device.BeforeFirstWrite), not when a change is asked for:
+//     a change refused before anything was written leaves the volume
+//     byte-identical. Written before metadata, it is flushed first; before
+//     data, the phase's own barrier covers it.
 //  1. File data, directories made in this commit written whole (the
 //     entries made in them too: nothing reaches them until phase 2), the
 //     zeroed clusters an existing directory grows by, and the FAT (all

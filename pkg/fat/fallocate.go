@@ -159,6 +159,10 @@ func (v *Volume) updateExtended(parent *dir, rec *Record) {
 // between the old size and the new one.
 func (v *Volume) zeroNew(chain []Extent, oldSize, newSize int64, exts []Extent) error {
 	cs := v.layout.ClusterSize
+	// Zeroing is data: the commit's barrier covers the dirty bit with it.
+	if err := v.markDirty(false); err != nil {
+		return err
+	}
 	if newSize > oldSize && len(chain) > 0 && oldSize%cs != 0 {
 		last := oldSize / cs
 		if c, ok := clusterAt(chain, last); ok {

@@ -2,8 +2,9 @@ package fat
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
+
+	"ftools/pkg/internal/fsutil"
 )
 
 // maxTreeDepth bounds the directory nesting RemoveAll follows: a path of
@@ -14,11 +15,12 @@ const maxTreeDepth = 1024
 // RemoveAll removes name and, if it is a directory, everything below it.
 // The clusters of every removed file and directory become free once the
 // volume commits (the volume's free count comes back). A name that does not
-// exist is no error, as with os.RemoveAll. Chains are walked with a bound,
-// and a cluster two chains share is freed once (the free count follows
-// the FAT), so a corrupt tree (loops, shared clusters) is removed as far
-// as it can be and the problem reported. Memory grows with the tree's
-// directories and fragments, not with its clusters.
+// exist is no error, as with os.RemoveAll. The whole tree is walked and
+// checked first (checkTree): a damaged tree (a directory loop, a chain
+// into a free cluster or a loop, clusters two of its members share) is
+// refused, naming where, and nothing is changed; otherwise the removal
+// itself reads nothing more, so it cannot fail part way. Memory grows with
+// the tree's directories and fragments, not with its clusters.
 func (v *Volume) RemoveAll(name string) error {
 	if err := v.begin(); err != nil {
 		return err
@@ -36,69 +38,130 @@ func (v *Volume) RemoveAll(name string) error {
 	if r == nil {
 		return &fs.PathError{Op: "remove", Path: "/", Err: fs.ErrPermission}
 	}
-	t := &treeRemover{v: v, dirs: map[Cluster]bool{}}
-	t.remove(parent, r, 0)
-	v.pendingFree = append(v.pendingFree, t.free...)
-	if len(t.errs) > 0 {
-		return &fs.PathError{Op: "remove", Path: "/" + cleanPath(name), Err: errors.Join(t.errs...)}
+	items, err := v.checkTree(r, "/"+cleanPath(name))
+	if err != nil {
+		return &fs.PathError{Op: "remove", Path: "/" + cleanPath(name), Err: err}
+	}
+	// Members before their directories: a directory's own clusters are
+	// freed, so its slots need not be written back, and its members'
+	// records need only be forgotten.
+	for i := len(items) - 1; i >= 0; i-- {
+		it := items[i]
+		for _, run := range it.Runs {
+			v.pendingFree = append(v.pendingFree, Extent{Cluster(run.Start), run.Len})
+		}
+		if it.Node.dir != nil {
+			c := it.Node.dir.first
+			v.forgetDir(c)
+			delete(v.dirtyDirs, c)
+		}
+		if it.Parent < 0 {
+			parent.remove(it.Node.rec)
+			continue
+		}
+		items[it.Parent].Node.dir.detach(it.Node.rec)
 	}
 	return nil
 }
 
-// treeRemover collects the clusters of a tree as it removes its entries.
-type treeRemover struct {
-	v    *Volume
-	dirs map[Cluster]bool // directories entered
-	free []Extent
-	errs []error
+// CheckTree walks the tree at name (the whole volume for the root) as
+// RemoveAll does before it changes anything, and returns the first damage
+// that would make a change of every file in it go wrong part way, naming
+// where: a directory loop, a directory naming the root's clusters, a chain
+// into a free or bad cluster or a loop, a directory that cannot be read,
+// clusters two members of the tree share. Writers of a whole tree
+// (fattrib -/) call it first, so that a refusal changes nothing.
+func (v *Volume) CheckTree(name string) error {
+	if v.closed {
+		return ErrClosed
+	}
+	v.settle()
+	_, r, err := v.lookup("check", name)
+	if err != nil {
+		return err
+	}
+	path := "/" + cleanPath(name)
+	if r == nil {
+		path = "/"
+	}
+	if _, err := v.checkTree(r, path); err != nil {
+		return &fs.PathError{Op: "check", Path: path, Err: err}
+	}
+	return nil
 }
 
-// remove deletes r from parent, after its members if it is a directory.
-func (t *treeRemover) remove(parent *dir, r *Record, depth int) {
-	v := t.v
-	c := r.Entry.Cluster
-	if r.Entry.IsDir() {
-		switch {
-		case c == 0 || (v.layout.Type == FAT32 && c == v.layout.RootCluster):
-			t.errs = append(t.errs, fmt.Errorf("%w: directory %q names the root directory's cluster %d", ErrCorrupt, r.Name, c))
-			parent.remove(r)
-			return
-		case t.dirs[c]:
-			t.errs = append(t.errs, fmt.Errorf("%w: directory %q at cluster %d is reached twice (a loop or shared clusters)", ErrCorrupt, r.Name, c))
-			parent.remove(r)
-			return
-		case depth >= maxTreeDepth:
-			t.errs = append(t.errs, fmt.Errorf("%w: directories nested more than %d deep below %q", ErrCorrupt, maxTreeDepth, r.Name))
-			return
-		}
-		t.dirs[c] = true
-		d, err := v.loadDir(c)
-		if err != nil {
-			t.errs = append(t.errs, err)
-			return
-		}
-		for _, m := range d.list() {
-			t.remove(d, m, depth+1)
-		}
-		// The directory's own clusters are freed: its slots need not be
-		// written back.
-		v.forgetDir(c)
-		delete(v.dirtyDirs, c)
+// treeNode is a file or directory checkTree walks: its record (nil for
+// the root), and once listed, its loaded directory.
+type treeNode struct {
+	rec *Record
+	dir *dir
+}
+
+// checkTree walks the tree r heads (at path) and returns its files and
+// directories, a directory before its members, each with the clusters it
+// holds; or, naming where, a loop, a directory naming the root's
+// clusters, a chain that cannot be followed, a directory that cannot be
+// read, or clusters two of its members share (fsutil.CheckTree). The
+// tree's directories stay loaded (nothing settles the cache before the
+// next public call), so a removal that follows reads nothing.
+func (v *Volume) checkTree(r *Record, path string) ([]fsutil.TreeItem[*treeNode], error) {
+	l := v.layout
+	root := uint32(0)
+	if l.Type == FAT32 {
+		root = uint32(l.RootCluster)
 	}
-	if c != 0 {
-		chain, err := ChainExtents(v.table, c)
-		if err != nil {
-			// A broken chain is left for fsck to reclaim: freeing part of
-			// it could free clusters another file holds.
-			t.errs = append(t.errs, fmt.Errorf("%q: %w", r.Name, damaged(err)))
-			chain = nil
+	first := func(n *treeNode) Cluster {
+		if n.rec == nil {
+			return Cluster(root)
 		}
-		t.free = append(t.free, chain...)
+		return n.rec.Entry.Cluster
 	}
-	if depth > 0 {
-		// parent goes too: its slots need not be marked.
-		parent.detach(r)
-		return
+	t := fsutil.Tree[*treeNode]{
+		Name: func(n *treeNode) string {
+			if n.rec == nil {
+				return ""
+			}
+			return n.rec.Name
+		},
+		Dir: func(n *treeNode) (uint32, bool) {
+			return uint32(first(n)), n.rec == nil || n.rec.Entry.IsDir()
+		},
+		IsRoot: func(n *treeNode) bool { return n.rec == nil },
+		Runs: func(n *treeNode) ([]fsutil.Run, error) {
+			c := first(n)
+			if c == 0 {
+				return nil, nil
+			}
+			exts, err := ChainExtents(v.table, c)
+			if err != nil {
+				return nil, damaged(err)
+			}
+			runs := make([]fsutil.Run, len(exts))
+			for i, e := range exts {
+				runs[i] = fsutil.Run{Start: uint32(e.Start), Len: e.Len}
+			}
+			return runs, nil
+		},
+		List: func(n *treeNode) ([]*treeNode, error) {
+			d, err := v.loadDir(first(n))
+			if err != nil {
+				return nil, err
+			}
+			n.dir = d
+			recs := d.list()
+			out := make([]*treeNode, len(recs))
+			for i, m := range recs {
+				out[i] = &treeNode{rec: m}
+			}
+			return out, nil
+		},
+		Root:     root,
+		MaxDepth: maxTreeDepth,
+		Corrupt:  ErrCorrupt,
 	}
-	parent.remove(r)
+	items, err := fsutil.CheckTree(t, &treeNode{rec: r}, path)
+	if errors.Is(err, ErrCorrupt) {
+		return nil, damaged(err)
+	}
+	return items, err
 }

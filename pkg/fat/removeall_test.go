@@ -1,8 +1,10 @@
 package fat
 
 import (
+	"crypto/sha256"
 	"errors"
 	"io/fs"
+	"os"
 	"strings"
 	"testing"
 )
@@ -43,23 +45,69 @@ func TestRemoveAll(t *testing.T) {
 	}
 }
 
-// A directory entry that loops back to an ancestor is reported, not followed
-// for ever, and the volume stays usable.
-func TestRemoveAllLoop(t *testing.T) {
-	img := verbImage(t, "16")
-	v := openVerb(t, img)
-	sub := recOf(t, v, "SUB")
-	d, err := v.loadDir(recOf(t, v, "SUB/DEEP").Entry.Cluster)
+// A damaged tree is refused before anything changes: RemoveAll names where
+// the damage lies, and the image stays byte for byte as it was (it used to
+// remove what it could, report a failure, and leave lost clusters behind).
+func TestRemoveAllRefusesDamagedTree(t *testing.T) {
+	for _, c := range []struct {
+		name, where string
+		damage      func(t *testing.T, v *Volume)
+	}{
+		{"loop", "/SUB/DEEP/LOOP", func(t *testing.T, v *Volume) {
+			sub := recOf(t, v, "SUB")
+			d, err := v.loadDir(recOf(t, v, "SUB/DEEP").Entry.Cluster)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := d.add("LOOP", DirEntry{Attr: AttrDirectory, Cluster: sub.Entry.Cluster}); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"chain into a free cluster", "/SUB/INNER.TXT", func(t *testing.T, v *Volume) {
+			c := recOf(t, v, "SUB/INNER.TXT").Entry.Cluster
+			v.table.Set(v.table.Get(c), 0)
+		}},
+		{"chain loop", "/SUB/INNER.TXT", func(t *testing.T, v *Volume) {
+			c := recOf(t, v, "SUB/INNER.TXT").Entry.Cluster
+			v.table.Set(v.table.Get(v.table.Get(c)), c)
+		}},
+		{"cross-link", "/SUB/DEEP/X", func(t *testing.T, v *Volume) {
+			inner := recOf(t, v, "SUB/INNER.TXT").Entry.Cluster
+			x := recOf(t, v, "SUB/DEEP/X").Entry.Cluster
+			v.table.Set(v.table.Get(v.table.Get(x)), v.table.Get(inner))
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			img := verbImage(t, "16")
+			v := openVerb(t, img)
+			c.damage(t, v)
+			if err := v.FlushFAT(); err != nil {
+				t.Fatal(err)
+			}
+			closeVerb(t, v)
+			before := sumFile(t, img)
+			v = openVerb(t, img)
+			err := v.RemoveAll("SUB")
+			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), c.where+":") {
+				t.Errorf("RemoveAll of a damaged tree = %v, want ErrCorrupt naming %s", err, c.where)
+			}
+			if _, err := v.Stat("SUB/INNER.TXT"); err != nil {
+				t.Errorf("the refused removal removed something: %v", err)
+			}
+			closeVerb(t, v)
+			if sumFile(t, img) != before {
+				t.Error("the refused removal changed the image")
+			}
+		})
+	}
+}
+
+// sumFile is the SHA-256 of a file.
+func sumFile(t *testing.T, path string) [32]byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.add("LOOP", DirEntry{Attr: AttrDirectory, Cluster: sub.Entry.Cluster}); err != nil {
-		t.Fatal(err)
-	}
-	err = v.RemoveAll("SUB")
-	if !errors.Is(err, ErrCorrupt) {
-		t.Errorf("RemoveAll of a looping tree = %v, want ErrCorrupt", err)
-	}
-	closeVerb(t, v)
-	fsckClean(t, img)
+	return sha256.Sum256(b)
 }

@@ -25,6 +25,7 @@ type plan struct {
 	links  []Cluster            // entries of chains on disk the plan links to filled clusters
 	filled map[Cluster]Cluster  // data by destination: the cluster on disk whose bytes it gets (see fillData), 0 for zeros
 	cursor Cluster              // where allocation looks next
+	looked uint32               // FAT entries allocation has looked at
 
 	steps   []string // the plan, one sentence per fix, in order
 	omitted int      // sentences beyond maxSteps
@@ -48,16 +49,20 @@ type plan struct {
 	refuse error
 
 	done bool // Repair has run (or, with DryRun, worked out what it would leave)
+
+	work checkWork // the steps the check and its verification passes took
 }
 
 // planDir is a directory whose slots the plan rewrites.
 type planDir struct {
-	first   Cluster
-	chain   []Cluster // nil for the fixed root
-	raw     []byte    // the directory with the planned slots
-	dirty   map[int]bool
-	names   *ShortNameSet // short names in use, for new unique names; built on first need
-	reached bool          // the last pass read it: only reachable directories are written
+	first    Cluster
+	chain    []Cluster // nil for the fixed root
+	raw      []byte    // the directory with the planned slots
+	dirty    map[int]bool
+	names    *ShortNameSet // short names in use, for new unique names; built on first need
+	nextFSCK int           // uniqueName's next try: the names before it are in names
+	work     *checkWork    // the plan's count
+	reached  bool          // the last pass read it: only reachable directories are written
 }
 
 // planData is a cluster to fill: a copy of src, or zeros if src is 0.
@@ -69,7 +74,8 @@ const maxSteps = DefaultMaxProblems
 
 func newPlan(v *Volume, opts CheckOptions) *plan {
 	opts.Visit, opts.Progress = nil, nil
-	return &plan{v: v, salvage: opts.Salvage, opts: opts, base: v.table, tb: v.table, dirs: map[Cluster]*planDir{}, cursor: FirstCluster}
+	return &plan{v: v, salvage: opts.Salvage, opts: opts, base: v.table, tb: v.table, dirs: map[Cluster]*planDir{}, cursor: FirstCluster,
+		work: checkWork{budget: opts.workBudget}}
 }
 
 // restart returns an empty plan for a walk that follows table tb, keeping
@@ -82,6 +88,7 @@ func (p *plan) restart(tb Table) *plan {
 	q.newBackup, q.newFSInfo = p.newBackup, p.newFSInfo
 	q.steps = append(q.steps, p.steps[:p.volume]...)
 	q.volume = p.volume
+	q.work = p.work
 	return q
 }
 
@@ -132,10 +139,15 @@ func (p *plan) changed() bool {
 
 // alloc finds a cluster that is free both in the FAT as read and in the
 // plan, so that nothing the repair frees is reused before the entries
-// that named it are gone, and marks it the end of a chain.
+// that named it are gone, and marks it the end of a chain. It looks at
+// each entry once in the plan's life: one it passed was in use as read
+// (for good) or taken by the plan, so a full volume costs one sweep, not
+// one per cluster wanted.
 func (p *plan) alloc() (Cluster, bool) {
 	n := p.tb.Entries()
-	for i := uint32(0); i < n-2; i++ {
+	for p.looked < n-2 && !p.work.spent() {
+		p.looked++
+		p.work.fatReads++
 		c := p.cursor
 		if p.cursor++; uint32(p.cursor) >= n {
 			p.cursor = FirstCluster
@@ -154,7 +166,7 @@ func (p *plan) dir(first Cluster, chain []Cluster, raw []byte) *planDir {
 	if pd := p.dirs[first]; pd != nil {
 		return pd
 	}
-	pd := &planDir{first: first, chain: chain, raw: raw, dirty: map[int]bool{}, reached: true}
+	pd := &planDir{first: first, chain: chain, raw: raw, dirty: map[int]bool{}, reached: true, work: &p.work}
 	p.dirs[first] = pd
 	return pd
 }
@@ -181,7 +193,8 @@ func (pd *planDir) remove(from, n int) {
 // usedNames returns the set of short names the directory holds.
 func (pd *planDir) usedNames() *ShortNameSet {
 	if pd.names == nil {
-		pd.names = NewShortNameSet()
+		pd.names, pd.nextFSCK = NewShortNameSet(), 0
+		pd.work.dirSlots += int64(len(pd.raw) / DirEntrySize)
 		recs, _ := ParseDir(pd.raw, FAT32) // names only: the type does not matter
 		for _, r := range recs {
 			pd.names.Add(r.Short)
@@ -194,11 +207,13 @@ func (pd *planDir) usedNames() *ShortNameSet {
 // names fsck.fat gives) that the directory does not hold, and takes it.
 func (pd *planDir) uniqueName() (ShortName, bool) {
 	used := pd.usedNames()
-	for i := 0; i < 10000000; i++ {
+	for ; pd.nextFSCK < 10000000 && !pd.work.spent(); pd.nextFSCK++ {
 		var n ShortName
-		copy(n[:], fmt.Sprintf("FSCK%07d", i))
+		pd.work.nameTries++
+		copy(n[:], fmt.Sprintf("FSCK%07d", pd.nextFSCK))
 		if !used.Has(n) {
 			used.Add(n)
+			pd.nextFSCK++
 			return n, true
 		}
 	}

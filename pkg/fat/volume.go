@@ -28,6 +28,7 @@ type Volume struct {
 	infoRaw []byte  // the FSINFO sector as read
 
 	writable  bool
+	armed     bool // the dirty bit is to be set before the next write (begin)
 	setDirty  bool // this session set the dirty bit and clears it on Close
 	wasDirty  bool // the volume was dirty before it was opened
 	infoDirty bool
@@ -271,8 +272,11 @@ var ErrReadOnly = errors.New("fat: volume is open read-only")
 // ErrNoFSInfo is returned when FSINFO is asked of a FAT12/16 volume.
 var ErrNoFSInfo = errors.New("fat: FAT12 and FAT16 volumes have no FSINFO sector")
 
-// begin marks the volume dirty before its first change (FAT16/32), so that a
-// crash in the middle is visible to fsck.
+// begin checks that the volume may change, and arms the dirty bit
+// (FAT16/32): it is written just before the session's first write to the
+// device (markDirty), so that a crash in the middle is visible to fsck,
+// while a change refused before anything was written leaves the volume
+// byte for byte as it was.
 func (v *Volume) begin() error {
 	if !v.writable {
 		return ErrReadOnly
@@ -280,14 +284,43 @@ func (v *Volume) begin() error {
 	if v.closed {
 		return ErrClosed
 	}
-	if v.setDirty || v.wasDirty || v.layout.Type == FAT12 {
+	if v.armed || v.setDirty || v.wasDirty || v.layout.Type == FAT12 {
 		return nil
 	}
-	v.boot.SetDirty(true)
-	if err := v.writeBoot(); err != nil {
-		return err
+	v.armed = true
+	v.dev.BeforeFirstWrite(func() error { return v.markDirty(true) })
+	return nil
+}
+
+// markDirty writes the dirty bit begin armed, if it is not on the device
+// yet: the device runs it before the first write of the session, and the
+// data paths call it before they queue data. Before metadata (flush) the
+// bit is made durable first; data needs no flush of its own, since the
+// commit flushes the data before any metadata that refers to it.
+func (v *Volume) markDirty(flush bool) error {
+	if !v.armed {
+		return nil
 	}
+	v.armed = false
+	v.dev.BeforeFirstWrite(nil)
+	// Only the dirty bit changes on the device now: a new label or volume
+	// id waits in v.boot for its own place in the commit (writeLabel).
+	state := ext16 + relState
+	if v.boot.Is32 {
+		state = ext32 + relState
+	}
+	v.raw[state] |= stateDirty
+	if _, err := v.dev.WriteAt(v.raw, 0); err != nil {
+		v.raw[state] &^= stateDirty
+		v.armed = true
+		v.dev.BeforeFirstWrite(func() error { return v.markDirty(true) })
+		return fmt.Errorf("fat: writing boot sector: %w", err)
+	}
+	v.boot.SetDirty(true)
 	v.setDirty = true
+	if flush {
+		return v.barrier()
+	}
 	return nil
 }
 
@@ -313,6 +346,9 @@ func (v *Volume) SetNextCluster(n uint32) error {
 	if err := v.begin(); err != nil {
 		return err
 	}
+	if v.info.NextFree == n {
+		return nil // as it is: nothing to write
+	}
 	v.info.NextFree = n
 	v.infoDirty = true
 	return nil
@@ -330,6 +366,9 @@ func (v *Volume) SetFreeCount(n uint32) error {
 	if err := v.begin(); err != nil {
 		return err
 	}
+	if v.info.FreeCount == n {
+		return nil // as it is: nothing to write
+	}
 	v.info.FreeCount = n
 	v.infoDirty = true
 	return nil
@@ -345,11 +384,15 @@ func (v *Volume) Recount() error {
 	if err := v.begin(); err != nil {
 		return err
 	}
-	v.info.FreeCount = v.freeCount()
+	free := v.freeCount()
 	if err := v.table.Err(); err != nil {
 		return err
 	}
-	v.info.NextFree = v.validNextFree(v.info.NextFree)
+	next := v.validNextFree(v.info.NextFree)
+	if free == v.info.FreeCount && next == v.info.NextFree {
+		return nil // right already: nothing to write
+	}
+	v.info.FreeCount, v.info.NextFree = free, next
 	v.infoDirty = true
 	return nil
 }
@@ -517,6 +560,9 @@ func (v *Volume) writeData(off int64, p []byte) error {
 	if v.closed {
 		return ErrClosed
 	}
+	if err := v.markDirty(false); err != nil {
+		return err
+	}
 	if v.data == nil {
 		v.data = v.dev.NewStream()
 	}
@@ -577,6 +623,11 @@ func (v *Volume) Close() error {
 		return nil
 	}
 	err := v.Commit()
+	if v.armed {
+		// Nothing was written: there is no dirty bit to set or clear.
+		v.armed = false
+		v.dev.BeforeFirstWrite(nil)
+	}
 	if v.data != nil {
 		if cerr := v.data.Close(); err == nil {
 			err = cerr

@@ -189,6 +189,9 @@ func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
 		}
 		off, n := w.span(w.written)
 		n = min(n, MaxFileSize-w.written)
+		if err := v.markDirty(false); err != nil {
+			return total, err
+		}
 		if v.data == nil {
 			v.data = v.dev.NewStream()
 		}

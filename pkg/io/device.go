@@ -5,6 +5,7 @@ import (
 	"fmt"
 	goio "io"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -38,6 +39,8 @@ type Device struct {
 	opened     time.Time
 	lock       *imageLock // holds the image's flock until Close
 	warnings   []string   // what Open lets pass but the user should hear
+
+	beforeWrite atomic.Pointer[func() error] // BeforeFirstWrite's function, until it runs
 
 	mu       sync.Mutex // guards everything below
 	be       backend
@@ -213,6 +216,11 @@ func (d *Device) pread(buf []byte, abs int64) error  { return d.rw(opRead, buf, 
 func (d *Device) pwrite(buf []byte, abs int64) error { return d.rw(opWrite, buf, abs) }
 
 func (d *Device) rw(o op, buf []byte, abs int64) error {
+	if o == opWrite {
+		if err := d.firstWrite(); err != nil {
+			return err
+		}
+	}
 	a := int64(d.Align())
 	if n := int64(len(buf)); a > 1 && n > a && n%a != 0 {
 		if err := d.rw(o, buf[:roundDown(n, a)], abs); err != nil {

@@ -221,6 +221,9 @@ func (s *Stream) submit() error {
 			s.n += int(blockEnd - end)
 		}
 	}
+	if err := d.firstWrite(); err != nil {
+		return err
+	}
 	buf := s.cur[:s.n]
 	s.cur, s.n = nil, 0
 	// Writes run concurrently, so a write over bytes still in flight waits

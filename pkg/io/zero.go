@@ -77,6 +77,9 @@ func (d *Device) zeroMiddle(s, e int64) error {
 
 // zeroCall issues one backend Zero and counts it when it did the work.
 func (d *Device) zeroCall(abs, n int64) error {
+	if err := d.firstWrite(); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {

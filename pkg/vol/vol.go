@@ -138,6 +138,12 @@ type Volume interface {
 	// Commit, then Create (see pkg/fat's Empty for the crash states).
 	Empty(name string) error
 	RemoveAll(name string) error
+	// CheckTree walks the tree at name (the whole volume for the root)
+	// and returns the first damage that would make a change of all of it
+	// go wrong part way (a loop, a broken chain, shared clusters), naming
+	// where. Writers of a whole tree call it first: a refusal then
+	// changes nothing.
+	CheckTree(name string) error
 	Rename(oldName, newName string) error
 	SetAttr(name string, set, clear Attr) error
 	Fallocate(name string, length int64, o FallocateOptions) (*FallocateResult, error)

@@ -1,0 +1,180 @@
+package fsutil
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// DamageHint ends the message of a writer that stops on damage it found
+// on its way: it says how to see and repair it.
+const DamageHint = "(the volume is damaged: fverify shows the damage, fverify --repair repairs it)"
+
+// Run is a run of consecutive clusters.
+type Run struct{ Start, Len uint32 }
+
+// Tree says how CheckTree walks one file system's directory tree, whose
+// files and directories are N (pkg/fat's and pkg/exfat's records).
+type Tree[N any] struct {
+	// Name is n's name, for the paths of messages.
+	Name func(n N) string
+	// Dir reports whether n is a directory, and its first cluster.
+	Dir func(n N) (first uint32, ok bool)
+	// Runs lists the clusters n holds, or says why its chain cannot be
+	// followed (a link to a free, bad or missing cluster, a loop).
+	Runs func(n N) ([]Run, error)
+	// List returns the members of directory n (without "." and "..").
+	List func(n N) ([]N, error)
+	// Root is the root directory's first cluster: no directory of a tree
+	// may name it, unless IsRoot says it is the root (the top of a walk of
+	// the whole volume).
+	Root   uint32
+	IsRoot func(n N) bool
+	// MaxDepth bounds the nesting followed.
+	MaxDepth int
+	// Corrupt is what the problems the walk finds itself wrap (the
+	// package's ErrCorrupt).
+	Corrupt error
+}
+
+// TreeItem is one file or directory of a tree CheckTree walked.
+type TreeItem[N any] struct {
+	Node   N
+	Parent int   // the index of its directory's item; -1 for the top
+	Runs   []Run // the clusters it holds
+}
+
+// TreeError is the first problem CheckTree found: Path names the file or
+// directory where it lies, Err what it is.
+type TreeError struct {
+	Path string
+	Err  error
+}
+
+func (e *TreeError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *TreeError) Unwrap() error { return e.Err }
+
+// CheckTree walks the tree at top (top's own path is path) before a
+// writer changes it all (a recursive removal or attribute change): it
+// lists every directory, follows every chain, and returns every file and
+// directory in the order walked (a directory before its members), or the
+// first problem that would make the change go wrong part way: a
+// directory reached twice or naming the root's clusters (a loop, or
+// directories sharing clusters), nesting deeper than MaxDepth, a chain
+// that cannot be followed, a directory that cannot be read, or a cluster
+// two members of the tree share. A writer that checks first changes
+// nothing when it must refuse; walking its items backwards, it meets
+// every member before its directory.
+//
+// Memory grows with the tree's files and fragments; the chains are
+// followed once.
+func CheckTree[N any](t Tree[N], top N, path string) ([]TreeItem[N], error) {
+	w := &treeWalk[N]{t: t, seen: map[uint32]int{}}
+	if err := w.walk(top, -1, path, 0); err != nil {
+		return nil, err
+	}
+	if err := w.crossLinks(); err != nil {
+		return nil, err
+	}
+	return w.items, nil
+}
+
+type treeWalk[N any] struct {
+	t       Tree[N]
+	topPath string
+	items   []TreeItem[N]
+	seen    map[uint32]int // directories entered, by first cluster: their items
+	runs    []ownedRun
+}
+
+// ownedRun is a run and the item that holds it.
+type ownedRun struct {
+	Run
+	item int
+}
+
+func (w *treeWalk[N]) corrupt(path, format string, a ...any) error {
+	return &TreeError{Path: path, Err: fmt.Errorf("%w: %s", w.t.Corrupt, fmt.Sprintf(format, a...))}
+}
+
+// path rebuilds the path of item i from its directories' names.
+func (w *treeWalk[N]) path(i int) string {
+	var names []string
+	for ; i >= 0; i = w.items[i].Parent {
+		names = append(names, w.t.Name(w.items[i].Node))
+	}
+	slices.Reverse(names)
+	p := w.topPath
+	for _, n := range names[1:] {
+		p = joinPath(p, n)
+	}
+	return p
+}
+
+// joinPath is dir/name, for messages.
+func joinPath(dir, name string) string {
+	if dir == "" || dir[len(dir)-1] == '/' {
+		return dir + name
+	}
+	return dir + "/" + name
+}
+
+func (w *treeWalk[N]) walk(n N, parent int, path string, depth int) error {
+	if parent < 0 {
+		w.topPath = path
+	}
+	first, isDir := w.t.Dir(n)
+	if isDir {
+		switch {
+		case first == w.t.Root && (w.t.IsRoot == nil || !w.t.IsRoot(n)):
+			return w.corrupt(path, "the directory names the root directory's cluster %d", first)
+		case depth > w.t.MaxDepth:
+			return w.corrupt(path, "directories nested more than %d deep (a loop?)", w.t.MaxDepth)
+		}
+		if i, ok := w.seen[first]; ok {
+			return w.corrupt(path, "the directory at cluster %d is reached a second time (first as %s): a directory loop, or directories sharing clusters", first, w.path(i))
+		}
+	}
+	runs, err := w.t.Runs(n)
+	if err != nil {
+		return &TreeError{Path: path, Err: err}
+	}
+	i := len(w.items)
+	w.items = append(w.items, TreeItem[N]{Node: n, Parent: parent, Runs: runs})
+	for _, r := range runs {
+		w.runs = append(w.runs, ownedRun{r, i})
+	}
+	if !isDir {
+		return nil
+	}
+	w.seen[first] = i
+	members, err := w.t.List(n)
+	if err != nil {
+		return &TreeError{Path: path, Err: err}
+	}
+	for _, m := range members {
+		if err := w.walk(m, i, joinPath(path, w.t.Name(m)), depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// crossLinks finds a cluster two items hold.
+func (w *treeWalk[N]) crossLinks() error {
+	slices.SortFunc(w.runs, func(a, b ownedRun) int { return cmp.Compare(a.Start, b.Start) })
+	var end uint64
+	owner := -1
+	for _, r := range w.runs {
+		if owner >= 0 && uint64(r.Start) < end {
+			if owner == r.item {
+				return w.corrupt(w.path(r.item), "cluster %d comes twice in its chain (a loop)", r.Start)
+			}
+			return w.corrupt(w.path(r.item), "cluster %d is also held by %s (cross-linked)", r.Start, w.path(owner))
+		}
+		if e := uint64(r.Start) + uint64(r.Len); e > end {
+			end, owner = e, r.item
+		}
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+package fsutil
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+var errTestCorrupt = errors.New("corrupt")
+
+// fakeNode is a file or directory of a tree made up for CheckTree.
+type fakeNode struct {
+	name    string
+	dir     bool
+	first   uint32
+	runs    []Run
+	runsErr error
+	members []string // paths of the members, in fakeTree
+	listErr error
+}
+
+func fakeTree(nodes map[string]*fakeNode) Tree[*fakeNode] {
+	return Tree[*fakeNode]{
+		Name: func(n *fakeNode) string { return n.name },
+		Dir:  func(n *fakeNode) (uint32, bool) { return n.first, n.dir },
+		Runs: func(n *fakeNode) ([]Run, error) { return n.runs, n.runsErr },
+		List: func(n *fakeNode) ([]*fakeNode, error) {
+			var out []*fakeNode
+			for _, m := range n.members {
+				out = append(out, nodes[m])
+			}
+			return out, n.listErr
+		},
+		Root:     2,
+		MaxDepth: 8,
+		Corrupt:  errTestCorrupt,
+	}
+}
+
+func TestCheckTree(t *testing.T) {
+	// /d (cluster 10) holds f (20-22) and sub (11), which holds g (30).
+	base := func() map[string]*fakeNode {
+		return map[string]*fakeNode{
+			"d":       {name: "d", dir: true, first: 10, runs: []Run{{10, 1}}, members: []string{"d/f", "d/sub"}},
+			"d/f":     {name: "f", first: 20, runs: []Run{{20, 3}}},
+			"d/sub":   {name: "sub", dir: true, first: 11, runs: []Run{{11, 1}}, members: []string{"d/sub/g"}},
+			"d/sub/g": {name: "g", first: 30, runs: []Run{{30, 1}}},
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		damage func(map[string]*fakeNode)
+		where  string // "" when the tree is sound
+		what   string
+	}{
+		{"sound", func(map[string]*fakeNode) {}, "", ""},
+		{"loop to the top", func(n map[string]*fakeNode) {
+			n["d/sub"].first, n["d/sub"].runs = 10, []Run{{10, 1}}
+		}, "/d/sub", "reached a second time (first as /d)"},
+		{"directory naming the root", func(n map[string]*fakeNode) { n["d/sub"].first = 2 }, "/d/sub", "root"},
+		{"broken chain", func(n map[string]*fakeNode) { n["d/sub/g"].runsErr = errTestCorrupt }, "/d/sub/g", "corrupt"},
+		{"unreadable directory", func(n map[string]*fakeNode) { n["d/sub"].listErr = errors.New("read error") }, "/d/sub", "read error"},
+		{"cross-link", func(n map[string]*fakeNode) { n["d/sub/g"].runs = []Run{{30, 1}, {22, 2}} }, "/d/sub/g", "cluster 22 is also held by /d/f"},
+		{"cross-link inside one chain", func(n map[string]*fakeNode) { n["d/f"].runs = []Run{{20, 3}, {21, 1}} }, "/d/f", "cluster 21 comes twice in its chain"},
+		{"too deep", func(n map[string]*fakeNode) {
+			prev := n["d/sub"]
+			for i := range 10 {
+				p := strings.Repeat("x/", i+1)
+				n[p] = &fakeNode{name: "x", dir: true, first: uint32(100 + i), runs: []Run{{uint32(100 + i), 1}}}
+				prev.members = append(prev.members, p)
+				prev = n[p]
+			}
+		}, "/d/sub/x/x/x/x/x/x/x/x", "nested more than 8"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			nodes := base()
+			c.damage(nodes)
+			items, err := CheckTree(fakeTree(nodes), nodes["d"], "/d")
+			if c.where == "" {
+				if err != nil || len(items) != 4 {
+					t.Fatalf("CheckTree = %d items, %v; want 4 and no error", len(items), err)
+				}
+				// A directory comes before its members.
+				for i, it := range items {
+					if it.Parent >= i {
+						t.Errorf("item %d (%s) comes before its directory %d", i, it.Node.name, it.Parent)
+					}
+				}
+				return
+			}
+			var te *TreeError
+			if !errors.As(err, &te) || te.Path != c.where || !strings.Contains(err.Error(), c.what) || items != nil {
+				t.Fatalf("CheckTree = %v; want a TreeError at %s saying %q", err, c.where, c.what)
+			}
+		})
+	}
+}

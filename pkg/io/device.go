@@ -404,7 +404,7 @@ func (d *Device) pwriteParallel(buf []byte, abs int64) error {
 	}
 	write := be.WriteAt
 	if rw, ok := be.(rawWriter); ok {
-		write = rw.writeRaw // raw.go
+		write = rw.writeRaw // raw_linux.go
 	}
 	for len(buf) > 0 {
 		n, err := write(buf, abs)

@@ -16,7 +16,7 @@ import (
 // processor between fewer threads): copying a 1 GiB file in, fcp took
 // 1.33x the CPU time of dd oflag=direct bs=4M and 0.83x its time, against
 // 1.68x and 0.83x with two writers and two waiting; with raw system calls
-// for the writes and the source's reads (raw.go), 1.06x and 0.78x
+// for the writes and the source's reads (raw_linux.go), 1.06x and 0.78x
 // (scripts/bench cpu).
 const (
 	streamDepth   = 1

@@ -45,8 +45,10 @@ func (v *Volume) RemoveAll(name string) error {
 	if err != nil {
 		return pathErr("remove", name, err)
 	}
-	// Members before their directories: a directory's own clusters are
-	// freed, so its changed entries are dropped with it.
+	// Members before their directories. The top's entry set is removed;
+	// the members' lie in directories whose clusters are freed, so they
+	// need not change, and those directories are dropped with their
+	// changes (the walk let the clean ones go already).
 	for i := len(items) - 1; i >= 0; i-- {
 		it := items[i]
 		for _, run := range it.Runs {
@@ -55,7 +57,9 @@ func (v *Volume) RemoveAll(name string) error {
 		if it.Node.dir != nil {
 			v.dropDir(it.Node.dir)
 		}
-		it.Node.parent.remove(it.Node.rec)
+		if it.Parent < 0 {
+			parent.remove(it.Node.rec)
+		}
 	}
 	return nil
 }
@@ -86,12 +90,13 @@ func (v *Volume) CheckTree(name string) error {
 }
 
 // treeNode is a file or directory checkTree walks: its record (nil for
-// the root), the directory that holds it and, once listed, its own loaded
+// the root), the node of the directory that holds it (nil for the top),
+// and, while listed and walked (or kept after, see Leave), its own loaded
 // directory.
 type treeNode struct {
-	rec    *Record
-	parent *dir
-	dir    *dir
+	rec *Record
+	up  *treeNode
+	dir *dir
 }
 
 // checkTree walks the tree r (a member of parent, at path) heads and
@@ -99,8 +104,9 @@ type treeNode struct {
 // with the clusters it holds; or, naming where, a loop, a directory naming
 // the root's clusters, a chain that cannot be followed, a directory that
 // cannot be read, or clusters two of its members share
-// (fsutil.CheckTree). The tree's directories stay loaded, so a removal
-// that follows reads nothing.
+// (fsutil.CheckTree). Each directory is let go once walked, unless it has
+// changes not yet written or something holds it, so the walk keeps the
+// directories of one path; a removal that follows reads nothing.
 func (v *Volume) checkTree(parent *dir, r *Record, path string) ([]fsutil.TreeItem[*treeNode], error) {
 	t := fsutil.Tree[*treeNode]{
 		Name: func(n *treeNode) string {
@@ -133,8 +139,12 @@ func (v *Volume) checkTree(parent *dir, r *Record, path string) ([]fsutil.TreeIt
 		List: func(n *treeNode) ([]*treeNode, error) {
 			d := v.root()
 			if n.rec != nil {
+				holder := parent
+				if n.up != nil {
+					holder = n.up.dir
+				}
 				var err error
-				if d, err = v.loadDir(n.parent, n.rec); err != nil {
+				if d, err = v.loadDir(holder, n.rec); err != nil {
 					return nil, err
 				}
 			}
@@ -142,15 +152,28 @@ func (v *Volume) checkTree(parent *dir, r *Record, path string) ([]fsutil.TreeIt
 			recs := d.list()
 			out := make([]*treeNode, len(recs))
 			for i, m := range recs {
-				out[i] = &treeNode{rec: m, parent: d}
+				out[i] = &treeNode{rec: m, up: n}
 			}
 			return out, nil
+		},
+		Leave: func(n *treeNode) {
+			// Clean and held by nothing (its walked subdirectories let
+			// go of it): read again if it is needed.
+			d := n.dir
+			if _, dirty := v.dirtyDirs[d]; n.rec == nil || dirty || d.node.Pinned() {
+				return
+			}
+			if v.dirs[d.first] == d {
+				delete(v.dirs, d.first)
+			}
+			v.uncacheDir(d)
+			n.dir = nil
 		},
 		Root:     uint32(v.layout.RootCluster),
 		MaxDepth: maxTreeDepth,
 		Corrupt:  ErrCorrupt,
 	}
-	items, err := fsutil.CheckTree(t, &treeNode{rec: r, parent: parent}, path)
+	items, err := fsutil.CheckTree(t, &treeNode{rec: r}, path)
 	if errors.Is(err, ErrCorrupt) {
 		return nil, fmt.Errorf("%w %s", err, fsutil.DamageHint)
 	}

@@ -42,24 +42,23 @@ func (v *Volume) RemoveAll(name string) error {
 	if err != nil {
 		return &fs.PathError{Op: "remove", Path: "/" + cleanPath(name), Err: err}
 	}
-	// Members before their directories: a directory's own clusters are
-	// freed, so its slots need not be written back, and its members'
-	// records need only be forgotten.
+	// The top's entry is removed; the members' entries lie in
+	// directories whose clusters are freed, so they need not change, and
+	// those directories are only forgotten (the walk let the clean ones
+	// go already).
 	for i := len(items) - 1; i >= 0; i-- {
 		it := items[i]
 		for _, run := range it.Runs {
 			v.pendingFree = append(v.pendingFree, Extent{Cluster(run.Start), run.Len})
 		}
-		if it.Node.dir != nil {
-			c := it.Node.dir.first
+		if it.Node.listed {
+			c := it.Node.rec.Entry.Cluster
 			v.forgetDir(c)
 			delete(v.dirtyDirs, c)
 		}
 		if it.Parent < 0 {
 			parent.remove(it.Node.rec)
-			continue
 		}
-		items[it.Parent].Node.dir.detach(it.Node.rec)
 	}
 	return nil
 }
@@ -91,19 +90,19 @@ func (v *Volume) CheckTree(name string) error {
 }
 
 // treeNode is a file or directory checkTree walks: its record (nil for
-// the root), and once listed, its loaded directory.
+// the root), and whether it is a directory the walk listed.
 type treeNode struct {
-	rec *Record
-	dir *dir
+	rec    *Record
+	listed bool
 }
 
 // checkTree walks the tree r heads (at path) and returns its files and
 // directories, a directory before its members, each with the clusters it
 // holds; or, naming where, a loop, a directory naming the root's
 // clusters, a chain that cannot be followed, a directory that cannot be
-// read, or clusters two of its members share (fsutil.CheckTree). The
-// tree's directories stay loaded (nothing settles the cache before the
-// next public call), so a removal that follows reads nothing.
+// read, or clusters two of its members share (fsutil.CheckTree). Each
+// directory is let go once walked, unless it has changes not yet written
+// or something holds it, so the walk keeps the directories of one path.
 func (v *Volume) checkTree(r *Record, path string) ([]fsutil.TreeItem[*treeNode], error) {
 	l := v.layout
 	root := uint32(0)
@@ -147,13 +146,20 @@ func (v *Volume) checkTree(r *Record, path string) ([]fsutil.TreeItem[*treeNode]
 			if err != nil {
 				return nil, err
 			}
-			n.dir = d
+			n.listed = true
 			recs := d.list()
 			out := make([]*treeNode, len(recs))
 			for i, m := range recs {
 				out[i] = &treeNode{rec: m}
 			}
 			return out, nil
+		},
+		Leave: func(n *treeNode) {
+			// Clean and held by nothing: read again if it is needed.
+			c := first(n)
+			if d := v.dirs[c]; d != nil && n.rec != nil && !d.node.Pinned() && v.dirtyDirs[c] == nil {
+				v.forgetDir(c)
+			}
 		},
 		Root:     root,
 		MaxDepth: maxTreeDepth,

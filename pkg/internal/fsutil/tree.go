@@ -25,6 +25,11 @@ type Tree[N any] struct {
 	Runs func(n N) ([]Run, error)
 	// List returns the members of directory n (without "." and "..").
 	List func(n N) ([]N, error)
+	// Leave, if set, is called once the members of directory n have
+	// been walked, leaves first: the walk needs n's directory no more,
+	// so a codec may let it go (a tree of many directories is then
+	// walked in the memory of one path, not of the whole tree).
+	Leave func(n N)
 	// Root is the root directory's first cluster: no directory of a tree
 	// may name it, unless IsRoot says it is the root (the top of a walk of
 	// the whole volume).
@@ -66,8 +71,8 @@ func (e *TreeError) Unwrap() error { return e.Err }
 // nothing when it must refuse; walking its items backwards, it meets
 // every member before its directory.
 //
-// Memory grows with the tree's files and fragments; the chains are
-// followed once.
+// Memory grows with the tree's files and fragments, and with the
+// directories Leave does not let go; the chains are followed once.
 func CheckTree[N any](t Tree[N], top N, path string) ([]TreeItem[N], error) {
 	w := &treeWalk[N]{t: t, seen: map[uint32]int{}}
 	if err := w.walk(top, -1, path, 0); err != nil {
@@ -156,6 +161,9 @@ func (w *treeWalk[N]) walk(n N, parent int, path string, depth int) error {
 		if err := w.walk(m, i, joinPath(path, w.t.Name(m)), depth+1); err != nil {
 			return err
 		}
+	}
+	if w.t.Leave != nil {
+		w.t.Leave(n)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"strings"
 
 	fio "ftools/pkg/io"
 )
@@ -175,7 +176,13 @@ func bootFault(dev *fio.Device, bs *BootSector) error {
 // as a volume with media byte media has it: the media byte with every
 // other bit of the entry set (FAT32: the low 28 bits).
 func fatSignature(t Type, media byte, b []byte) bool {
-	if len(b) < 4 || b[0] != media {
+	return len(b) >= 4 && b[0] == media && fatEntry0(t, b)
+}
+
+// fatEntry0 reports whether b, the first bytes of a FAT, hold entry 0 as
+// fsck.fat knows it: every bit above the media byte set.
+func fatEntry0(t Type, b []byte) bool {
+	if len(b) < 4 {
 		return false
 	}
 	switch t {
@@ -202,4 +209,31 @@ func (c *bootConflict) describe(diffs string) string {
 		return fmt.Sprintf("the boot sector differs from its backup at byte %d (offset:boot/backup %s) and does not describe the volume: %v; the backup does (check the volume with it: OpenForCheck)", c.off, diffs, c.primary)
 	}
 	return fmt.Sprintf("the boot sector differs from its backup at byte %d (offset:boot/backup %s) and neither describes the volume: the boot sector: %v; the backup: %v", c.off, diffs, c.primary, c.backup)
+}
+
+// fatCopiesFault is fsck.fat's own test of a boot sector against the
+// volume (it then says "Both FATs appear to be corrupt" and gives up): a
+// FAT copy begins with entry 0, every bit above its media byte set. When
+// no copy does where the boot sector says, the boot sector does not say
+// where the FATs are (a damaged reserved-sector count, FAT size or sector
+// size), and nothing read through it is the volume's: readers would show
+// an empty or wrong tree, and a repair or a writer would write FATs over
+// data. nil when one copy does, or the FATs cannot be read.
+func fatCopiesFault(dev *fio.Device, l *Layout) error {
+	var held []string
+	for i := 0; i < l.NumFATs; i++ {
+		off := l.FATCopyOffset(i)
+		b, err := readSector(dev, off, 4)
+		if err != nil {
+			return nil
+		}
+		if fatEntry0(l.Type, b) {
+			return nil
+		}
+		held = append(held, fmt.Sprintf("FAT %d at byte %d holds % x", i+1, off, b))
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	return fmt.Errorf("no FAT copy begins where the boot sector says (%s, not FAT entry 0 with every bit above the media byte set): the boot sector does not describe this volume (are its reserved sectors, FAT size or sector size damaged?)", strings.Join(held, ", "))
 }

@@ -51,6 +51,13 @@ func checkBoot(v *Volume, rep *Report, p *plan, bootErr error) error {
 			volProblem(rep, KindBootSector, l.TotalSize-l.SectorSize, "the volume's last sector cannot be read: %v", err)
 		}
 	}
+	if fault := fatCopiesFault(v.dev, l); fault != nil {
+		// Refused, as fsck.fat gives up ("Both FATs appear to be
+		// corrupt"): a repair would write FATs over data.
+		p.refuse = &notRepairedError{msg: fault.Error()}
+		volProblem(rep, KindBootSector, l.FATOffset, "%s", fault)
+		return nil
+	}
 	if l.Type != FAT32 || bootErr != nil {
 		return nil
 	}

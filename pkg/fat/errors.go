@@ -18,11 +18,12 @@ var (
 	ErrNoSpace = errors.New("fat: no space left on volume")
 	// ErrInvalidParams means Plan cannot build a volume from the parameters.
 	ErrInvalidParams = errors.New("fat: impossible format parameters")
-	// ErrBootConflict means Repair refused, writing nothing: the FAT32 boot
-	// sector differs from its backup and does not describe the volume on
-	// the device (nor does the backup, or the volume was not opened from
-	// it: see OpenForCheck).
-	ErrBootConflict = errors.New("fat: the boot sector differs from its backup and does not describe the volume")
+	// ErrBootConflict means Repair refused, writing nothing: the boot
+	// sector does not describe the volume on the device. Either no FAT
+	// copy begins where it says (any FAT type), or the FAT32 boot sector
+	// differs from its backup and neither describes it (or the volume was
+	// not opened from the backup: see OpenForCheck).
+	ErrBootConflict = errors.New("fat: the boot sector does not describe the volume")
 )
 
 // FormatError says what was wrong and where, like debug/elf's FormatError.

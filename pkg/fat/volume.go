@@ -100,13 +100,31 @@ func openVolume(dev *fio.Device, forCheck bool) (*Volume, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v.layout.Type == FAT32 && !v.checkBackupBoot() && v.writable && !forCheck {
+	if v.layout.Type == FAT32 && !v.checkBackupBoot() && !forCheck {
 		// A writer would put FATs and data where a boot sector that
 		// does not describe the volume says (boot_judge.go): the
-		// checker opens it (OpenForCheck), writers do not.
+		// checker opens it (OpenForCheck), writers do not. A reader
+		// reads through the backup when the backup describes it.
 		if c := findBootConflict(dev, v.boot, v.raw); c != nil && c.primary != nil && !c.sameLayout {
+			if !v.writable && c.backup == nil {
+				if bv, err := openFrom(dev, c.bs, c.raw); err == nil {
+					v.Close()
+					bv.warnings = append(bv.warnings, fmt.Sprintf("the boot sector differs from its backup at byte %d and does not describe the volume (%v): read through the backup (fverify --repair restores the boot sector from it)", c.off, c.primary))
+					return bv, nil
+				}
+			}
 			v.Close()
-			return nil, fmt.Errorf("%w: the boot sector differs from its backup at byte %d and does not describe the volume (%v): refusing to write; check and repair the volume first", ErrCorrupt, c.off, c.primary)
+			what := "refusing to write; check and repair the volume first"
+			if !v.writable {
+				what = "nor does the backup; fverify shows the damage"
+			}
+			return nil, fmt.Errorf("%w: the boot sector differs from its backup at byte %d and does not describe the volume (%v): %s", ErrCorrupt, c.off, c.primary, what)
+		}
+	}
+	if !forCheck {
+		if fault := fatCopiesFault(dev, v.layout); fault != nil {
+			v.Close()
+			return nil, fmt.Errorf("%w: %v; fverify shows the damage", ErrCorrupt, fault)
 		}
 	}
 	return v, nil

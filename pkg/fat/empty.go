@@ -26,6 +26,9 @@ func (v *Volume) Empty(name string) error {
 		return &fs.PathError{Op: "empty", Path: "/" + cleanPath(name), Err: ErrIsDir}
 	}
 	chain, err := chainOrNil(v, r.Entry.Cluster)
+	if err == nil {
+		err = v.guardFree(chain)
+	}
 	if err != nil {
 		return &fs.PathError{Op: "empty", Path: "/" + cleanPath(name), Err: err}
 	}

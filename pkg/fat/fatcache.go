@@ -3,6 +3,7 @@ package fat
 import (
 	"container/list"
 	"fmt"
+	"ftools/pkg/internal/fsutil"
 	"slices"
 
 	fio "ftools/pkg/io"
@@ -58,6 +59,11 @@ type fatCache struct {
 	spilling bool
 	spills   int // how many times spill ran (for tests)
 
+	// guard (writers): the first change to a window since it was read or
+	// written compares it with the other FAT copies first (checkCopies).
+	guard    bool
+	guardBuf []byte
+
 	sum     summary
 	scratch []uint32            // a window's entries, decoded (sums)
 	inUse   map[Cluster]Cluster // clusters marked free that something uses, and the cluster linking to each (0: a directory entry)
@@ -71,6 +77,7 @@ type fatWin struct {
 	raw     []byte
 	buf     []byte // the pooled buffer raw lies in (nil in whole mode)
 	isDirty bool
+	agreed  bool // checkCopies found the other copies equal (guard)
 	elem    *list.Element
 }
 
@@ -145,6 +152,12 @@ func (t *fatCache) Set(c Cluster, v Cluster) {
 		return
 	}
 	w := t.win(t.winOf(c))
+	if t.guard && !w.agreed && t.err == nil {
+		if err := t.checkCopies(w); err != nil {
+			t.fail(err)
+			return
+		}
+	}
 	old := w.t.Get(t.local(c))
 	w.t.Set(t.local(c), v)
 	if !w.isDirty {
@@ -444,4 +457,56 @@ func newFATCopyCache(dev *fio.Device, l *Layout, k int) (*fatCache, error) {
 	lk := *l
 	lk.FATOffset = l.FATCopyOffset(k)
 	return newFATCache(dev, &lk)
+}
+
+// checkCopies compares window w, as FAT 1 holds it, with the same bytes of
+// every other FAT copy, before a writer changes it: a change goes to every
+// copy, so where the copies disagree (a damaged FAT 1 whose sound copy
+// fverify --repair would restore from, or an older FAT 2 left by a power
+// cut) writing would copy FAT 1 over the one that may be right, and an
+// allocation could hand out clusters the other copy gives a file. The
+// writer refuses instead, before its data goes out; the check costs one
+// read of the window per copy, once per window and commit.
+func (t *fatCache) checkCopies(w *fatWin) error {
+	if len(t.guardBuf) < len(w.raw) {
+		t.guardBuf = t.dev.AlignedBuffer(int(t.winBytes))
+	}
+	b := t.guardBuf[:len(w.raw)]
+	for k := 1; k < t.l.NumFATs; k++ {
+		off := t.l.FATCopyOffset(k) + t.winOffset(w.idx)
+		if _, err := t.dev.ReadAt(b, off); err != nil {
+			return fmt.Errorf("fat: reading FAT %d at byte %d: %w", k+1, off, err)
+		}
+		if i := firstDiff(b, w.raw); i >= 0 {
+			at := t.winOffset(w.idx) + int64(i)
+			return fmt.Errorf("%w: FAT %d differs from FAT 1 at byte %d of the FATs (byte %d of the volume), where this change would write: writing would copy FAT 1 over it %s",
+				ErrCorrupt, k+1, at, off+int64(i), fsutil.DamageHint)
+		}
+	}
+	// Every change from here on goes to every copy: they stay equal.
+	w.agreed = true
+	return nil
+}
+
+// guardFree checks, before an entry stops naming exts, that the FAT
+// copies agree where freeing them will write (checkCopies), so that a
+// removal refused for it changes nothing.
+func (v *Volume) guardFree(exts []Extent) error {
+	t := v.table
+	if !t.guard {
+		return nil
+	}
+	for _, e := range exts {
+		if e.Len == 0 || !t.inRange(e.Start) || !t.inRange(e.End()-1) {
+			continue
+		}
+		for i := t.winOf(e.Start); i <= t.winOf(e.End()-1); i++ {
+			if w := t.win(i); !w.agreed {
+				if err := t.checkCopies(w); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return t.Err()
 }

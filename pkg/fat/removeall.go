@@ -39,6 +39,13 @@ func (v *Volume) RemoveAll(name string) error {
 		return &fs.PathError{Op: "remove", Path: "/", Err: fs.ErrPermission}
 	}
 	items, err := v.checkTree(r, "/"+cleanPath(name))
+	for i := 0; err == nil && i < len(items); i++ {
+		for _, run := range items[i].Runs {
+			if err = v.guardFree([]Extent{{Cluster(run.Start), run.Len}}); err != nil {
+				break
+			}
+		}
+	}
 	if err != nil {
 		return &fs.PathError{Op: "remove", Path: "/" + cleanPath(name), Err: err}
 	}

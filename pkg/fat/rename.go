@@ -73,7 +73,10 @@ func (v *Volume) Rename(oldName, newName string) error {
 	}
 	var oldChain []Extent
 	if target != nil {
-		if oldChain, err = chainOrNil(v, target.Entry.Cluster); err != nil {
+		if oldChain, err = chainOrNil(v, target.Entry.Cluster); err == nil {
+			err = v.guardFree(oldChain)
+		}
+		if err != nil {
 			return pathErr(err)
 		}
 	}

@@ -126,6 +126,9 @@ func openVolume(dev *fio.Device, forCheck bool) (*Volume, error) {
 			v.Close()
 			return nil, fmt.Errorf("%w: %v; fverify shows the damage", ErrCorrupt, fault)
 		}
+		// Writers change no FAT window whose copies disagree; the
+		// checker's repair is what makes them agree.
+		v.table.guard = v.writable
 	}
 	return v, nil
 }

@@ -277,6 +277,9 @@ func (w *Writer) Close() error {
 	if w.old != nil {
 		old := w.old
 		oldChain, err := chainOrNil(v, old.Entry.Cluster)
+		if err == nil {
+			err = v.guardFree(oldChain)
+		}
 		if err != nil {
 			// Nothing names the new clusters yet: give them back.
 			w.release()
@@ -462,6 +465,9 @@ func (v *Volume) Remove(name string) error {
 		delete(v.dirtyDirs, r.Entry.Cluster)
 	}
 	chain, err := chainOrNil(v, r.Entry.Cluster)
+	if err == nil {
+		err = v.guardFree(chain)
+	}
 	if err != nil {
 		return &fs.PathError{Op: "remove", Path: "/" + cleanPath(name), Err: err}
 	}

@@ -1,42 +1,104 @@
 package exfat
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"hash/maphash"
+	"slices"
 	"strings"
 )
 
 // reportShared names the owners of every shared cluster, one problem per
 // set of owners. Two entries that name the same file (the same first
 // cluster, size and kind) are an interrupted rename, reported as such.
+//
+// The owners are worked out a run at a time: a sweep over the runs each
+// owner holds (t.holds) cuts the shared clusters into segments whose
+// owners stay the same, and the segments are grouped by their owners,
+// without a step per cluster per owner.
 func (t *treeCheck) reportShared() {
 	renamed := t.reportRenames()
 	type group struct {
-		first Cluster
-		n     int
+		owners []string
+		first  Cluster
+		n      int64
 	}
-	groups := map[string]*group{}
-	var keys []string
-	for c, owners := range t.owners {
-		if renamed[strings.Join(owners, "\x00")] {
+	// A segment's owners are identified by two sums of a hash of each
+	// owner's path (and their count), kept as owners come and go.
+	type setKey struct {
+		a, b uint64
+		n    int
+	}
+	seedA, seedB := maphash.MakeSeed(), maphash.MakeSeed()
+	type event struct {
+		at    Cluster
+		index int // into t.holds
+		start bool
+	}
+	events := make([]event, 0, 2*len(t.holds))
+	for i, h := range t.holds {
+		events = append(events, event{h.run.Start, i, true}, event{h.run.End(), i, false})
+	}
+	slices.SortFunc(events, func(x, y event) int { return cmp.Compare(x.at, y.at) })
+	groups := map[setKey]*group{}
+	var order []*group
+	var key setKey
+	active := make([]int, 0, 8)      // indexes into t.holds
+	pos := make([]int, len(t.holds)) // where each is in active
+	for i := 0; i < len(events); {
+		at := events[i].at
+		for ; i < len(events) && events[i].at == at; i++ {
+			t.rep.work.ownerSteps++
+			ev := events[i]
+			owner := t.holds[ev.index].owner
+			ha, hb := maphash.String(seedA, owner), maphash.String(seedB, owner)
+			if ev.start {
+				key.a, key.b, key.n = key.a+ha, key.b+hb, key.n+1
+				pos[ev.index] = len(active)
+				active = append(active, ev.index)
+				continue
+			}
+			key.a, key.b, key.n = key.a-ha, key.b-hb, key.n-1
+			k := pos[ev.index]
+			last := active[len(active)-1]
+			active[k], pos[last] = last, k
+			active = active[:len(active)-1]
+		}
+		if len(active) == 0 || i == len(events) {
 			continue
 		}
-		k := strings.Join(owners, "\x00")
-		g := groups[k]
+		g := groups[key]
 		if g == nil {
-			g = &group{first: c}
-			groups[k] = g
-			keys = append(keys, k)
+			// The owners in the order the walk met them, as each
+			// cluster's list of owners reads.
+			held := slices.Clone(active)
+			slices.Sort(held)
+			owners := make([]string, len(held))
+			for k, h := range held {
+				owners[k] = t.holds[h].owner
+			}
+			t.rep.work.ownerSteps += int64(len(owners))
+			g = &group{owners: owners, first: at}
+			groups[key] = g
+			order = append(order, g)
 		}
-		g.n++
-		if c < g.first {
-			g.first = c
-		}
+		g.n += int64(events[i].at - at)
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		g := groups[k]
-		owners := strings.Split(k, "\x00")
+	type named struct {
+		key string
+		g   *group
+	}
+	var list []named
+	for _, g := range order {
+		k := strings.Join(g.owners, "\x00")
+		if renamed[k] {
+			continue
+		}
+		list = append(list, named{k, g})
+	}
+	slices.SortFunc(list, func(x, y named) int { return strings.Compare(x.key, y.key) })
+	for _, x := range list {
+		g, owners := x.g, x.g.owners
 		msg := fmt.Sprintf("%d clusters are used by %s", g.n, strings.Join(owners, " and "))
 		switch {
 		case allSame(owners):

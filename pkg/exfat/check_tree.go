@@ -1,27 +1,41 @@
 package exfat
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"math/bits"
 	"path"
+	"slices"
 	"strings"
 )
 
 // treeCheck walks the directory tree and the clusters every file uses.
 // used holds one bit per cluster (the clusters files were found to use);
-// a cluster met twice is recorded in shared, whose owners a second walk
-// names only when there is one.
+// the runs of clusters met twice are recorded in shared, whose owners a
+// second walk names only when there is one. Both walks work a run of
+// clusters at a time (a word of the used bitmap, or a whole extent met
+// before), never a cluster per file: many entries naming one long run is
+// damage the check must get through in time linear in the volume.
 type treeCheck struct {
 	v       *Volume
 	rep     *Report
 	opts    CheckOptions
 	l       *Layout
 	used    []byte
-	shared  map[Cluster]bool
-	owners  map[Cluster][]string // second pass only
-	sharers []sharer             // second pass: files with a shared cluster
-	entered map[Cluster]bool     // second pass: shared directories walked
+	shared  []Extent            // first pass: runs met twice; then sorted and merged
+	claimed map[Extent][]Extent // first pass: extents of 64 clusters or more claimed whole, with their runs marked free
+	holds   []holding           // second pass: who holds which part of the shared runs
+	sharers []sharer            // second pass: files with a shared cluster
+	entered map[Cluster]bool    // second pass: shared directories walked
 	pass2   bool
+}
+
+// holding is a run of shared clusters one owner holds, recorded in the
+// order the second walk meets them.
+type holding struct {
+	run   Extent
+	owner string
 }
 
 // sharer is a file or directory found holding a shared cluster, with where
@@ -50,7 +64,7 @@ func (t *treeCheck) enteredShared(first Cluster) bool {
 }
 
 func newTreeCheck(v *Volume, rep *Report, opts CheckOptions) *treeCheck {
-	return &treeCheck{v: v, rep: rep, opts: opts, l: v.layout, used: make([]byte, v.layout.BitmapBytes()), shared: map[Cluster]bool{}}
+	return &treeCheck{v: v, rep: rep, opts: opts, l: v.layout, used: make([]byte, v.layout.BitmapBytes()), claimed: map[Extent][]Extent{}}
 }
 
 // problem reports a problem in the first pass only.
@@ -75,7 +89,9 @@ func (t *treeCheck) run() error {
 		}
 	}
 	if len(t.shared) > 0 {
-		t.pass2, t.owners, t.entered = true, map[Cluster][]string{}, map[Cluster]bool{}
+		t.claimed = nil
+		t.shared = mergeRuns(t.shared)
+		t.pass2, t.entered = true, map[Cluster]bool{}
 		if err := t.walk(); err != nil {
 			return err
 		}
@@ -272,36 +288,158 @@ func (t *treeCheck) longerChain(p string, r *Record, exts []Extent, shared bool,
 // shared; a cluster the bitmap marks free is reported. It reports whether
 // any of them is shared (in the second pass, with another owner so far).
 func (t *treeCheck) claim(p string, exts []Extent) bool {
-	bm := t.v.bitmap
 	var free []Extent
 	hit := false
 	for _, e := range exts {
-		for c := e.Start; c < e.End(); c++ {
-			if !t.l.ValidCluster(c) {
-				continue
+		e, ok := t.clip(e)
+		if !ok {
+			continue
+		}
+		if t.pass2 {
+			hit = t.hold(p, e) || hit
+			continue
+		}
+		if runs, seen := t.claimed[e]; seen {
+			// Claimed whole before: every cluster is shared, and the
+			// bitmap (which the check does not change) says the same.
+			t.rep.work.clusterSteps++
+			t.shared = appendExtent(t.shared, e)
+			hit = true
+			for _, r := range runs {
+				free = appendExtent(free, r)
 			}
-			if t.pass2 {
-				if t.shared[c] {
-					t.owners[c] = append(t.owners[c], p)
-					hit = true
-				}
-				continue
-			}
-			i := uint32(c - FirstCluster)
-			if t.used[i/8]&(1<<(i%8)) != 0 {
-				t.shared[c] = true
-				hit = true
-			}
-			t.used[i/8] |= 1 << (i % 8)
-			if bm != nil && !bm.used(c) {
-				free = appendExtent(free, Extent{c, 1})
-			}
+			continue
+		}
+		own, sh := t.claimRun(e, nil)
+		hit = hit || sh
+		for _, r := range own {
+			free = appendExtent(free, r)
+		}
+		if e.Len >= 64 {
+			t.claimed[e] = own
 		}
 	}
 	if len(free) > 0 {
 		n := extentsClusters(free)
 		t.rep.unmarked = append(t.rep.unmarked, free...)
 		t.problem(KindFree, p, free[0].Start, -1, "%d of its clusters are marked free in the allocation bitmap", n)
+	}
+	return hit
+}
+
+// clip drops the clusters of e outside the heap.
+func (t *treeCheck) clip(e Extent) (Extent, bool) {
+	lo, hi := uint64(e.Start), uint64(e.Start)+uint64(e.Len)
+	lo = max(lo, uint64(FirstCluster))
+	hi = min(hi, uint64(t.l.MaxCluster())+1)
+	if lo >= hi {
+		return Extent{}, false
+	}
+	return Extent{Cluster(lo), uint32(hi - lo)}, true
+}
+
+// claimRun marks e used a word of the used bitmap at a time, records the
+// runs of it already used as shared and appends the runs of it the
+// bitmap marks free to free. It reports whether any cluster was shared.
+func (t *treeCheck) claimRun(e Extent, free []Extent) ([]Extent, bool) {
+	bm := t.v.bitmap
+	hit := false
+	lo, hi := uint64(e.Start-FirstCluster), uint64(e.End()-FirstCluster)
+	for base := lo &^ 63; base < hi; base += 64 {
+		t.rep.work.clusterSteps++
+		m := ^uint64(0)
+		if base < lo {
+			m &^= 1<<(lo-base) - 1
+		}
+		if hi-base < 64 {
+			m &= 1<<(hi-base) - 1
+		}
+		u := loadWord(t.used, base/8)
+		if s := u & m; s != 0 {
+			hit = true
+			t.shared = appendRuns(t.shared, s, base)
+		}
+		storeWord(t.used, base/8, u|m)
+		if bm != nil {
+			if f := ^loadWord(bm.bits, base/8) & m; f != 0 {
+				free = appendRuns(free, f, base)
+			}
+		}
+	}
+	return free, hit
+}
+
+// loadWord reads the 64 bits of b from byte i, zeros past its end.
+func loadWord(b []byte, i uint64) uint64 {
+	var w uint64
+	for k := uint64(0); k < 8 && i+k < uint64(len(b)); k++ {
+		w |= uint64(b[i+k]) << (8 * k)
+	}
+	return w
+}
+
+// storeWord writes w's bits to b from byte i, those past its end dropped.
+func storeWord(b []byte, i uint64, w uint64) {
+	for k := uint64(0); k < 8 && i+k < uint64(len(b)); k++ {
+		b[i+k] = byte(w >> (8 * k))
+	}
+}
+
+// appendRuns appends the runs of set bits of w, the bits of clusters
+// from index base (cluster FirstCluster+base), to exts.
+func appendRuns(exts []Extent, w uint64, base uint64) []Extent {
+	for w != 0 {
+		i := uint64(bits.TrailingZeros64(w))
+		n := uint64(bits.TrailingZeros64(^(w >> i)))
+		if i+n == 64 {
+			w = 0
+		} else {
+			w &^= (1<<n - 1) << i
+		}
+		exts = appendExtent(exts, Extent{FirstCluster + Cluster(base+i), uint32(n)})
+	}
+	return exts
+}
+
+// mergeRuns sorts runs and merges those that overlap or touch.
+func mergeRuns(runs []Extent) []Extent {
+	slices.SortFunc(runs, func(a, b Extent) int { return cmp.Compare(a.Start, b.Start) })
+	out := runs[:0]
+	for _, r := range runs {
+		if k := len(out); k > 0 && r.Start <= out[k-1].End() {
+			if r.End() > out[k-1].End() {
+				out[k-1].Len = uint32(r.End() - out[k-1].Start)
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// hold records, in the second pass, the parts of e that are shared as
+// held by p, and reports whether there are any.
+func (t *treeCheck) hold(p string, e Extent) bool {
+	t.rep.work.ownerSteps++
+	i, _ := slices.BinarySearchFunc(t.shared, e.Start, func(r Extent, c Cluster) int {
+		if r.End() <= c {
+			return -1
+		}
+		if r.Start > c {
+			return 1
+		}
+		return 0
+	})
+	hit := false
+	for ; i < len(t.shared) && t.shared[i].Start < e.End(); i++ {
+		r := t.shared[i]
+		lo, hi := max(r.Start, e.Start), min(r.End(), e.End())
+		if lo >= hi {
+			continue
+		}
+		t.rep.work.ownerSteps++
+		t.holds = append(t.holds, holding{Extent{lo, uint32(hi - lo)}, p})
+		hit = true
 	}
 	return hit
 }

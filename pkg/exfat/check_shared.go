@@ -30,35 +30,55 @@ func (t *treeCheck) reportShared() {
 		n    int
 	}
 	seedA, seedB := maphash.MakeSeed(), maphash.MakeSeed()
+	// Each run of each holding comes and goes once in the sweep.
 	type event struct {
 		at    Cluster
-		index int // into t.holds
+		index int // into runs
 		start bool
 	}
-	events := make([]event, 0, 2*len(t.holds))
-	for i, h := range t.holds {
-		events = append(events, event{h.run.Start, i, true}, event{h.run.End(), i, false})
+	type heldRun struct {
+		h    *holding
+		a, b uint64
+	}
+	var runs []heldRun
+	for _, h := range t.nholds {
+		var a, b uint64
+		for _, o := range h.owners {
+			a += maphash.String(seedA, o.path)
+			b += maphash.String(seedB, o.path)
+		}
+		for range h.runs {
+			runs = append(runs, heldRun{h, a, b})
+		}
+	}
+	events := make([]event, 0, 2*len(runs))
+	k := 0
+	for _, h := range t.nholds {
+		for _, r := range h.runs {
+			events = append(events, event{r.Start, k, true}, event{r.End(), k, false})
+			k++
+		}
 	}
 	slices.SortFunc(events, func(x, y event) int { return cmp.Compare(x.at, y.at) })
 	groups := map[setKey]*group{}
 	var order []*group
 	var key setKey
-	active := make([]int, 0, 8)      // indexes into t.holds
-	pos := make([]int, len(t.holds)) // where each is in active
+	active := make([]int, 0, 8)   // indexes into runs
+	pos := make([]int, len(runs)) // where each is in active
 	for i := 0; i < len(events); {
 		at := events[i].at
 		for ; i < len(events) && events[i].at == at; i++ {
 			t.rep.work.ownerSteps++
 			ev := events[i]
-			owner := t.holds[ev.index].owner
-			ha, hb := maphash.String(seedA, owner), maphash.String(seedB, owner)
+			r := runs[ev.index]
+			n := len(r.h.owners)
 			if ev.start {
-				key.a, key.b, key.n = key.a+ha, key.b+hb, key.n+1
+				key.a, key.b, key.n = key.a+r.a, key.b+r.b, key.n+n
 				pos[ev.index] = len(active)
 				active = append(active, ev.index)
 				continue
 			}
-			key.a, key.b, key.n = key.a-ha, key.b-hb, key.n-1
+			key.a, key.b, key.n = key.a-r.a, key.b-r.b, key.n-n
 			k := pos[ev.index]
 			last := active[len(active)-1]
 			active[k], pos[last] = last, k
@@ -71,11 +91,14 @@ func (t *treeCheck) reportShared() {
 		if g == nil {
 			// The owners in the order the walk met them, as each
 			// cluster's list of owners reads.
-			held := slices.Clone(active)
-			slices.Sort(held)
+			var held []owner
+			for _, k := range active {
+				held = append(held, runs[k].h.owners...)
+			}
+			slices.SortStableFunc(held, func(x, y owner) int { return cmp.Compare(x.seq, y.seq) })
 			owners := make([]string, len(held))
-			for k, h := range held {
-				owners[k] = t.holds[h].owner
+			for k, o := range held {
+				owners[k] = o.path
 			}
 			t.rep.work.ownerSteps += int64(len(owners))
 			g = &group{owners: owners, first: at}

@@ -23,19 +23,51 @@ type treeCheck struct {
 	opts    CheckOptions
 	l       *Layout
 	used    []byte
-	shared  []Extent            // first pass: runs met twice; then sorted and merged
-	claimed map[Extent][]Extent // first pass: extents of 64 clusters or more claimed whole, with their runs marked free
-	holds   []holding           // second pass: who holds which part of the shared runs
-	sharers []sharer            // second pass: files with a shared cluster
-	entered map[Cluster]bool    // second pass: shared directories walked
+	shared  []Extent                  // first pass: runs met twice; then sorted and merged
+	claimed map[claimKey]*claimedRuns // first pass: extents met again, claimed whole
+	holds   map[claimKey]*holding     // second pass: who holds which part of the shared runs
+	nholds  []*holding                // the same, in the order met
+	seq     int                       // second pass: claims so far
+	chains  map[chainKey]chainResult  // FAT chains of files whose first cluster is shared, walked once
+	sharers []sharer                  // second pass: files with a shared cluster
+	entered map[Cluster]bool          // second pass: shared directories walked
 	pass2   bool
 }
 
-// holding is a run of shared clusters one owner holds, recorded in the
-// order the second walk meets them.
+// claimKey names the extents a claim is for: one extent by its value, or
+// the runs of a FAT chain as kept by chain (the same slice for every
+// entry naming the chain).
+type claimKey struct {
+	e Extent
+	p *Extent
+	n int
+}
+
+func keyOf(exts []Extent) claimKey {
+	if len(exts) == 1 {
+		return claimKey{e: exts[0]}
+	}
+	return claimKey{p: &exts[0], n: len(exts)}
+}
+
+// claimedRuns is what the first claim of extents met again found: the
+// runs of them the bitmap marks free, and whether they are all recorded
+// as shared yet.
+type claimedRuns struct {
+	free  []Extent
+	whole bool
+}
+
+// holding is the shared runs of some extents, and the owners that claim
+// them, with the number of their claim in the second walk.
 type holding struct {
-	run   Extent
-	owner string
+	runs   []Extent
+	owners []owner
+}
+
+type owner struct {
+	path string
+	seq  int
 }
 
 // sharer is a file or directory found holding a shared cluster, with where
@@ -64,7 +96,7 @@ func (t *treeCheck) enteredShared(first Cluster) bool {
 }
 
 func newTreeCheck(v *Volume, rep *Report, opts CheckOptions) *treeCheck {
-	return &treeCheck{v: v, rep: rep, opts: opts, l: v.layout, used: make([]byte, v.layout.BitmapBytes()), claimed: map[Extent][]Extent{}}
+	return &treeCheck{v: v, rep: rep, opts: opts, l: v.layout, used: make([]byte, v.layout.BitmapBytes()), claimed: map[claimKey]*claimedRuns{}, chains: map[chainKey]chainResult{}}
 }
 
 // problem reports a problem in the first pass only.
@@ -91,7 +123,7 @@ func (t *treeCheck) run() error {
 	if len(t.shared) > 0 {
 		t.claimed = nil
 		t.shared = mergeRuns(t.shared)
-		t.pass2, t.entered = true, map[Cluster]bool{}
+		t.pass2, t.entered, t.holds = true, map[Cluster]bool{}, map[claimKey]*holding{}
 		if err := t.walk(); err != nil {
 			return err
 		}
@@ -252,7 +284,7 @@ func (t *treeCheck) checkFile(p string, r *Record, off int64) (exts []Extent, lo
 		}
 		return []Extent{{s.FirstCluster, uint32(need)}}, false
 	}
-	exts, err := t.v.fat.chainAll(l, s.FirstCluster, need)
+	exts, err := t.chain(s.FirstCluster, need)
 	switch {
 	case errors.Is(err, errChainLong):
 		return exts, true
@@ -266,6 +298,54 @@ func (t *treeCheck) checkFile(p string, r *Record, off int64) (exts []Extent, lo
 		t.problem(KindSize, p, s.FirstCluster, streamOff, "its cluster chain has %d clusters but its size %d needs %d", extentsClusters(exts), s.DataLength, need)
 	}
 	return exts, false
+}
+
+// chainKey is a FAT chain walked: from first, at most need clusters.
+type chainKey struct {
+	first Cluster
+	need  uint64
+}
+
+type chainResult struct {
+	exts []Extent
+	err  error
+}
+
+// chain walks a file's FAT chain from first for at most need clusters. A
+// chain whose first cluster another file uses is walked once and kept
+// (the FAT does not change while Check runs): the many entries a damaged
+// directory may have naming one long chain cost a step each, not a walk.
+func (t *treeCheck) chain(first Cluster, need uint64) ([]Extent, error) {
+	k := chainKey{first, need}
+	if r, ok := t.chains[k]; ok {
+		t.rep.work.chainSteps++
+		return r.exts, r.err
+	}
+	exts, err := t.v.fat.chainAll(t.l, first, need)
+	t.rep.work.chainSteps += extentsClusters(exts) + 1
+	if t.usedBefore(first) {
+		t.chains[k] = chainResult{exts, err}
+	}
+	return exts, err
+}
+
+// usedBefore reports whether cluster c (a valid one) was claimed before:
+// in the first pass, by a file walked before; in the second, by two files.
+func (t *treeCheck) usedBefore(c Cluster) bool {
+	if t.pass2 {
+		_, found := slices.BinarySearchFunc(t.shared, c, func(r Extent, c Cluster) int {
+			if r.End() <= c {
+				return -1
+			}
+			if r.Start > c {
+				return 1
+			}
+			return 0
+		})
+		return found
+	}
+	i := uint32(c - FirstCluster)
+	return t.used[i/8]&(1<<(i%8)) != 0
 }
 
 // longerChain reports a FAT chain that goes on past the clusters the
@@ -288,6 +368,28 @@ func (t *treeCheck) longerChain(p string, r *Record, exts []Extent, shared bool,
 // shared; a cluster the bitmap marks free is reported. It reports whether
 // any of them is shared (in the second pass, with another owner so far).
 func (t *treeCheck) claim(p string, exts []Extent) bool {
+	if len(exts) == 0 {
+		return false
+	}
+	if t.pass2 {
+		return t.hold(p, exts)
+	}
+	key := keyOf(exts)
+	if c := t.claimed[key]; c != nil {
+		// Claimed whole before: every cluster is shared, and the bitmap
+		// (which the check does not change) says the same.
+		t.rep.work.clusterSteps++
+		if !c.whole {
+			for _, e := range exts {
+				if e, ok := t.clip(e); ok {
+					t.shared = appendExtent(t.shared, e)
+				}
+			}
+			c.whole = true
+		}
+		t.unmarked(p, c.free)
+		return true
+	}
 	var free []Extent
 	hit := false
 	for _, e := range exts {
@@ -295,36 +397,25 @@ func (t *treeCheck) claim(p string, exts []Extent) bool {
 		if !ok {
 			continue
 		}
-		if t.pass2 {
-			hit = t.hold(p, e) || hit
-			continue
-		}
-		if runs, seen := t.claimed[e]; seen {
-			// Claimed whole before: every cluster is shared, and the
-			// bitmap (which the check does not change) says the same.
-			t.rep.work.clusterSteps++
-			t.shared = appendExtent(t.shared, e)
-			hit = true
-			for _, r := range runs {
-				free = appendExtent(free, r)
-			}
-			continue
-		}
-		own, sh := t.claimRun(e, nil)
+		var sh bool
+		free, sh = t.claimRun(e, free)
 		hit = hit || sh
-		for _, r := range own {
-			free = appendExtent(free, r)
-		}
-		if e.Len >= 64 {
-			t.claimed[e] = own
-		}
 	}
+	if hit {
+		t.claimed[key] = &claimedRuns{free: free}
+	}
+	t.unmarked(p, free)
+	return hit
+}
+
+// unmarked reports the clusters of the file at p that the bitmap marks
+// free.
+func (t *treeCheck) unmarked(p string, free []Extent) {
 	if len(free) > 0 {
 		n := extentsClusters(free)
 		t.rep.unmarked = append(t.rep.unmarked, free...)
 		t.problem(KindFree, p, free[0].Start, -1, "%d of its clusters are marked free in the allocation bitmap", n)
 	}
-	return hit
 }
 
 // clip drops the clusters of e outside the heap.
@@ -417,31 +508,48 @@ func mergeRuns(runs []Extent) []Extent {
 	return out
 }
 
-// hold records, in the second pass, the parts of e that are shared as
+// hold records, in the second pass, the parts of exts that are shared as
 // held by p, and reports whether there are any.
-func (t *treeCheck) hold(p string, e Extent) bool {
+func (t *treeCheck) hold(p string, exts []Extent) bool {
+	t.seq++
 	t.rep.work.ownerSteps++
-	i, _ := slices.BinarySearchFunc(t.shared, e.Start, func(r Extent, c Cluster) int {
-		if r.End() <= c {
-			return -1
-		}
-		if r.Start > c {
-			return 1
-		}
-		return 0
-	})
-	hit := false
-	for ; i < len(t.shared) && t.shared[i].Start < e.End(); i++ {
-		r := t.shared[i]
-		lo, hi := max(r.Start, e.Start), min(r.End(), e.End())
-		if lo >= hi {
+	key := keyOf(exts)
+	if h := t.holds[key]; h != nil {
+		h.owners = append(h.owners, owner{p, t.seq})
+		return true
+	}
+	var runs []Extent
+	for _, e := range exts {
+		e, ok := t.clip(e)
+		if !ok {
 			continue
 		}
-		t.rep.work.ownerSteps++
-		t.holds = append(t.holds, holding{Extent{lo, uint32(hi - lo)}, p})
-		hit = true
+		i, _ := slices.BinarySearchFunc(t.shared, e.Start, func(r Extent, c Cluster) int {
+			if r.End() <= c {
+				return -1
+			}
+			if r.Start > c {
+				return 1
+			}
+			return 0
+		})
+		for ; i < len(t.shared) && t.shared[i].Start < e.End(); i++ {
+			r := t.shared[i]
+			lo, hi := max(r.Start, e.Start), min(r.End(), e.End())
+			if lo >= hi {
+				continue
+			}
+			t.rep.work.ownerSteps++
+			runs = append(runs, Extent{lo, uint32(hi - lo)})
+		}
 	}
-	return hit
+	if len(runs) == 0 {
+		return false
+	}
+	h := &holding{runs: runs, owners: []owner{{p, t.seq}}}
+	t.holds[key] = h
+	t.nholds = append(t.nholds, h)
+	return true
 }
 
 // lost reports clusters the bitmap marks in use that no file uses.

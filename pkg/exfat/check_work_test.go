@@ -14,12 +14,40 @@ import (
 // shorter than the one before (n+1 files sharing every cluster). The
 // entry sets are written with their checksums and name hashes right, as
 // damaged images have them.
-func sharedExtentImage(t *testing.T, n int, sameSize bool) string {
+//
+// With chained, big is 40 MiB written a MiB at a time between the four
+// KiB writes of another file, so that its clusters are a FAT chain of 40
+// runs that every entry's check walks.
+func sharedExtentImage(t *testing.T, n int, sameSize, chained bool) string {
 	t.Helper()
-	const bigSize = 56 << 20
 	img := formatImage(t, 64<<20, FormatParams{ClusterSize: 4096})
 	v := openVol(t, img, true)
-	writeChunks(t, v, "big", bigSize, make([]byte, 1<<20))
+	if chained {
+		big, err := v.Create("big", 0, testTime)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pad, err := v.Create("pad", 0, testTime)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 40 {
+			if _, err := big.Write(make([]byte, 1<<20)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := pad.Write(make([]byte, 4096)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := big.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := pad.Close(); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		writeChunks(t, v, "big", 56<<20, make([]byte, 1<<20))
+	}
 	if err := v.Mkdir("d", testTime); err != nil {
 		t.Fatal(err)
 	}
@@ -31,6 +59,9 @@ func sharedExtentImage(t *testing.T, n int, sameSize bool) string {
 	_, big, err := v.lookup("test", "big")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if big.Set.Stream.NoFATChain() == chained {
+		t.Fatalf("big has NoFatChain %v", big.Set.Stream.NoFATChain())
 	}
 	type patch struct {
 		off int64
@@ -70,7 +101,7 @@ func sharedExtentImage(t *testing.T, n int, sameSize bool) string {
 }
 
 // TestCheckWorkSharedExtent checks volumes where hundreds of entries name
-// the same 14,336 clusters, and holds the steps counted to a bound linear
+// the same 14,336 clusters (or a FAT chain of 10,240), and holds the steps counted to a bound linear
 // in the clusters and entries: claiming a run of clusters met before, and
 // naming the owners of the clusters they share, must not cost a step per
 // cluster per entry (400 entries took seconds and hundreds of MiB).
@@ -79,13 +110,16 @@ func TestCheckWorkSharedExtent(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		sameSize bool
+		chained  bool
 		kind     string
 	}{
-		{"sizes differ", false, KindCrossLink},
-		{"same size", true, KindRename},
+		{"sizes differ", false, false, KindCrossLink},
+		{"same size", true, false, KindRename},
+		{"chained sizes differ", false, true, KindCrossLink},
+		{"chained same size", true, true, KindRename},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			img := sharedExtentImage(t, n, tc.sameSize)
+			img := sharedExtentImage(t, n, tc.sameSize, tc.chained)
 			v := openVol(t, img, true)
 			defer closeVol(t, v)
 			rep, err := Check(v, CheckOptions{})
@@ -115,7 +149,11 @@ func TestCheckWorkSharedExtent(t *testing.T) {
 			if len(found.Paths) != n+1 || found.Paths[0] != "/big" || found.Paths[n] != fmt.Sprintf("/d/f%04d", n-1) {
 				t.Errorf("%s names %d paths, want /big and the %d entries of /d", tc.kind, len(found.Paths), n)
 			}
-			if tc.kind == KindCrossLink && !strings.HasPrefix(found.Message, fmt.Sprintf("%d clusters are used by /big and /d/f0000 and ", 56<<20/4096)) {
+			bigClusters := 56 << 20 / 4096
+			if tc.chained {
+				bigClusters = 40 << 20 / 4096
+			}
+			if tc.kind == KindCrossLink && !strings.HasPrefix(found.Message, fmt.Sprintf("%d clusters are used by /big and /d/f0000 and ", bigClusters)) {
 				t.Errorf("cross-link message %.120q", found.Message)
 			}
 			fixes, err := Repair(v, rep, RepairOptions{})

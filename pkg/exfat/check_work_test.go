@@ -177,3 +177,28 @@ func TestCheckWorkSharedExtent(t *testing.T) {
 // workPerUnit bounds the steps a check takes per cluster and entry of
 // the volumes above.
 const workPerUnit = 4
+
+// TestWriteWorkImages writes the images for scripts/bench and by-hand
+// timing: FTOOLS_WORK_IMAGES=dir go test -run TestWriteWorkImages.
+func TestWriteWorkImages(t *testing.T) {
+	dir := os.Getenv("FTOOLS_WORK_IMAGES")
+	if dir == "" {
+		t.Skip("FTOOLS_WORK_IMAGES names no directory")
+	}
+	for _, x := range []struct {
+		name              string
+		sameSize, chained bool
+	}{
+		{"shared-extent.img", false, false},
+		{"shared-extent-renamed.img", true, false},
+		{"shared-chain.img", false, true},
+	} {
+		data, err := os.ReadFile(sharedExtentImage(t, 400, x.sameSize, x.chained))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dir+"/"+x.name, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -95,6 +95,7 @@ type Report struct {
 	// then stay marked.
 	sysUnclaimed bool
 	maxProblems  int
+	work         checkWork // steps taken, for tests
 }
 
 // entryFix is an entry set to rewrite: the set's bytes and where its

@@ -1,42 +1,127 @@
 package exfat
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"hash/maphash"
+	"slices"
 	"strings"
 )
 
 // reportShared names the owners of every shared cluster, one problem per
 // set of owners. Two entries that name the same file (the same first
 // cluster, size and kind) are an interrupted rename, reported as such.
+//
+// The owners are worked out a run at a time: a sweep over the runs each
+// owner holds (t.holds) cuts the shared clusters into segments whose
+// owners stay the same, and the segments are grouped by their owners,
+// without a step per cluster per owner.
 func (t *treeCheck) reportShared() {
 	renamed := t.reportRenames()
 	type group struct {
-		first Cluster
-		n     int
+		owners []string
+		first  Cluster
+		n      int64
 	}
-	groups := map[string]*group{}
-	var keys []string
-	for c, owners := range t.owners {
-		if renamed[strings.Join(owners, "\x00")] {
+	// A segment's owners are identified by two sums of a hash of each
+	// owner's path (and their count), kept as owners come and go.
+	type setKey struct {
+		a, b uint64
+		n    int
+	}
+	seedA, seedB := maphash.MakeSeed(), maphash.MakeSeed()
+	// Each run of each holding comes and goes once in the sweep.
+	type event struct {
+		at    Cluster
+		index int // into runs
+		start bool
+	}
+	type heldRun struct {
+		h    *holding
+		a, b uint64
+	}
+	var runs []heldRun
+	for _, h := range t.nholds {
+		var a, b uint64
+		for _, o := range h.owners {
+			a += maphash.String(seedA, o.path)
+			b += maphash.String(seedB, o.path)
+		}
+		for range h.runs {
+			runs = append(runs, heldRun{h, a, b})
+		}
+	}
+	events := make([]event, 0, 2*len(runs))
+	k := 0
+	for _, h := range t.nholds {
+		for _, r := range h.runs {
+			events = append(events, event{r.Start, k, true}, event{r.End(), k, false})
+			k++
+		}
+	}
+	slices.SortFunc(events, func(x, y event) int { return cmp.Compare(x.at, y.at) })
+	groups := map[setKey]*group{}
+	var order []*group
+	var key setKey
+	active := make([]int, 0, 8)   // indexes into runs
+	pos := make([]int, len(runs)) // where each is in active
+	for i := 0; i < len(events); {
+		at := events[i].at
+		for ; i < len(events) && events[i].at == at; i++ {
+			t.rep.work.ownerSteps++
+			ev := events[i]
+			r := runs[ev.index]
+			n := len(r.h.owners)
+			if ev.start {
+				key.a, key.b, key.n = key.a+r.a, key.b+r.b, key.n+n
+				pos[ev.index] = len(active)
+				active = append(active, ev.index)
+				continue
+			}
+			key.a, key.b, key.n = key.a-r.a, key.b-r.b, key.n-n
+			k := pos[ev.index]
+			last := active[len(active)-1]
+			active[k], pos[last] = last, k
+			active = active[:len(active)-1]
+		}
+		if len(active) == 0 || i == len(events) {
 			continue
 		}
-		k := strings.Join(owners, "\x00")
-		g := groups[k]
+		g := groups[key]
 		if g == nil {
-			g = &group{first: c}
-			groups[k] = g
-			keys = append(keys, k)
+			// The owners in the order the walk met them, as each
+			// cluster's list of owners reads.
+			var held []owner
+			for _, k := range active {
+				held = append(held, runs[k].h.owners...)
+			}
+			slices.SortStableFunc(held, func(x, y owner) int { return cmp.Compare(x.seq, y.seq) })
+			owners := make([]string, len(held))
+			for k, o := range held {
+				owners[k] = o.path
+			}
+			t.rep.work.ownerSteps += int64(len(owners))
+			g = &group{owners: owners, first: at}
+			groups[key] = g
+			order = append(order, g)
 		}
-		g.n++
-		if c < g.first {
-			g.first = c
-		}
+		g.n += int64(events[i].at - at)
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		g := groups[k]
-		owners := strings.Split(k, "\x00")
+	type named struct {
+		key string
+		g   *group
+	}
+	var list []named
+	for _, g := range order {
+		k := strings.Join(g.owners, "\x00")
+		if renamed[k] {
+			continue
+		}
+		list = append(list, named{k, g})
+	}
+	slices.SortFunc(list, func(x, y named) int { return strings.Compare(x.key, y.key) })
+	for _, x := range list {
+		g, owners := x.g, x.g.owners
 		msg := fmt.Sprintf("%d clusters are used by %s", g.n, strings.Join(owners, " and "))
 		switch {
 		case allSame(owners):

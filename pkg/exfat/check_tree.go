@@ -1,27 +1,73 @@
 package exfat
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"math/bits"
 	"path"
+	"slices"
 	"strings"
 )
 
 // treeCheck walks the directory tree and the clusters every file uses.
 // used holds one bit per cluster (the clusters files were found to use);
-// a cluster met twice is recorded in shared, whose owners a second walk
-// names only when there is one.
+// the runs of clusters met twice are recorded in shared, whose owners a
+// second walk names only when there is one. Both walks work a run of
+// clusters at a time (a word of the used bitmap, or a whole extent met
+// before), never a cluster per file: many entries naming one long run is
+// damage the check must get through in time linear in the volume.
 type treeCheck struct {
 	v       *Volume
 	rep     *Report
 	opts    CheckOptions
 	l       *Layout
 	used    []byte
-	shared  map[Cluster]bool
-	owners  map[Cluster][]string // second pass only
-	sharers []sharer             // second pass: files with a shared cluster
-	entered map[Cluster]bool     // second pass: shared directories walked
+	shared  []Extent                  // first pass: runs met twice; then sorted and merged
+	claimed map[claimKey]*claimedRuns // first pass: extents met again, claimed whole
+	holds   map[claimKey]*holding     // second pass: who holds which part of the shared runs
+	nholds  []*holding                // the same, in the order met
+	seq     int                       // second pass: claims so far
+	chains  map[chainKey]chainResult  // FAT chains of files whose first cluster is shared, walked once
+	sharers []sharer                  // second pass: files with a shared cluster
+	entered map[Cluster]bool          // second pass: shared directories walked
 	pass2   bool
+}
+
+// claimKey names the extents a claim is for: one extent by its value, or
+// the runs of a FAT chain as kept by chain (the same slice for every
+// entry naming the chain).
+type claimKey struct {
+	e Extent
+	p *Extent
+	n int
+}
+
+func keyOf(exts []Extent) claimKey {
+	if len(exts) == 1 {
+		return claimKey{e: exts[0]}
+	}
+	return claimKey{p: &exts[0], n: len(exts)}
+}
+
+// claimedRuns is what the first claim of extents met again found: the
+// runs of them the bitmap marks free, and whether they are all recorded
+// as shared yet.
+type claimedRuns struct {
+	free  []Extent
+	whole bool
+}
+
+// holding is the shared runs of some extents, and the owners that claim
+// them, with the number of their claim in the second walk.
+type holding struct {
+	runs   []Extent
+	owners []owner
+}
+
+type owner struct {
+	path string
+	seq  int
 }
 
 // sharer is a file or directory found holding a shared cluster, with where
@@ -50,7 +96,7 @@ func (t *treeCheck) enteredShared(first Cluster) bool {
 }
 
 func newTreeCheck(v *Volume, rep *Report, opts CheckOptions) *treeCheck {
-	return &treeCheck{v: v, rep: rep, opts: opts, l: v.layout, used: make([]byte, v.layout.BitmapBytes()), shared: map[Cluster]bool{}}
+	return &treeCheck{v: v, rep: rep, opts: opts, l: v.layout, used: make([]byte, v.layout.BitmapBytes()), claimed: map[claimKey]*claimedRuns{}, chains: map[chainKey]chainResult{}}
 }
 
 // problem reports a problem in the first pass only.
@@ -75,7 +121,9 @@ func (t *treeCheck) run() error {
 		}
 	}
 	if len(t.shared) > 0 {
-		t.pass2, t.owners, t.entered = true, map[Cluster][]string{}, map[Cluster]bool{}
+		t.claimed = nil
+		t.shared = mergeRuns(t.shared)
+		t.pass2, t.entered, t.holds = true, map[Cluster]bool{}, map[claimKey]*holding{}
 		if err := t.walk(); err != nil {
 			return err
 		}
@@ -236,7 +284,7 @@ func (t *treeCheck) checkFile(p string, r *Record, off int64) (exts []Extent, lo
 		}
 		return []Extent{{s.FirstCluster, uint32(need)}}, false
 	}
-	exts, err := t.v.fat.chainAll(l, s.FirstCluster, need)
+	exts, err := t.chain(s.FirstCluster, need)
 	switch {
 	case errors.Is(err, errChainLong):
 		return exts, true
@@ -250,6 +298,54 @@ func (t *treeCheck) checkFile(p string, r *Record, off int64) (exts []Extent, lo
 		t.problem(KindSize, p, s.FirstCluster, streamOff, "its cluster chain has %d clusters but its size %d needs %d", extentsClusters(exts), s.DataLength, need)
 	}
 	return exts, false
+}
+
+// chainKey is a FAT chain walked: from first, at most need clusters.
+type chainKey struct {
+	first Cluster
+	need  uint64
+}
+
+type chainResult struct {
+	exts []Extent
+	err  error
+}
+
+// chain walks a file's FAT chain from first for at most need clusters. A
+// chain whose first cluster another file uses is walked once and kept
+// (the FAT does not change while Check runs): the many entries a damaged
+// directory may have naming one long chain cost a step each, not a walk.
+func (t *treeCheck) chain(first Cluster, need uint64) ([]Extent, error) {
+	k := chainKey{first, need}
+	if r, ok := t.chains[k]; ok {
+		t.rep.work.chainSteps++
+		return r.exts, r.err
+	}
+	exts, err := t.v.fat.chainAll(t.l, first, need)
+	t.rep.work.chainSteps += extentsClusters(exts) + 1
+	if t.usedBefore(first) {
+		t.chains[k] = chainResult{exts, err}
+	}
+	return exts, err
+}
+
+// usedBefore reports whether cluster c (a valid one) was claimed before:
+// in the first pass, by a file walked before; in the second, by two files.
+func (t *treeCheck) usedBefore(c Cluster) bool {
+	if t.pass2 {
+		_, found := slices.BinarySearchFunc(t.shared, c, func(r Extent, c Cluster) int {
+			if r.End() <= c {
+				return -1
+			}
+			if r.Start > c {
+				return 1
+			}
+			return 0
+		})
+		return found
+	}
+	i := uint32(c - FirstCluster)
+	return t.used[i/8]&(1<<(i%8)) != 0
 }
 
 // longerChain reports a FAT chain that goes on past the clusters the
@@ -272,38 +368,188 @@ func (t *treeCheck) longerChain(p string, r *Record, exts []Extent, shared bool,
 // shared; a cluster the bitmap marks free is reported. It reports whether
 // any of them is shared (in the second pass, with another owner so far).
 func (t *treeCheck) claim(p string, exts []Extent) bool {
-	bm := t.v.bitmap
+	if len(exts) == 0 {
+		return false
+	}
+	if t.pass2 {
+		return t.hold(p, exts)
+	}
+	key := keyOf(exts)
+	if c := t.claimed[key]; c != nil {
+		// Claimed whole before: every cluster is shared, and the bitmap
+		// (which the check does not change) says the same.
+		t.rep.work.clusterSteps++
+		if !c.whole {
+			for _, e := range exts {
+				if e, ok := t.clip(e); ok {
+					t.shared = appendExtent(t.shared, e)
+				}
+			}
+			c.whole = true
+		}
+		t.unmarked(p, c.free)
+		return true
+	}
 	var free []Extent
 	hit := false
 	for _, e := range exts {
-		for c := e.Start; c < e.End(); c++ {
-			if !t.l.ValidCluster(c) {
-				continue
-			}
-			if t.pass2 {
-				if t.shared[c] {
-					t.owners[c] = append(t.owners[c], p)
-					hit = true
-				}
-				continue
-			}
-			i := uint32(c - FirstCluster)
-			if t.used[i/8]&(1<<(i%8)) != 0 {
-				t.shared[c] = true
-				hit = true
-			}
-			t.used[i/8] |= 1 << (i % 8)
-			if bm != nil && !bm.used(c) {
-				free = appendExtent(free, Extent{c, 1})
-			}
+		e, ok := t.clip(e)
+		if !ok {
+			continue
 		}
+		var sh bool
+		free, sh = t.claimRun(e, free)
+		hit = hit || sh
 	}
+	if hit {
+		t.claimed[key] = &claimedRuns{free: free}
+	}
+	t.unmarked(p, free)
+	return hit
+}
+
+// unmarked reports the clusters of the file at p that the bitmap marks
+// free.
+func (t *treeCheck) unmarked(p string, free []Extent) {
 	if len(free) > 0 {
 		n := extentsClusters(free)
 		t.rep.unmarked = append(t.rep.unmarked, free...)
 		t.problem(KindFree, p, free[0].Start, -1, "%d of its clusters are marked free in the allocation bitmap", n)
 	}
-	return hit
+}
+
+// clip drops the clusters of e outside the heap.
+func (t *treeCheck) clip(e Extent) (Extent, bool) {
+	lo, hi := uint64(e.Start), uint64(e.Start)+uint64(e.Len)
+	lo = max(lo, uint64(FirstCluster))
+	hi = min(hi, uint64(t.l.MaxCluster())+1)
+	if lo >= hi {
+		return Extent{}, false
+	}
+	return Extent{Cluster(lo), uint32(hi - lo)}, true
+}
+
+// claimRun marks e used a word of the used bitmap at a time, records the
+// runs of it already used as shared and appends the runs of it the
+// bitmap marks free to free. It reports whether any cluster was shared.
+func (t *treeCheck) claimRun(e Extent, free []Extent) ([]Extent, bool) {
+	bm := t.v.bitmap
+	hit := false
+	lo, hi := uint64(e.Start-FirstCluster), uint64(e.End()-FirstCluster)
+	for base := lo &^ 63; base < hi; base += 64 {
+		t.rep.work.clusterSteps++
+		m := ^uint64(0)
+		if base < lo {
+			m &^= 1<<(lo-base) - 1
+		}
+		if hi-base < 64 {
+			m &= 1<<(hi-base) - 1
+		}
+		u := loadWord(t.used, base/8)
+		if s := u & m; s != 0 {
+			hit = true
+			t.shared = appendRuns(t.shared, s, base)
+		}
+		storeWord(t.used, base/8, u|m)
+		if bm != nil {
+			if f := ^loadWord(bm.bits, base/8) & m; f != 0 {
+				free = appendRuns(free, f, base)
+			}
+		}
+	}
+	return free, hit
+}
+
+// loadWord reads the 64 bits of b from byte i, zeros past its end.
+func loadWord(b []byte, i uint64) uint64 {
+	var w uint64
+	for k := uint64(0); k < 8 && i+k < uint64(len(b)); k++ {
+		w |= uint64(b[i+k]) << (8 * k)
+	}
+	return w
+}
+
+// storeWord writes w's bits to b from byte i, those past its end dropped.
+func storeWord(b []byte, i uint64, w uint64) {
+	for k := uint64(0); k < 8 && i+k < uint64(len(b)); k++ {
+		b[i+k] = byte(w >> (8 * k))
+	}
+}
+
+// appendRuns appends the runs of set bits of w, the bits of clusters
+// from index base (cluster FirstCluster+base), to exts.
+func appendRuns(exts []Extent, w uint64, base uint64) []Extent {
+	for w != 0 {
+		i := uint64(bits.TrailingZeros64(w))
+		n := uint64(bits.TrailingZeros64(^(w >> i)))
+		if i+n == 64 {
+			w = 0
+		} else {
+			w &^= (1<<n - 1) << i
+		}
+		exts = appendExtent(exts, Extent{FirstCluster + Cluster(base+i), uint32(n)})
+	}
+	return exts
+}
+
+// mergeRuns sorts runs and merges those that overlap or touch.
+func mergeRuns(runs []Extent) []Extent {
+	slices.SortFunc(runs, func(a, b Extent) int { return cmp.Compare(a.Start, b.Start) })
+	out := runs[:0]
+	for _, r := range runs {
+		if k := len(out); k > 0 && r.Start <= out[k-1].End() {
+			if r.End() > out[k-1].End() {
+				out[k-1].Len = uint32(r.End() - out[k-1].Start)
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// hold records, in the second pass, the parts of exts that are shared as
+// held by p, and reports whether there are any.
+func (t *treeCheck) hold(p string, exts []Extent) bool {
+	t.seq++
+	t.rep.work.ownerSteps++
+	key := keyOf(exts)
+	if h := t.holds[key]; h != nil {
+		h.owners = append(h.owners, owner{p, t.seq})
+		return true
+	}
+	var runs []Extent
+	for _, e := range exts {
+		e, ok := t.clip(e)
+		if !ok {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(t.shared, e.Start, func(r Extent, c Cluster) int {
+			if r.End() <= c {
+				return -1
+			}
+			if r.Start > c {
+				return 1
+			}
+			return 0
+		})
+		for ; i < len(t.shared) && t.shared[i].Start < e.End(); i++ {
+			r := t.shared[i]
+			lo, hi := max(r.Start, e.Start), min(r.End(), e.End())
+			if lo >= hi {
+				continue
+			}
+			t.rep.work.ownerSteps++
+			runs = append(runs, Extent{lo, uint32(hi - lo)})
+		}
+	}
+	if len(runs) == 0 {
+		return false
+	}
+	h := &holding{runs: runs, owners: []owner{{p, t.seq}}}
+	t.holds[key] = h
+	t.nholds = append(t.nholds, h)
+	return true
 }
 
 // lost reports clusters the bitmap marks in use that no file uses.

@@ -31,6 +31,11 @@ type dir struct {
 	// whether it pins its parent.
 	node       dircache.Node
 	pinsParent bool
+	// hidden says why the directory lists fewer members than it holds
+	// (entry sets that do not decode, a second member of one name), nil
+	// when it lists them all. Readers that list it or miss a name in it
+	// say so; writers add no name to it.
+	hidden error
 }
 
 // ErrDirFull is returned when a directory cannot take another entry set.
@@ -169,6 +174,19 @@ func (d *dir) index(raw []byte, up *Upcase) {
 		d.byName[r.key] = r
 	}
 	d.locate(pd.recs)
+	d.hidden = nil
+	for _, p := range pd.probs {
+		switch p.Kind {
+		case KindSetChecksum, KindEntrySet, KindDuplicate, KindDirEntry:
+			// A member it may be: not listed, so not to be named again.
+			// fverify --repair does not delete a damaged set yet;
+			// fsck.exfat -y does.
+			d.hidden = fmt.Errorf("%w: the directory holds damaged entries at byte %d of it, not listed (%v) (the volume is damaged: fverify shows the damage, fsck.exfat -y deletes the damaged entries)", ErrCorrupt, p.Slot*EntrySize, trimPrefix(p.Err))
+		}
+		if d.hidden != nil {
+			break
+		}
+	}
 }
 
 // locate records where each of recs (in slot order) lies on the volume,
@@ -289,6 +307,9 @@ func (d *dir) list() []*Record {
 // add stores a new member with entry set s (named name) and returns its
 // record.
 func (d *dir) add(name string, s EntrySet) (*Record, error) {
+	if d.hidden != nil {
+		return nil, d.hidden
+	}
 	u, err := EncodeName(name)
 	if err != nil {
 		return nil, err

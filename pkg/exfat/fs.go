@@ -147,6 +147,9 @@ type File struct {
 	off      int64
 	dir      *dir
 	dirAt    int
+	// hiddenSaid: ReadDir gave the error of a directory that lists fewer
+	// members than it holds.
+	hiddenSaid bool
 }
 
 func (f *File) isDir() bool { return f.rec == nil || f.rec.IsDir() }
@@ -257,7 +260,17 @@ func (f *File) ReadDir(n int) ([]fs.DirEntry, error) {
 		return nil, &fs.PathError{Op: "readdir", Path: f.name, Err: ErrNotDir}
 	}
 	recs := f.dir.list()
+	hidden := func() error {
+		if h := f.dir.hidden; h != nil {
+			return &fs.PathError{Op: "readdir", Path: path.Join("/", f.name), Err: h}
+		}
+		return nil
+	}
 	if f.dirAt >= len(recs) {
+		if err := hidden(); err != nil && !f.hiddenSaid {
+			f.hiddenSaid = true
+			return nil, err
+		}
 		if n > 0 {
 			return nil, io.EOF
 		}
@@ -275,6 +288,12 @@ func (f *File) ReadDir(n int) ([]fs.DirEntry, error) {
 			e.err = &fs.PathError{Op: "stat", Path: path.Join("/", f.name, r.Name), Err: err}
 		}
 		out[i] = e
+	}
+	if f.dirAt >= len(f.dir.list()) && n <= 0 {
+		if err := hidden(); err != nil {
+			f.hiddenSaid = true
+			return out, err
+		}
 	}
 	return out, nil
 }

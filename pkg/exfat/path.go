@@ -35,6 +35,7 @@ func (v *Volume) walker() *fsutil.Walker[*dir, *Record] {
 		Mark:   func(d *dir) *uint64 { return &d.walk },
 		NotDir: ErrNotDir,
 		Loop:   errDirLoop,
+		Hidden: func(d *dir) error { return d.hidden },
 	}
 }
 

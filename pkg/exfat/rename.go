@@ -45,6 +45,10 @@ func (v *Volume) Rename(oldName, newName string) error {
 	if err := checkNewName(base); err != nil {
 		return linkErr(err)
 	}
+	if nd.hidden != nil {
+		// The new name may be a member it does not list.
+		return linkErr(nd.hidden)
+	}
 	u, err := EncodeName(base)
 	if err != nil {
 		return linkErr(err)

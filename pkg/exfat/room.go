@@ -16,6 +16,9 @@ func entriesFor(u []uint16) int { return 2 + (len(u)+14)/15 }
 // refused then, as FAT's Create does, not at Close after the data went
 // out to clusters no entry ends up naming.
 func (v *Volume) roomFor(d *dir, name string, size int64) error {
+	if d.hidden != nil {
+		return d.hidden
+	}
 	u, err := EncodeName(name)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package fsutil
 
 import (
+	"fmt"
 	"io/fs"
 	"path"
 	"strings"
@@ -25,6 +26,10 @@ type Walker[D, R comparable] struct {
 	// NotDir is the codec's "not a directory" error; Loop its error for
 	// an entry that leads back to a directory on its own path.
 	NotDir, Loop error
+	// Hidden, if set, says why directory d lists fewer members than it
+	// holds (damaged entries), or nil: a name missed there may be one of
+	// them, and the error says so (it still matches fs.ErrNotExist).
+	Hidden func(d D) error
 }
 
 // Walk resolves the clean path name (see CleanPath) to the directory that
@@ -55,7 +60,13 @@ func (w *Walker[D, R]) Walk(op, name string, dirOnly bool) (D, R, uint64, error)
 		part, more, _ := strings.Cut(rest, "/")
 		r := w.Lookup(d, part)
 		if r == noR {
-			return noD, noR, 0, &fs.PathError{Op: op, Path: "/" + name, Err: fs.ErrNotExist}
+			err := fs.ErrNotExist
+			if w.Hidden != nil {
+				if h := w.Hidden(d); h != nil {
+					err = fmt.Errorf("%w (%w)", fs.ErrNotExist, h)
+				}
+			}
+			return noD, noR, 0, &fs.PathError{Op: op, Path: "/" + name, Err: err}
 		}
 		if more == "" {
 			if dirOnly && !w.IsDir(r) {

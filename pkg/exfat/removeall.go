@@ -21,21 +21,12 @@ const maxTreeDepth = 1024
 // is changed; otherwise the removal itself reads nothing more, so it
 // cannot fail part way.
 func (v *Volume) RemoveAll(name string) error {
-	if err := v.begin(); err != nil {
-		return err
-	}
-	if err := v.settleWrite(); err != nil {
-		return err
-	}
-	parent, r, err := v.lookup("remove", name)
+	parent, r, err := v.changeEntry("remove", name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return err
-	}
-	if r == nil {
-		return pathErr("remove", name, fs.ErrPermission)
 	}
 	if err := v.checkSize(r); err != nil {
 		// A file named on its own is refused whole, as Remove does.

@@ -2,7 +2,6 @@ package exfat
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 )
 
@@ -23,19 +22,10 @@ var ErrIntoItself = errors.New("exfat: cannot move a directory into itself")
 // after a barrier (Commit's last step): a power cut in between leaves the
 // file under both names, never under none.
 func (v *Volume) Rename(oldName, newName string) error {
-	if err := v.begin(); err != nil {
-		return err
-	}
-	if err := v.settleWrite(); err != nil {
-		return err
-	}
 	oldPath, newPath := "/"+cleanPath(oldName), "/"+cleanPath(newName)
-	od, r, err := v.lookup("rename", oldName)
+	od, r, err := v.changeEntry("rename", oldName)
 	if err != nil {
 		return err
-	}
-	if r == nil {
-		return &fs.PathError{Op: "rename", Path: oldPath, Err: fs.ErrPermission}
 	}
 	nd, base, err := v.parentOf("rename", newName)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"path"
 	"time"
 
 	"ftools/pkg/internal/bounds"
@@ -48,13 +47,7 @@ func pathErr(op, name string, err error) error {
 // that many bytes are allocated at once, and a size beyond the free space
 // fails here, before anything is written.
 func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, error) {
-	if err := v.begin(); err != nil {
-		return nil, err
-	}
-	if err := v.settleWrite(); err != nil {
-		return nil, err
-	}
-	parent, base, err := v.parentOf("create", name)
+	parent, base, err := v.newEntry("create", name)
 	if err != nil {
 		return nil, err
 	}
@@ -264,13 +257,7 @@ func (w *Writer) release() {
 // zeroed cluster (exFAT directories hold no "." or ".." entries) and
 // NoFatChain.
 func (v *Volume) Mkdir(name string, mtime time.Time) error {
-	if err := v.begin(); err != nil {
-		return err
-	}
-	if err := v.settleWrite(); err != nil {
-		return err
-	}
-	parent, base, err := v.parentOf("mkdir", name)
+	parent, base, err := v.newEntry("mkdir", name)
 	if err != nil {
 		return err
 	}
@@ -312,40 +299,16 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 
 // MkdirAll makes a directory and any missing parents.
 func (v *Volume) MkdirAll(name string, mtime time.Time) error {
-	name = cleanPath(name)
-	if name == "." {
-		return nil
-	}
-	_, r, err := v.lookup("mkdir", name)
-	if err == nil {
-		if r != nil && !r.IsDir() {
-			return pathErr("mkdir", name, ErrNotDir)
-		}
-		return nil
-	}
-	if parent := path.Dir(name); parent != "." {
-		if err := v.MkdirAll(parent, mtime); err != nil {
-			return err
-		}
-	}
-	return v.Mkdir(name, mtime)
+	mkdir := func(name string) error { return v.Mkdir(name, mtime) }
+	return fsutil.MkdirAll(cleanPath(name), v.lookup, (*Record).IsDir, ErrNotDir, mkdir)
 }
 
 // Remove deletes a file or an empty directory. Its clusters become free
 // once the volume commits the deleted entry set.
 func (v *Volume) Remove(name string) error {
-	if err := v.begin(); err != nil {
-		return err
-	}
-	if err := v.settleWrite(); err != nil {
-		return err
-	}
-	parent, r, err := v.lookup("remove", name)
+	parent, r, err := v.changeEntry("remove", name)
 	if err != nil {
 		return err
-	}
-	if r == nil {
-		return pathErr("remove", name, fs.ErrPermission)
 	}
 	if r.IsDir() {
 		d, err := v.loadDir(parent, r)

@@ -92,3 +92,10 @@ func (v *Volume) parentOf(op, name string) (*dir, string, error) {
 func (v *Volume) changeEntry(op, name string) (*dir, *Record, error) {
 	return fsutil.ChangeEntry(op, name, v.begin, v.settleWrite, v.lookup)
 }
+
+// newEntry starts a change that makes (or replaces) the entry name and
+// returns the directory that holds it with name's last element (see
+// fsutil.NewEntry).
+func (v *Volume) newEntry(op, name string) (*dir, string, error) {
+	return fsutil.NewEntry(op, name, v.begin, v.settleWrite, v.parentOf)
+}

@@ -22,21 +22,12 @@ const maxTreeDepth = 1024
 // itself reads nothing more, so it cannot fail part way. Memory grows with
 // the tree's directories and fragments, not with its clusters.
 func (v *Volume) RemoveAll(name string) error {
-	if err := v.begin(); err != nil {
-		return err
-	}
-	if err := v.settleWrite(); err != nil {
-		return err
-	}
-	parent, r, err := v.lookup("remove", name)
+	parent, r, err := v.changeEntry("remove", name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return err
-	}
-	if r == nil {
-		return &fs.PathError{Op: "remove", Path: "/", Err: fs.ErrPermission}
 	}
 	items, err := v.checkTree(r, "/"+cleanPath(name))
 	if err != nil {

@@ -20,19 +20,10 @@ var ErrIntoItself = errors.New("fat: cannot move a directory into itself")
 // to the name itself) rewrites the entry in place. A moved directory's ".."
 // entry is updated to name its new parent (0 for the root).
 func (v *Volume) Rename(oldName, newName string) error {
-	if err := v.begin(); err != nil {
-		return err
-	}
-	if err := v.settleWrite(); err != nil {
-		return err
-	}
 	oldPath, newPath := "/"+cleanPath(oldName), "/"+cleanPath(newName)
-	od, r, err := v.lookup("rename", oldName)
+	od, r, err := v.changeEntry("rename", oldName)
 	if err != nil {
 		return err
-	}
-	if r == nil {
-		return &fs.PathError{Op: "rename", Path: oldPath, Err: fs.ErrPermission}
 	}
 	nd, base, err := v.parentOf("rename", newName)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"path"
 	"strings"
 	"time"
 
@@ -49,13 +48,7 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 	if sizeHint > MaxFileSize {
 		return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: ErrFileTooLarge}
 	}
-	if err := v.begin(); err != nil {
-		return nil, err
-	}
-	if err := v.settleWrite(); err != nil {
-		return nil, err
-	}
-	parent, base, err := v.parentOf("create", name)
+	parent, base, err := v.newEntry("create", name)
 	if err != nil {
 		return nil, err
 	}
@@ -357,13 +350,7 @@ func chainOrNil(v *Volume, c Cluster) ([]Extent, error) {
 
 // Mkdir makes a directory; its parent must exist.
 func (v *Volume) Mkdir(name string, mtime time.Time) error {
-	if err := v.begin(); err != nil {
-		return err
-	}
-	if err := v.settleWrite(); err != nil {
-		return err
-	}
-	parent, base, err := v.parentOf("mkdir", name)
+	parent, base, err := v.newEntry("mkdir", name)
 	if err != nil {
 		return err
 	}
@@ -415,40 +402,17 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 
 // MkdirAll makes a directory and any missing parents.
 func (v *Volume) MkdirAll(name string, mtime time.Time) error {
-	name = cleanPath(name)
-	if name == "." {
-		return nil
-	}
-	_, r, err := v.lookup("mkdir", name)
-	if err == nil {
-		if r != nil && !r.Entry.IsDir() {
-			return &fs.PathError{Op: "mkdir", Path: "/" + name, Err: ErrNotDir}
-		}
-		return nil
-	}
-	if parent := path.Dir(name); parent != "." {
-		if err := v.MkdirAll(parent, mtime); err != nil {
-			return err
-		}
-	}
-	return v.Mkdir(name, mtime)
+	isDir := func(r *Record) bool { return r.Entry.IsDir() }
+	mkdir := func(name string) error { return v.Mkdir(name, mtime) }
+	return fsutil.MkdirAll(cleanPath(name), v.lookup, isDir, ErrNotDir, mkdir)
 }
 
 // Remove deletes a file or an empty directory. Its clusters become free
 // once the volume commits the deleted entry.
 func (v *Volume) Remove(name string) error {
-	if err := v.begin(); err != nil {
-		return err
-	}
-	if err := v.settleWrite(); err != nil {
-		return err
-	}
-	parent, r, err := v.lookup("remove", name)
+	parent, r, err := v.changeEntry("remove", name)
 	if err != nil {
 		return err
-	}
-	if r == nil {
-		return &fs.PathError{Op: "remove", Path: "/", Err: fs.ErrPermission}
 	}
 	if r.Entry.IsDir() {
 		d, err := v.dirOf(r)

@@ -31,8 +31,7 @@ type Writer struct {
 	exts    []Extent
 	alloc   int64 // clusters allocated
 	written int64
-	ext     int   // extent holding the write position
-	extPos  int64 // bytes of exts before exts[ext]
+	at      fsutil.Cursor // the write position among exts
 	done    bool
 }
 
@@ -125,27 +124,12 @@ func (w *Writer) Write(p []byte) (int, error) {
 }
 
 // put queues p at byte pos of the file, walking its extents.
-func (w *Writer) put(p []byte, pos int64) (int, error) {
-	v := w.v
-	cs := v.layout.ClusterSize
-	done := 0
-	for done < len(p) {
-		e := w.exts[w.ext]
-		extBytes := int64(e.Len) * cs
-		within := pos - w.extPos
-		if within >= extBytes {
-			w.extPos += extBytes
-			w.ext++
-			continue
-		}
-		n := min(extBytes-within, int64(len(p)-done))
-		if err := v.writeData(v.layout.ClusterOffset(e.Start)+within, p[done:done+int(n)]); err != nil {
-			return done, err
-		}
-		done += int(n)
-		pos += n
-	}
-	return done, nil
+func (w *Writer) put(p []byte, pos int64) (int, error) { return w.at.Put(p, pos, w.run, w.v.writeData) }
+
+// run is extent i of the file: its device offset and length in bytes.
+func (w *Writer) run(i int) (int64, int64) {
+	e := w.exts[i]
+	return w.v.layout.ClusterOffset(e.Start), int64(e.Len) * w.v.layout.ClusterSize
 }
 
 // padSlack zeroes the rest of the file's last cluster from one shared

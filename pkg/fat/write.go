@@ -34,8 +34,7 @@ type Writer struct {
 	exts    []Extent
 	alloc   int64 // clusters allocated
 	written int64
-	ext     int   // extent holding the write position
-	extPos  int64 // bytes of exts before exts[ext]
+	at      fsutil.Cursor // the write position among exts
 	done    bool
 }
 
@@ -202,33 +201,16 @@ func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
 
 // span is where byte pos of the file lies on the device, and how many
 // bytes of its extent follow from there.
-func (w *Writer) span(pos int64) (int64, int64) {
-	cs := w.v.layout.ClusterSize
-	for {
-		e := w.exts[w.ext]
-		extBytes := int64(e.Len) * cs
-		if within := pos - w.extPos; within < extBytes {
-			return w.v.layout.ClusterOffset(e.Start) + within, extBytes - within
-		}
-		w.extPos += extBytes
-		w.ext++
-	}
+func (w *Writer) span(pos int64) (int64, int64) { return w.at.Span(pos, w.run) }
+
+// run is extent i of the file: its device offset and length in bytes.
+func (w *Writer) run(i int) (int64, int64) {
+	e := w.exts[i]
+	return w.v.layout.ClusterOffset(e.Start), int64(e.Len) * w.v.layout.ClusterSize
 }
 
 // put queues p at byte pos of the file, walking its extents.
-func (w *Writer) put(p []byte, pos int64) (int, error) {
-	done := 0
-	for done < len(p) {
-		off, n := w.span(pos)
-		n = min(n, int64(len(p)-done))
-		if err := w.v.writeData(off, p[done:done+int(n)]); err != nil {
-			return done, err
-		}
-		done += int(n)
-		pos += n
-	}
-	return done, nil
-}
+func (w *Writer) put(p []byte, pos int64) (int, error) { return w.at.Put(p, pos, w.run, w.v.writeData) }
 
 // padSlack zeroes the rest of the file's last cluster (fsutil.PadSlack,
 // shared with exFAT).

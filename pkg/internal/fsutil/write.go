@@ -45,3 +45,43 @@ func MkdirAll[D any, R comparable](name string, lookup func(op, name string) (D,
 	}
 	return mkdir(name)
 }
+
+// Cursor is a file writer's place among the file's extents, the same for
+// both codecs: the extent that holds the write position and the bytes of
+// the extents before it. Writes only move forward, so finding a position
+// costs nothing per write beyond the extents passed.
+type Cursor struct {
+	ext    int   // extent holding the write position
+	extPos int64 // bytes of the extents before it
+}
+
+// Span is where byte pos of the file lies on the device and how many bytes
+// of its extent follow from there; run(i) is extent i's device offset and
+// length in bytes. pos must not be before the extent the cursor is at,
+// nor past the file's extents.
+func (c *Cursor) Span(pos int64, run func(i int) (off, n int64)) (int64, int64) {
+	for {
+		off, n := run(c.ext)
+		if within := pos - c.extPos; within < n {
+			return off + within, n - within
+		}
+		c.extPos += n
+		c.ext++
+	}
+}
+
+// Put writes p at byte pos of the file with write (the codec's data
+// stream), extent by extent, and returns how many bytes went out.
+func (c *Cursor) Put(p []byte, pos int64, run func(i int) (off, n int64), write func(off int64, p []byte) error) (int, error) {
+	done := 0
+	for done < len(p) {
+		off, n := c.Span(pos, run)
+		n = min(n, int64(len(p)-done))
+		if err := write(off, p[done:done+int(n)]); err != nil {
+			return done, err
+		}
+		done += int(n)
+		pos += n
+	}
+	return done, nil
+}

@@ -37,3 +37,27 @@ func TestMkdirAll(t *testing.T) {
 		}
 	}
 }
+
+// Put splits a write at extent ends and writes each piece where its
+// extent lies; later writes go on from where the cursor stands.
+func TestCursorPut(t *testing.T) {
+	runs := [][2]int64{{1000, 4}, {2000, 2}, {3000, 8}}
+	run := func(i int) (int64, int64) { return runs[i][0], runs[i][1] }
+	type piece struct{ off, n int64 }
+	var got []piece
+	write := func(off int64, p []byte) error { got = append(got, piece{off, int64(len(p))}); return nil }
+	var c Cursor
+	if n, err := c.Put(make([]byte, 3), 0, run, write); n != 3 || err != nil {
+		t.Fatalf("first put: %d, %v", n, err)
+	}
+	if n, err := c.Put(make([]byte, 5), 3, run, write); n != 5 || err != nil {
+		t.Fatalf("second put: %d, %v", n, err)
+	}
+	want := []piece{{1000, 3}, {1003, 1}, {2000, 2}, {3000, 2}}
+	if !slices.Equal(got, want) {
+		t.Errorf("pieces %v, want %v", got, want)
+	}
+	if off, n := c.Span(9, run); off != 3003 || n != 5 {
+		t.Errorf("span of 9: %d+%d, want 3003+5", off, n)
+	}
+}

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"ftools/pkg/internal/dircache"
 	"time"
 
+	"ftools/pkg/internal/dircache"
+	"ftools/pkg/internal/fsutil"
 	fio "ftools/pkg/io"
 )
 
@@ -28,9 +29,7 @@ type Volume struct {
 	infoRaw []byte  // the FSINFO sector as read
 
 	writable  bool
-	armed     bool // the dirty bit is to be set before the next write (begin)
-	setDirty  bool // this session set the dirty bit and clears it on Close
-	wasDirty  bool // the volume was dirty before it was opened
+	dirty     fsutil.DirtyFlag // the dirty bit over this session (begin, markDirty, Close)
 	infoDirty bool
 	closed    bool
 	// metaWritten is set once FATs, directories or FSINFO were written.
@@ -129,7 +128,7 @@ func openFrom(dev *fio.Device, bs *BootSector, raw []byte) (*Volume, error) {
 		return nil, fmt.Errorf("fat: boot sector of %d bytes is shorter than its sector size %d", len(raw), l.SectorSize)
 	}
 	v := &Volume{dev: dev, boot: bs, raw: raw[:l.SectorSize], layout: l, writable: dev.Writable()}
-	v.wasDirty = bs.Dirty()
+	v.dirty.Was = bs.Dirty()
 	if msg, err := limitToVolume(dev, l); err != nil {
 		return nil, err
 	} else if msg != "" {
@@ -255,7 +254,7 @@ func (v *Volume) freeCount() uint32 {
 }
 
 // WasDirty reports whether the dirty bit was set when the volume was opened.
-func (v *Volume) WasDirty() bool { return v.wasDirty }
+func (v *Volume) WasDirty() bool { return v.dirty.Was }
 
 // Warnings lists oddities found while opening the volume, and the FSINFO
 // free count that disagrees with the FAT (to know, the FAT is counted).
@@ -284,11 +283,7 @@ func (v *Volume) begin() error {
 	if v.closed {
 		return ErrClosed
 	}
-	if v.armed || v.setDirty || v.wasDirty || v.layout.Type == FAT12 {
-		return nil
-	}
-	v.armed = true
-	v.dev.BeforeFirstWrite(func() error { return v.markDirty(true) })
+	v.dirty.Arm(v.dev, v.layout.Type == FAT12, v.markDirty)
 	return nil
 }
 
@@ -298,30 +293,22 @@ func (v *Volume) begin() error {
 // bit is made durable first; data needs no flush of its own, since the
 // commit flushes the data before any metadata that refers to it.
 func (v *Volume) markDirty(flush bool) error {
-	if !v.armed {
-		return nil
-	}
-	v.armed = false
-	v.dev.BeforeFirstWrite(nil)
 	// Only the dirty bit changes on the device now: a new label or volume
 	// id waits in v.boot for its own place in the commit (writeLabel).
 	state := ext16 + relState
 	if v.boot.Is32 {
 		state = ext32 + relState
 	}
-	v.raw[state] |= stateDirty
-	if _, err := v.dev.WriteAt(v.raw, 0); err != nil {
-		v.raw[state] &^= stateDirty
-		v.armed = true
-		v.dev.BeforeFirstWrite(func() error { return v.markDirty(true) })
-		return fmt.Errorf("fat: writing boot sector: %w", err)
+	write := func() error {
+		v.raw[state] |= stateDirty
+		if _, err := v.dev.WriteAt(v.raw, 0); err != nil {
+			return fmt.Errorf("fat: writing boot sector: %w", err)
+		}
+		v.boot.SetDirty(true)
+		return nil
 	}
-	v.boot.SetDirty(true)
-	v.setDirty = true
-	if flush {
-		return v.barrier()
-	}
-	return nil
+	undo := func() { v.raw[state] &^= stateDirty }
+	return v.dirty.Mark(v.dev, flush, write, undo, v.barrier, v.markDirty)
 }
 
 // writeBoot writes the boot sector as v.boot says, keeping the bytes of
@@ -622,30 +609,11 @@ func (v *Volume) Close() error {
 		v.closed = true
 		return nil
 	}
-	err := v.Commit()
-	if v.armed {
-		// Nothing was written: there is no dirty bit to set or clear.
-		v.armed = false
-		v.dev.BeforeFirstWrite(nil)
-	}
-	if v.data != nil {
-		if cerr := v.data.Close(); err == nil {
-			err = cerr
-		}
-	}
-	// The dirty bit comes off after a clean commit, and also after one that
-	// failed before any metadata went out (a host file system that filled
-	// up under the data): the volume is then as it was.
-	if v.setDirty && (err == nil || !v.metaWritten) {
-		if berr := v.barrier(); err == nil {
-			err = berr
-		}
+	clear := func() error {
 		v.boot.SetDirty(false)
-		if werr := v.writeBoot(); err == nil {
-			err = werr
-		}
-		v.setDirty = false
+		return v.writeBoot()
 	}
+	err := v.dirty.Close(v.Commit(), v.dev, v.closeData, v.metaWritten, v.barrier, clear)
 	v.closed = true
 	return err
 }
@@ -660,4 +628,12 @@ func (v *Volume) releaseFAT() {
 		v.table.release()
 	}
 	v.table = nil
+}
+
+// closeData closes the data stream, if the session opened one.
+func (v *Volume) closeData() error {
+	if v.data == nil {
+		return nil
+	}
+	return v.data.Close()
 }

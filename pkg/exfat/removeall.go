@@ -36,19 +36,21 @@ func (v *Volume) RemoveAll(name string) error {
 	if err != nil {
 		return pathErr("remove", name, err)
 	}
-	// Members before their directories: a directory's own clusters are
-	// freed, so its changed entries are dropped with it.
-	for i := len(items) - 1; i >= 0; i-- {
-		it := items[i]
-		for _, run := range it.Runs {
-			v.pendingFree = append(v.pendingFree, Extent{Cluster(run.Start), run.Len})
+	// A removed directory's changed entries are dropped with it.
+	fsutil.Dismantle(items, v.freeLater, func(n, _ *treeNode, _ bool) {
+		if n.dir != nil {
+			v.dropDir(n.dir)
 		}
-		if it.Node.dir != nil {
-			v.dropDir(it.Node.dir)
-		}
-		it.Node.parent.remove(it.Node.rec)
-	}
+		n.parent.remove(n.rec)
+	})
 	return nil
+}
+
+// freeLater queues runs to be freed by the next Commit.
+func (v *Volume) freeLater(runs []fsutil.Run) {
+	for _, run := range runs {
+		v.pendingFree = append(v.pendingFree, Extent{Cluster(run.Start), run.Len})
+	}
 }
 
 // CheckTree walks the tree at name (the whole volume for the root) as
@@ -115,11 +117,7 @@ func (v *Volume) checkTree(parent *dir, r *Record, path string) ([]fsutil.TreeIt
 			} else if exts, err = v.recordExtents(n.rec); err != nil {
 				return nil, err
 			}
-			runs := make([]fsutil.Run, len(exts))
-			for i, e := range exts {
-				runs[i] = fsutil.Run{Start: uint32(e.Start), Len: e.Len}
-			}
-			return runs, nil
+			return fsutil.RunsOf(exts, Extent.run), nil
 		},
 		List: func(n *treeNode) ([]*treeNode, error) {
 			d := v.root()

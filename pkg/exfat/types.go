@@ -1,6 +1,9 @@
 package exfat
 
-import "ftools/pkg/internal/fsattr"
+import (
+	"ftools/pkg/internal/fsattr"
+	"ftools/pkg/internal/fsutil"
+)
 
 // Cluster is a cluster number. The cluster heap's clusters are numbered
 // from 2; FAT entries 0 and 1 are reserved.
@@ -30,6 +33,9 @@ type Extent struct {
 
 // End is the cluster after the extent.
 func (e Extent) End() Cluster { return e.Start + Cluster(e.Len) }
+
+// run is the extent as the shared tree walk counts it (fsutil.Run).
+func (e Extent) run() fsutil.Run { return fsutil.Run{Start: uint32(e.Start), Len: e.Len} }
 
 // extentsClusters is the number of clusters in exts.
 func extentsClusters(exts []Extent) int64 {

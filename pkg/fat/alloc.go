@@ -3,6 +3,8 @@ package fat
 import (
 	"fmt"
 	"slices"
+
+	"ftools/pkg/internal/fsutil"
 )
 
 // Extent is a run of consecutive clusters.
@@ -13,6 +15,9 @@ type Extent struct {
 
 // End is the cluster after the extent.
 func (e Extent) End() Cluster { return e.Start + Cluster(e.Len) }
+
+// run is the extent as the shared tree walk counts it (fsutil.Run).
+func (e Extent) run() fsutil.Run { return fsutil.Run{Start: uint32(e.Start), Len: e.Len} }
 
 // NoSpaceError says how much was needed and how much was free.
 type NoSpaceError struct {

@@ -33,26 +33,27 @@ func (v *Volume) RemoveAll(name string) error {
 	if err != nil {
 		return &fs.PathError{Op: "remove", Path: "/" + cleanPath(name), Err: err}
 	}
-	// Members before their directories: a directory's own clusters are
-	// freed, so its slots need not be written back, and its members'
-	// records need only be forgotten.
-	for i := len(items) - 1; i >= 0; i-- {
-		it := items[i]
-		for _, run := range it.Runs {
-			v.pendingFree = append(v.pendingFree, Extent{Cluster(run.Start), run.Len})
+	// A removed directory's slots need not be written back, and its
+	// members' records need only be forgotten.
+	fsutil.Dismantle(items, v.freeLater, func(n, p *treeNode, top bool) {
+		if n.dir != nil {
+			v.forgetDir(n.dir.first)
+			delete(v.dirtyDirs, n.dir.first)
 		}
-		if it.Node.dir != nil {
-			c := it.Node.dir.first
-			v.forgetDir(c)
-			delete(v.dirtyDirs, c)
+		if top {
+			parent.remove(n.rec)
+		} else {
+			p.dir.detach(n.rec)
 		}
-		if it.Parent < 0 {
-			parent.remove(it.Node.rec)
-			continue
-		}
-		items[it.Parent].Node.dir.detach(it.Node.rec)
-	}
+	})
 	return nil
+}
+
+// freeLater queues runs to be freed by the next Commit.
+func (v *Volume) freeLater(runs []fsutil.Run) {
+	for _, run := range runs {
+		v.pendingFree = append(v.pendingFree, Extent{Cluster(run.Start), run.Len})
+	}
 }
 
 // CheckTree walks the tree at name (the whole volume for the root) as
@@ -127,11 +128,7 @@ func (v *Volume) checkTree(r *Record, path string) ([]fsutil.TreeItem[*treeNode]
 			if err != nil {
 				return nil, damaged(err)
 			}
-			runs := make([]fsutil.Run, len(exts))
-			for i, e := range exts {
-				runs[i] = fsutil.Run{Start: uint32(e.Start), Len: e.Len}
-			}
-			return runs, nil
+			return fsutil.RunsOf(exts, Extent.run), nil
 		},
 		List: func(n *treeNode) ([]*treeNode, error) {
 			d, err := v.loadDir(first(n))

@@ -2,6 +2,7 @@ package fsutil
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -93,5 +94,32 @@ func TestCheckTree(t *testing.T) {
 				t.Fatalf("CheckTree = %v; want a TreeError at %s saying %q", err, c.where, c.what)
 			}
 		})
+	}
+}
+
+// Dismantle frees and removes members before their directories, each
+// with its own directory's node, the head last.
+func TestDismantle(t *testing.T) {
+	items := []TreeItem[string]{
+		{Node: "d", Parent: -1, Runs: []Run{{10, 1}}},
+		{Node: "d/a", Parent: 0, Runs: []Run{{20, 2}}},
+		{Node: "d/e", Parent: 0, Runs: []Run{{30, 1}}},
+		{Node: "d/e/b", Parent: 2},
+	}
+	var freed []uint32
+	var order []string
+	free := func(runs []Run) {
+		for _, r := range runs {
+			freed = append(freed, r.Start)
+		}
+	}
+	Dismantle(items, free, func(n, p string, top bool) {
+		order = append(order, fmt.Sprintf("%s<%s:%v", n, p, top))
+	})
+	if got, want := strings.Join(order, " "), "d/e/b<d/e:false d/e<d:false d/a<d:false d<:true"; got != want {
+		t.Errorf("order %q, want %q", got, want)
+	}
+	if fmt.Sprint(freed) != "[30 20 10]" {
+		t.Errorf("freed %v, want [30 20 10]", freed)
 	}
 }

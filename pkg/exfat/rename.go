@@ -2,7 +2,8 @@ package exfat
 
 import (
 	"errors"
-	"os"
+
+	"ftools/pkg/internal/fsutil"
 )
 
 // ErrIntoItself is wrapped by Rename's error for moving a directory into
@@ -22,16 +23,11 @@ var ErrIntoItself = errors.New("exfat: cannot move a directory into itself")
 // after a barrier (Commit's last step): a power cut in between leaves the
 // file under both names, never under none.
 func (v *Volume) Rename(oldName, newName string) error {
-	oldPath, newPath := "/"+cleanPath(oldName), "/"+cleanPath(newName)
-	od, r, err := v.changeEntry("rename", oldName)
+	m, err := fsutil.StartMove(oldName, newName, v.changeEntry, v.parentOf)
 	if err != nil {
 		return err
 	}
-	nd, base, err := v.parentOf("rename", newName)
-	if err != nil {
-		return err
-	}
-	linkErr := func(err error) error { return &os.LinkError{Op: "rename", Old: oldPath, New: newPath, Err: err} }
+	od, r, nd, base, linkErr := m.From, m.Rec, m.To, m.Base, m.Err
 	if err := checkNewName(base); err != nil {
 		return linkErr(err)
 	}
@@ -42,12 +38,9 @@ func (v *Volume) Rename(oldName, newName string) error {
 	if r.IsDir() && v.isWithin(nd, r) {
 		return linkErr(ErrIntoItself)
 	}
-	target := nd.lookup(base)
-	if target == r {
-		if base == r.Name {
-			return nil
-		}
-		target = nil // a change of case only
+	target, same := m.Target((*dir).lookup, func(r *Record) string { return r.Name })
+	if same {
+		return nil
 	}
 	if target != nil {
 		if err := v.checkReplace(nd, target, r); err != nil {
@@ -114,19 +107,12 @@ func (v *Volume) isWithin(d *dir, r *Record) bool {
 // checkReplace says whether r may replace target (a member of d), as
 // rename(2) decides.
 func (v *Volume) checkReplace(d *dir, target, r *Record) error {
-	switch {
-	case r.IsDir() && !target.IsDir():
-		return ErrNotDir
-	case !r.IsDir() && target.IsDir():
-		return ErrIsDir
-	case target.IsDir():
+	empty := func() (bool, error) {
 		td, err := v.loadDir(d, target)
 		if err != nil {
-			return err
+			return false, err
 		}
-		if len(td.list()) > 0 {
-			return ErrNotEmpty
-		}
+		return len(td.list()) == 0, nil
 	}
-	return nil
+	return fsutil.CheckReplace(r.IsDir(), target.IsDir(), empty, ErrNotDir, ErrIsDir, ErrNotEmpty)
 }

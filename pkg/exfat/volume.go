@@ -43,8 +43,8 @@ type Volume struct {
 	cursor      Cluster          // where the next allocation search starts
 	dirs        map[Cluster]*dir // loaded directories by first cluster
 	dirtyDirs   map[*dir]struct{}
-	dircache    dircache.Cache // the cached directories' order and charge (dircache.go)
-	data        *fio.Stream    // file data and new directory clusters, written first
+	dircache    dircache.Cache    // the cached directories' order and charge (dircache.go)
+	data        fsutil.DataStream // file data and new directory clusters, written first
 	walks       uint64
 	pendingFree []Extent        // clusters to free once the entries that named them are gone
 	deferred    []deferredClear // rename sources, deleted after the new entries are durable
@@ -284,24 +284,12 @@ var testHookBarrier func()
 // writeData queues file data (or a new directory cluster) at off; it goes
 // out in large merged writes before any metadata that refers to it.
 func (v *Volume) writeData(off int64, p []byte) error {
-	if err := v.markDirty(false); err != nil {
-		return err
-	}
-	if v.data == nil {
-		v.data = v.dev.NewStream()
-	}
-	return v.data.Write(off, p)
+	return v.data.Write(v.dev, v.markDirty, off, p)
 }
 
 // flushData writes queued data and waits for it.
 func (v *Volume) flushData() error {
-	if v.data == nil {
-		return nil
-	}
-	if err := v.data.Flush(); err != nil {
-		return fmt.Errorf("exfat: writing data: %w", err)
-	}
-	return nil
+	return v.data.Flush("exfat")
 }
 
 // Commit writes everything changed so far, in the order that keeps the
@@ -436,7 +424,7 @@ func (v *Volume) Close() error {
 		}
 		return err
 	}
-	err := v.dirty.Close(v.Commit(), v.dev, v.closeData, v.metaWritten, v.barrier, clear)
+	err := v.dirty.Close(v.Commit(), v.dev, v.data.Close, v.metaWritten, v.barrier, clear)
 	v.closed = true
 	return err
 }
@@ -459,11 +447,3 @@ func OpenForCheck(dev *fio.Device) (v *Volume, bootErr, err error) {
 // SystemEntries returns the root directory's allocation bitmap and up-case
 // table entries, as read (a zero entry when the root holds none).
 func (v *Volume) SystemEntries() (bitmap, upcase AllocEntry) { return v.bitmapEnt, v.upcaseEnt }
-
-// closeData closes the data stream, if the session opened one.
-func (v *Volume) closeData() error {
-	if v.data == nil {
-		return nil
-	}
-	return v.data.Close()
-}

@@ -41,7 +41,7 @@ type Volume struct {
 	dirs        map[Cluster]*dir     // loaded directories by first cluster (0: fixed root), a bounded cache (dircache.go)
 	dircache    dircache.Cache       // the cached directories' order and charge
 	dirtyDirs   map[Cluster]*dir     // directories with slots to write back
-	data        *fio.Stream          // file data and new directory clusters, written first
+	data        fsutil.DataStream    // file data and new directory clusters, written first
 	walks       uint64               // path lookups so far (see lookupPath)
 	pendingFree []Extent             // clusters to free once the entries that named them are gone
 	held        map[Cluster]heldLink // FAT entries whose new value waits for a later phase (order.go)
@@ -547,25 +547,13 @@ func (v *Volume) writeData(off int64, p []byte) error {
 	if v.closed {
 		return ErrClosed
 	}
-	if err := v.markDirty(false); err != nil {
-		return err
-	}
-	if v.data == nil {
-		v.data = v.dev.NewStream()
-	}
-	return v.data.Write(off, p)
+	return v.data.Write(v.dev, v.markDirty, off, p)
 }
 
 // flushData writes queued data and waits for it, so that it can be read
 // back or referred to.
 func (v *Volume) flushData() error {
-	if v.data == nil {
-		return nil
-	}
-	if err := v.data.Flush(); err != nil {
-		return fmt.Errorf("fat: writing data: %w", err)
-	}
-	return nil
+	return v.data.Flush("fat")
 }
 
 // readClusters reads the clusters of chain into buf, one request per
@@ -613,7 +601,7 @@ func (v *Volume) Close() error {
 		v.boot.SetDirty(false)
 		return v.writeBoot()
 	}
-	err := v.dirty.Close(v.Commit(), v.dev, v.closeData, v.metaWritten, v.barrier, clear)
+	err := v.dirty.Close(v.Commit(), v.dev, v.data.Close, v.metaWritten, v.barrier, clear)
 	v.closed = true
 	return err
 }
@@ -628,12 +616,4 @@ func (v *Volume) releaseFAT() {
 		v.table.release()
 	}
 	v.table = nil
-}
-
-// closeData closes the data stream, if the session opened one.
-func (v *Volume) closeData() error {
-	if v.data == nil {
-		return nil
-	}
-	return v.data.Close()
 }

@@ -181,13 +181,7 @@ func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
 		}
 		off, n := w.span(w.written)
 		n = min(n, MaxFileSize-w.written)
-		if err := v.markDirty(false); err != nil {
-			return total, err
-		}
-		if v.data == nil {
-			v.data = v.dev.NewStream()
-		}
-		k, err := v.data.ReadFrom(off, r, n)
+		k, err := v.data.ReadFrom(v.dev, v.markDirty, off, r, n)
 		w.written += k
 		total += k
 		if err != nil {

@@ -8,7 +8,6 @@ import (
 
 	"ftools/pkg/internal/bounds"
 	"ftools/pkg/internal/fsutil"
-	fio "ftools/pkg/io"
 )
 
 // MaxFileSize is the largest file exFAT can hold: every cluster of the
@@ -189,13 +188,7 @@ func (w *Writer) Close() error {
 			return err
 		}
 	}
-	if v.dev.Policy() == fio.SyncFile {
-		if err := v.Commit(); err != nil {
-			return err
-		}
-		return v.dev.FileDone()
-	}
-	return nil
+	return fsutil.FileDone(v.dev, v.Commit)
 }
 
 // accessStamp is a last-accessed timestamp, which has no 10 ms field.

@@ -11,7 +11,6 @@ import (
 
 	"ftools/pkg/internal/bounds"
 	"ftools/pkg/internal/fsutil"
-	fio "ftools/pkg/io"
 )
 
 // MaxFileSize is the largest file FAT can hold: 4 GiB - 1 byte.
@@ -264,13 +263,7 @@ func (w *Writer) Close() error {
 			return err
 		}
 	}
-	if v.dev.Policy() == fio.SyncFile {
-		if err := v.Commit(); err != nil {
-			return err
-		}
-		return v.dev.FileDone()
-	}
-	return nil
+	return fsutil.FileDone(v.dev, v.Commit)
 }
 
 // Abort drops the file: its clusters, which nothing on disk names, are

@@ -61,3 +61,17 @@ func (d *DataStream) Close() error {
 	}
 	return d.s.Close()
 }
+
+// FileDone ends one file written under the sync policy "file": the
+// volume commits (commit) and the device flushes what it holds
+// (pkg/io's Device.FileDone). Under other policies it does nothing: the
+// file waits for the volume's next Commit.
+func FileDone(dev *fio.Device, commit func() error) error {
+	if dev.Policy() != fio.SyncFile {
+		return nil
+	}
+	if err := commit(); err != nil {
+		return err
+	}
+	return dev.FileDone()
+}

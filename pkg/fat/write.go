@@ -285,21 +285,7 @@ func (w *Writer) release() {
 // trimExtents keeps the first keep clusters of exts (ending the chain
 // there) and frees the rest.
 func (v *Volume) trimExtents(exts *[]Extent, keep int64) {
-	var freed, kept []Extent
-	left := keep
-	for _, e := range *exts {
-		switch {
-		case left >= int64(e.Len):
-			kept = append(kept, e)
-			left -= int64(e.Len)
-		case left > 0:
-			kept = append(kept, Extent{e.Start, uint32(left)})
-			freed = append(freed, Extent{e.Start + Cluster(left), e.Len - uint32(left)})
-			left = 0
-		default:
-			freed = append(freed, e)
-		}
-	}
+	kept, freed := fsutil.SplitExtents(*exts, keep, Extent.size, Extent.split)
 	if len(kept) > 0 {
 		v.table.Set(kept[len(kept)-1].End()-1, v.table.EOC())
 	}

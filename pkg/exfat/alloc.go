@@ -123,3 +123,10 @@ func (v *Volume) release(exts []Extent) {
 func trimExtents(exts []Extent, keep int64) (kept, cut []Extent) {
 	return fsutil.SplitExtents(exts, keep, Extent.size, Extent.split)
 }
+
+// size is the extent's length in clusters; split cuts it after n of them
+// (see fsutil.SplitExtents).
+func (e Extent) size() uint32 { return e.Len }
+func (e Extent) split(n uint32) (Extent, Extent) {
+	return Extent{e.Start, n}, Extent{e.Start + Cluster(n), e.Len - n}
+}

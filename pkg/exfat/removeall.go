@@ -145,3 +145,6 @@ func (v *Volume) checkTree(parent *dir, r *Record, path string) ([]fsutil.TreeIt
 	}
 	return items, err
 }
+
+// run is the extent as the shared tree walk counts it (fsutil.Run).
+func (e Extent) run() fsutil.Run { return fsutil.Run{Start: uint32(e.Start), Len: e.Len} }

@@ -1,9 +1,6 @@
 package exfat
 
-import (
-	"ftools/pkg/internal/fsattr"
-	"ftools/pkg/internal/fsutil"
-)
+import "ftools/pkg/internal/fsattr"
 
 // Cluster is a cluster number. The cluster heap's clusters are numbered
 // from 2; FAT entries 0 and 1 are reserved.
@@ -33,16 +30,6 @@ type Extent struct {
 
 // End is the cluster after the extent.
 func (e Extent) End() Cluster { return e.Start + Cluster(e.Len) }
-
-// run is the extent as the shared tree walk counts it (fsutil.Run).
-func (e Extent) run() fsutil.Run { return fsutil.Run{Start: uint32(e.Start), Len: e.Len} }
-
-// size is the extent's length in clusters; split cuts it after n of them
-// (see fsutil.SplitExtents).
-func (e Extent) size() uint32 { return e.Len }
-func (e Extent) split(n uint32) (Extent, Extent) {
-	return Extent{e.Start, n}, Extent{e.Start + Cluster(n), e.Len - n}
-}
 
 // extentsClusters is the number of clusters in exts.
 func extentsClusters(exts []Extent) int64 {

@@ -3,8 +3,6 @@ package fat
 import (
 	"fmt"
 	"slices"
-
-	"ftools/pkg/internal/fsutil"
 )
 
 // Extent is a run of consecutive clusters.
@@ -15,16 +13,6 @@ type Extent struct {
 
 // End is the cluster after the extent.
 func (e Extent) End() Cluster { return e.Start + Cluster(e.Len) }
-
-// run is the extent as the shared tree walk counts it (fsutil.Run).
-func (e Extent) run() fsutil.Run { return fsutil.Run{Start: uint32(e.Start), Len: e.Len} }
-
-// size is the extent's length in clusters; split cuts it after n of them
-// (see fsutil.SplitExtents).
-func (e Extent) size() uint32 { return e.Len }
-func (e Extent) split(n uint32) (Extent, Extent) {
-	return Extent{e.Start, n}, Extent{e.Start + Cluster(n), e.Len - n}
-}
 
 // NoSpaceError says how much was needed and how much was free.
 type NoSpaceError struct {

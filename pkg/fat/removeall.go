@@ -153,3 +153,6 @@ func (v *Volume) checkTree(r *Record, path string) ([]fsutil.TreeItem[*treeNode]
 	}
 	return items, err
 }
+
+// run is the extent as the shared tree walk counts it (fsutil.Run).
+func (e Extent) run() fsutil.Run { return fsutil.Run{Start: uint32(e.Start), Len: e.Len} }

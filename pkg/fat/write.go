@@ -293,6 +293,13 @@ func (v *Volume) trimExtents(exts *[]Extent, keep int64) {
 	*exts = kept
 }
 
+// size is the extent's length in clusters; split cuts it after n of them
+// (see fsutil.SplitExtents).
+func (e Extent) size() uint32 { return e.Len }
+func (e Extent) split(n uint32) (Extent, Extent) {
+	return Extent{e.Start, n}, Extent{e.Start + Cluster(n), e.Len - n}
+}
+
 // chainOrNil walks the chain a writer is about to free or extend, as
 // runs; a broken one is a DamageError.
 func chainOrNil(v *Volume, c Cluster) ([]Extent, error) {

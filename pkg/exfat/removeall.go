@@ -3,14 +3,9 @@ package exfat
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 
 	"ftools/pkg/internal/fsutil"
 )
-
-// maxTreeDepth bounds the directory nesting followed: deeper than any path
-// Windows or Linux can name, so anything deeper is damage.
-const maxTreeDepth = 1024
 
 // RemoveAll removes name and, if it is a directory, everything below it.
 // The clusters of every removed file and directory become free once the
@@ -21,29 +16,25 @@ const maxTreeDepth = 1024
 // is changed; otherwise the removal itself reads nothing more, so it
 // cannot fail part way.
 func (v *Volume) RemoveAll(name string) error {
-	parent, r, err := v.changeEntry("remove", name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+	check := func(parent *dir, r *Record, path string) ([]fsutil.TreeItem[*treeNode], error) {
+		if err := v.checkSize(r); err != nil {
+			// A file named on its own is refused whole, as Remove does.
+			return nil, err
+		}
+		return v.checkTree(parent, r, path)
 	}
-	if err != nil {
-		return err
-	}
-	if err := v.checkSize(r); err != nil {
-		// A file named on its own is refused whole, as Remove does.
-		return pathErr("remove", name, err)
-	}
-	items, err := v.checkTree(parent, r, "/"+cleanPath(name))
-	if err != nil {
-		return pathErr("remove", name, err)
-	}
-	// A removed directory's changed entries are dropped with it.
+	return fsutil.RemoveAll(name, v.changeEntry, check, v.takeTree)
+}
+
+// takeTree removes a checked tree: a removed directory's changed entries
+// are dropped with it.
+func (v *Volume) takeTree(_ *dir, items []fsutil.TreeItem[*treeNode]) {
 	fsutil.Dismantle(items, v.freeLater, func(n, _ *treeNode, _ bool) {
 		if n.dir != nil {
 			v.dropDir(n.dir)
 		}
 		n.parent.remove(n.rec)
 	})
-	return nil
 }
 
 // freeLater queues runs to be freed by the next Commit.
@@ -136,7 +127,7 @@ func (v *Volume) checkTree(parent *dir, r *Record, path string) ([]fsutil.TreeIt
 			return out, nil
 		},
 		Root:     uint32(v.layout.RootCluster),
-		MaxDepth: maxTreeDepth,
+		MaxDepth: fsutil.MaxTreeDepth,
 		Corrupt:  ErrCorrupt,
 	}
 	items, err := fsutil.CheckTree(t, &treeNode{rec: r, parent: parent}, path)

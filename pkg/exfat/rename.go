@@ -95,7 +95,7 @@ func (v *Volume) Rename(oldName, newName string) error {
 // isWithin reports whether directory d is the directory r names or lies
 // below it, following the loaded directories' parents up to the root.
 func (v *Volume) isWithin(d *dir, r *Record) bool {
-	for steps := 0; d != nil && steps <= maxTreeDepth; steps++ {
+	for steps := 0; d != nil && steps <= fsutil.MaxTreeDepth; steps++ {
 		if d.rec == r || (d.rec != nil && d.first == r.Set.Stream.FirstCluster) {
 			return true
 		}

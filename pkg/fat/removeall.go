@@ -7,11 +7,6 @@ import (
 	"ftools/pkg/internal/fsutil"
 )
 
-// maxTreeDepth bounds the directory nesting RemoveAll follows: a path of
-// 260 characters cannot hold more than 130 levels, so anything deeper is a
-// loop of directory entries.
-const maxTreeDepth = 1024
-
 // RemoveAll removes name and, if it is a directory, everything below it.
 // The clusters of every removed file and directory become free once the
 // volume commits (the volume's free count comes back). A name that does not
@@ -22,19 +17,16 @@ const maxTreeDepth = 1024
 // itself reads nothing more, so it cannot fail part way. Memory grows with
 // the tree's directories and fragments, not with its clusters.
 func (v *Volume) RemoveAll(name string) error {
-	parent, r, err := v.changeEntry("remove", name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+	check := func(_ *dir, r *Record, path string) ([]fsutil.TreeItem[*treeNode], error) {
+		return v.checkTree(r, path)
 	}
-	if err != nil {
-		return err
-	}
-	items, err := v.checkTree(r, "/"+cleanPath(name))
-	if err != nil {
-		return &fs.PathError{Op: "remove", Path: "/" + cleanPath(name), Err: err}
-	}
-	// A removed directory's slots need not be written back, and its
-	// members' records need only be forgotten.
+	return fsutil.RemoveAll(name, v.changeEntry, check, v.takeTree)
+}
+
+// takeTree removes a checked tree whose head is a member of parent: a
+// removed directory's slots need not be written back, and its members'
+// records need only be forgotten.
+func (v *Volume) takeTree(parent *dir, items []fsutil.TreeItem[*treeNode]) {
 	fsutil.Dismantle(items, v.freeLater, func(n, p *treeNode, top bool) {
 		if n.dir != nil {
 			v.forgetDir(n.dir.first)
@@ -46,7 +38,6 @@ func (v *Volume) RemoveAll(name string) error {
 			p.dir.detach(n.rec)
 		}
 	})
-	return nil
 }
 
 // freeLater queues runs to be freed by the next Commit.
@@ -144,7 +135,7 @@ func (v *Volume) checkTree(r *Record, path string) ([]fsutil.TreeItem[*treeNode]
 			return out, nil
 		},
 		Root:     root,
-		MaxDepth: maxTreeDepth,
+		MaxDepth: fsutil.MaxTreeDepth,
 		Corrupt:  ErrCorrupt,
 	}
 	items, err := fsutil.CheckTree(t, &treeNode{rec: r}, path)

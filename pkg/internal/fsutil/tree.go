@@ -2,7 +2,9 @@ package fsutil
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 )
 
@@ -204,4 +206,34 @@ func Dismantle[N any](items []TreeItem[N], free func([]Run), remove func(n, pare
 		}
 		remove(it.Node, parent, it.Parent < 0)
 	}
+}
+
+// MaxTreeDepth bounds the directory nesting a tree walk follows on both
+// codecs: a path of 260 characters (Windows) cannot hold more than 130
+// levels, and none that Linux can name holds 1024, so anything deeper is
+// a loop of directory entries or other damage.
+const MaxTreeDepth = 1024
+
+// RemoveAll is RemoveAll for both codecs: change starts the change and
+// finds name (ChangeEntry: the root is refused), a name that does not
+// exist being no error, as with os.RemoveAll; check walks and checks the
+// whole tree name heads (CheckTree, and whatever the codec refuses of a
+// lone file) before anything changes, so that a damaged tree is refused,
+// naming where, and the volume stays as it was; take then removes the
+// checked tree (Dismantle), which reads nothing more and cannot fail.
+func RemoveAll[D, R comparable, N any](name string, change func(op, name string) (D, R, error), check func(parent D, r R, path string) ([]TreeItem[N], error), take func(parent D, items []TreeItem[N])) error {
+	parent, r, err := change("remove", name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	path := "/" + CleanPath(name)
+	items, err := check(parent, r, path)
+	if err != nil {
+		return &fs.PathError{Op: "remove", Path: path, Err: err}
+	}
+	take(parent, items)
+	return nil
 }

@@ -3,6 +3,7 @@ package fsutil
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"testing"
 )
@@ -121,5 +122,43 @@ func TestDismantle(t *testing.T) {
 	}
 	if fmt.Sprint(freed) != "[30 20 10]" {
 		t.Errorf("freed %v, want [30 20 10]", freed)
+	}
+}
+
+// RemoveAll takes nothing for a missing name, refuses a tree its check
+// refuses (naming the path, taking nothing), and takes a checked tree.
+func TestRemoveAll(t *testing.T) {
+	errBad := errors.New("bad tree")
+	for _, c := range []struct {
+		name     string
+		checkErr error
+		want     error
+		took     bool
+	}{
+		{"missing", nil, nil, false},
+		{"a/b", errBad, errBad, false},
+		{"a/b", nil, nil, true},
+	} {
+		change := func(op, name string) (int, string, error) {
+			if name == "missing" {
+				return 0, "", fs.ErrNotExist
+			}
+			return 1, name, nil
+		}
+		check := func(_ int, r string, path string) ([]TreeItem[string], error) {
+			if path != "/a/b" {
+				t.Errorf("check of %q", path)
+			}
+			return []TreeItem[string]{{Node: r, Parent: -1}}, c.checkErr
+		}
+		took := false
+		err := RemoveAll(c.name, change, check, func(int, []TreeItem[string]) { took = true })
+		if !errors.Is(err, c.want) || (c.want == nil) != (err == nil) || took != c.took {
+			t.Errorf("%s, check %v: %v, took %v", c.name, c.checkErr, err, took)
+		}
+		var pe *fs.PathError
+		if c.want != nil && (!errors.As(err, &pe) || pe.Path != "/a/b") {
+			t.Errorf("%s: %v does not name /a/b", c.name, err)
+		}
 	}
 }

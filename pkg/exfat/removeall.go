@@ -23,7 +23,7 @@ func (v *Volume) RemoveAll(name string) error {
 		}
 		return v.checkTree(parent, r, path)
 	}
-	return fsutil.RemoveAll(name, v.changeEntry, check, v.takeTree)
+	return fsutil.RemoveAll(name, v.changes().Entry, check, v.takeTree)
 }
 
 // takeTree removes a checked tree: a removed directory's changed entries
@@ -52,21 +52,13 @@ func (v *Volume) freeLater(runs []fsutil.Run) {
 // clusters two members of the tree share. Writers of a whole tree
 // (fattrib -/) call it first, so that a refusal changes nothing.
 func (v *Volume) CheckTree(name string) error {
-	if v.closed {
-		return ErrClosed
+	start := func() error {
+		if v.closed {
+			return ErrClosed
+		}
+		return nil
 	}
-	parent, r, err := v.lookup("check", name)
-	if err != nil {
-		return err
-	}
-	path := "/" + cleanPath(name)
-	if r == nil {
-		path = "/"
-	}
-	if _, err := v.checkTree(parent, r, path); err != nil {
-		return pathErr("check", name, err)
-	}
-	return nil
+	return fsutil.CheckTreeAt(name, start, v.lookup, v.checkTree)
 }
 
 // treeNode is a file or directory checkTree walks: its record (nil for

@@ -23,7 +23,7 @@ var ErrIntoItself = errors.New("exfat: cannot move a directory into itself")
 // after a barrier (Commit's last step): a power cut in between leaves the
 // file under both names, never under none.
 func (v *Volume) Rename(oldName, newName string) error {
-	m, err := fsutil.StartMove(oldName, newName, v.changeEntry, v.parentOf)
+	m, err := fsutil.StartMove(oldName, newName, v.changes())
 	if err != nil {
 		return err
 	}

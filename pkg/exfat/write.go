@@ -45,7 +45,7 @@ func pathErr(op, name string, err error) error {
 // that many bytes are allocated at once, and a size beyond the free space
 // fails here, before anything is written.
 func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, error) {
-	parent, base, err := v.newEntry("create", name)
+	parent, base, err := v.changes().New("create", name)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +234,7 @@ func (w *Writer) release() {
 // zeroed cluster (exFAT directories hold no "." or ".." entries) and
 // NoFatChain.
 func (v *Volume) Mkdir(name string, mtime time.Time) error {
-	parent, base, err := v.newEntry("mkdir", name)
+	parent, base, err := v.changes().New("mkdir", name)
 	if err != nil {
 		return err
 	}
@@ -283,7 +283,7 @@ func (v *Volume) MkdirAll(name string, mtime time.Time) error {
 // Remove deletes a file or an empty directory. Its clusters become free
 // once the volume commits the deleted entry set.
 func (v *Volume) Remove(name string) error {
-	parent, r, err := v.changeEntry("remove", name)
+	parent, r, err := v.changes().Entry("remove", name)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package fat
 
 import (
 	"errors"
-	"io/fs"
 
 	"ftools/pkg/internal/fsutil"
 )
@@ -17,10 +16,7 @@ import (
 // itself reads nothing more, so it cannot fail part way. Memory grows with
 // the tree's directories and fragments, not with its clusters.
 func (v *Volume) RemoveAll(name string) error {
-	check := func(_ *dir, r *Record, path string) ([]fsutil.TreeItem[*treeNode], error) {
-		return v.checkTree(r, path)
-	}
-	return fsutil.RemoveAll(name, v.changeEntry, check, v.takeTree)
+	return fsutil.RemoveAll(name, v.changes().Entry, v.checkTreeIn, v.takeTree)
 }
 
 // takeTree removes a checked tree whose head is a member of parent: a
@@ -55,22 +51,19 @@ func (v *Volume) freeLater(runs []fsutil.Run) {
 // clusters two members of the tree share. Writers of a whole tree
 // (fattrib -/) call it first, so that a refusal changes nothing.
 func (v *Volume) CheckTree(name string) error {
-	if v.closed {
-		return ErrClosed
+	start := func() error {
+		if v.closed {
+			return ErrClosed
+		}
+		v.settle()
+		return nil
 	}
-	v.settle()
-	_, r, err := v.lookup("check", name)
-	if err != nil {
-		return err
-	}
-	path := "/" + cleanPath(name)
-	if r == nil {
-		path = "/"
-	}
-	if _, err := v.checkTree(r, path); err != nil {
-		return &fs.PathError{Op: "check", Path: path, Err: err}
-	}
-	return nil
+	return fsutil.CheckTreeAt(name, start, v.lookup, v.checkTreeIn)
+}
+
+// checkTreeIn is checkTree for the tree r heads in its directory.
+func (v *Volume) checkTreeIn(_ *dir, r *Record, path string) ([]fsutil.TreeItem[*treeNode], error) {
+	return v.checkTree(r, path)
 }
 
 // treeNode is a file or directory checkTree walks: its record (nil for

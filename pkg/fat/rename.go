@@ -21,7 +21,7 @@ var ErrIntoItself = errors.New("fat: cannot move a directory into itself")
 // to the name itself) rewrites the entry in place. A moved directory's ".."
 // entry is updated to name its new parent (0 for the root).
 func (v *Volume) Rename(oldName, newName string) error {
-	m, err := fsutil.StartMove(oldName, newName, v.changeEntry, v.parentOf)
+	m, err := fsutil.StartMove(oldName, newName, v.changes())
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 	if sizeHint > MaxFileSize {
 		return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: ErrFileTooLarge}
 	}
-	parent, base, err := v.newEntry("create", name)
+	parent, base, err := v.changes().New("create", name)
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +312,7 @@ func chainOrNil(v *Volume, c Cluster) ([]Extent, error) {
 
 // Mkdir makes a directory; its parent must exist.
 func (v *Volume) Mkdir(name string, mtime time.Time) error {
-	parent, base, err := v.newEntry("mkdir", name)
+	parent, base, err := v.changes().New("mkdir", name)
 	if err != nil {
 		return err
 	}
@@ -372,7 +372,7 @@ func (v *Volume) MkdirAll(name string, mtime time.Time) error {
 // Remove deletes a file or an empty directory. Its clusters become free
 // once the volume commits the deleted entry.
 func (v *Volume) Remove(name string) error {
-	parent, r, err := v.changeEntry("remove", name)
+	parent, r, err := v.changes().Entry("remove", name)
 	if err != nil {
 		return err
 	}

@@ -14,17 +14,16 @@ type Move[D, R comparable] struct {
 	OldPath, NewPath string
 }
 
-// StartMove starts a rename of oldName to newName: change starts the
-// change and finds the entry (the root is refused: see ChangeEntry), then
-// parentOf resolves newName's directory (which must exist) and last
-// element.
-func StartMove[D, R comparable](oldName, newName string, change func(op, name string) (D, R, error), parentOf func(op, name string) (D, string, error)) (*Move[D, R], error) {
+// StartMove starts a rename of oldName to newName: the change starts
+// and finds the entry (the root is refused: see ChangeEntry), then
+// newName's directory (which must exist) and last element are resolved.
+func StartMove[D, R comparable](oldName, newName string, c Changes[D, R]) (*Move[D, R], error) {
 	m := &Move[D, R]{OldPath: "/" + CleanPath(oldName), NewPath: "/" + CleanPath(newName)}
 	var err error
-	if m.From, m.Rec, err = change("rename", oldName); err != nil {
+	if m.From, m.Rec, err = c.Entry("rename", oldName); err != nil {
 		return nil, err
 	}
-	if m.To, m.Base, err = parentOf("rename", newName); err != nil {
+	if m.To, m.Base, err = c.Parent("rename", newName); err != nil {
 		return nil, err
 	}
 	return m, nil

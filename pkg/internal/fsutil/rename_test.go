@@ -39,6 +39,9 @@ func TestMoveTarget(t *testing.T) {
 	a, b := &rec{"A"}, &rec{"b"}
 	change := func(op, name string) (int, *rec, error) { return 1, a, nil }
 	parentOf := func(op, name string) (int, string, error) { return 2, pathpkg.Base(CleanPath(name)), nil }
+	none := func() error { return nil }
+	lookupPath := func(op, name string) (int, *rec, error) { return change(op, name) }
+	moves := Changes[int, *rec]{Begin: none, Settle: none, Lookup: lookupPath, Parent: parentOf}
 	byName := map[string]*rec{"a": a, "A": a, "b": b}
 	lookup := func(d int, n string) *rec { return byName[n] }
 	recName := func(r *rec) string { return r.name }
@@ -47,7 +50,7 @@ func TestMoveTarget(t *testing.T) {
 		target *rec
 		same   bool
 	}{{"::/d/A", nil, true}, {"d/a", nil, false}, {"d/b", b, false}, {"d/c", nil, false}} {
-		m, err := StartMove("/x/A", c.to, change, parentOf)
+		m, err := StartMove("/x/A", c.to, moves)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +58,7 @@ func TestMoveTarget(t *testing.T) {
 			t.Errorf("%s: %v %v, want %v %v", c.to, target, same, c.target, c.same)
 		}
 	}
-	m, _ := StartMove("x/A", "d/b", change, parentOf)
+	m, _ := StartMove("x/A", "d/b", moves)
 	var le *os.LinkError
 	if err := m.Err(fs.ErrExist); !errors.As(err, &le) || le.Old != "/x/A" || le.New != "/d/b" {
 		t.Errorf("error %v, want a LinkError naming /x/A and /d/b", err)

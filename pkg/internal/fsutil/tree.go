@@ -237,3 +237,27 @@ func RemoveAll[D, R comparable, N any](name string, change func(op, name string)
 	take(parent, items)
 	return nil
 }
+
+// CheckTreeAt is a volume's CheckTree for both codecs: start refuses a
+// closed volume (and settles what the codec must), lookup finds name, and
+// check walks the tree it heads (the whole volume for the root) as
+// RemoveAll does before it changes anything; the first damage is returned
+// naming where.
+func CheckTreeAt[D, R comparable, N any](name string, start func() error, lookup func(op, name string) (D, R, error), check func(parent D, r R, path string) ([]TreeItem[N], error)) error {
+	if err := start(); err != nil {
+		return err
+	}
+	parent, r, err := lookup("check", name)
+	if err != nil {
+		return err
+	}
+	var root R
+	path := "/" + CleanPath(name)
+	if r == root {
+		path = "/"
+	}
+	if _, err := check(parent, r, path); err != nil {
+		return &fs.PathError{Op: "check", Path: path, Err: err}
+	}
+	return nil
+}

@@ -5,6 +5,28 @@ import (
 	"path"
 )
 
+// Changes is how a codec starts a change to its tree, for the shared
+// steps below: Begin refuses a read-only or closed volume and arms the
+// dirty flag, Settle makes room in the directory cache, Lookup resolves a
+// path to its directory and record (the root: the zero record), Parent a
+// path that need not exist to its directory and last element.
+type Changes[D, R comparable] struct {
+	Begin, Settle func() error
+	Lookup        func(op, name string) (D, R, error)
+	Parent        func(op, name string) (D, string, error)
+}
+
+// Entry starts a change to the existing entry name (see ChangeEntry).
+func (c Changes[D, R]) Entry(op, name string) (D, R, error) {
+	return ChangeEntry(op, name, c.Begin, c.Settle, c.Lookup)
+}
+
+// New starts a change that makes or replaces the entry name (see
+// NewEntry).
+func (c Changes[D, R]) New(op, name string) (D, string, error) {
+	return NewEntry(op, name, c.Begin, c.Settle, c.Parent)
+}
+
 // NewEntry starts a change that makes (or replaces) the entry name, the
 // same way for both codecs: begin starts the change (the codec refuses a
 // read-only or closed volume and marks it dirty), settle makes room in its

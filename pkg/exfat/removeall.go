@@ -29,19 +29,13 @@ func (v *Volume) RemoveAll(name string) error {
 // takeTree removes a checked tree: a removed directory's changed entries
 // are dropped with it.
 func (v *Volume) takeTree(_ *dir, items []fsutil.TreeItem[*treeNode]) {
-	fsutil.Dismantle(items, v.freeLater, func(n, _ *treeNode, _ bool) {
+	free := func(r fsutil.Run) { v.pendingFree = append(v.pendingFree, Extent{Cluster(r.Start), r.Len}) }
+	fsutil.Dismantle(items, free, func(n, _ *treeNode, _ bool) {
 		if n.dir != nil {
 			v.dropDir(n.dir)
 		}
 		n.parent.remove(n.rec)
 	})
-}
-
-// freeLater queues runs to be freed by the next Commit.
-func (v *Volume) freeLater(runs []fsutil.Run) {
-	for _, run := range runs {
-		v.pendingFree = append(v.pendingFree, Extent{Cluster(run.Start), run.Len})
-	}
 }
 
 // CheckTree walks the tree at name (the whole volume for the root) as

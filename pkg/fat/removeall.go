@@ -23,7 +23,8 @@ func (v *Volume) RemoveAll(name string) error {
 // removed directory's slots need not be written back, and its members'
 // records need only be forgotten.
 func (v *Volume) takeTree(parent *dir, items []fsutil.TreeItem[*treeNode]) {
-	fsutil.Dismantle(items, v.freeLater, func(n, p *treeNode, top bool) {
+	free := func(r fsutil.Run) { v.pendingFree = append(v.pendingFree, Extent{Cluster(r.Start), r.Len}) }
+	fsutil.Dismantle(items, free, func(n, p *treeNode, top bool) {
 		if n.dir != nil {
 			v.forgetDir(n.dir.first)
 			delete(v.dirtyDirs, n.dir.first)
@@ -34,13 +35,6 @@ func (v *Volume) takeTree(parent *dir, items []fsutil.TreeItem[*treeNode]) {
 			p.dir.detach(n.rec)
 		}
 	})
-}
-
-// freeLater queues runs to be freed by the next Commit.
-func (v *Volume) freeLater(runs []fsutil.Run) {
-	for _, run := range runs {
-		v.pendingFree = append(v.pendingFree, Extent{Cluster(run.Start), run.Len})
-	}
 }
 
 // CheckTree walks the tree at name (the whole volume for the root) as

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"strings"
 	"time"
 
@@ -81,13 +80,8 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 	return w, nil
 }
 
-// clustersFor is how many clusters n bytes take (none for n <= 0), with
-// no overflow for an n near 2^63: the caller compares it with the free
-// space.
-func (v *Volume) clustersFor(n int64) int64 {
-	c, _ := bounds.Clusters(uint64(max(n, 0)), v.layout.ClusterSize, math.MaxUint64)
-	return int64(c)
-}
+// clustersFor is how many clusters n bytes take (bounds.ClustersFor).
+func (v *Volume) clustersFor(n int64) int64 { return bounds.ClustersFor(n, v.layout.ClusterSize) }
 
 // grow allocates n more clusters at the end of the file's chain.
 func (w *Writer) grow(n int64) error {

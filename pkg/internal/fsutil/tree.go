@@ -193,13 +193,16 @@ func RunsOf[E any](exts []E, run func(E) Run) []Run {
 // Dismantle takes apart a tree CheckTree returned, as RemoveAll does on
 // both codecs: members before their directories, so that a directory's
 // own clusters are freed with it and its members' entries need only be
-// forgotten. free gets every item's runs; remove takes each item out of
+// forgotten. free gets every run of every item (to free them at the next
+// Commit); remove takes each item out of
 // its directory, given its directory's node (the zero N and top true for
 // the tree's head, which the caller's lookup found).
-func Dismantle[N any](items []TreeItem[N], free func([]Run), remove func(n, parent N, top bool)) {
+func Dismantle[N any](items []TreeItem[N], free func(Run), remove func(n, parent N, top bool)) {
 	for i := len(items) - 1; i >= 0; i-- {
 		it := items[i]
-		free(it.Runs)
+		for _, r := range it.Runs {
+			free(r)
+		}
 		var parent N
 		if it.Parent >= 0 {
 			parent = items[it.Parent].Node

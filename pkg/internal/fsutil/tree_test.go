@@ -109,11 +109,7 @@ func TestDismantle(t *testing.T) {
 	}
 	var freed []uint32
 	var order []string
-	free := func(runs []Run) {
-		for _, r := range runs {
-			freed = append(freed, r.Start)
-		}
-	}
+	free := func(r Run) { freed = append(freed, r.Start) }
 	Dismantle(items, free, func(n, p string, top bool) {
 		order = append(order, fmt.Sprintf("%s<%s:%v", n, p, top))
 	})

@@ -73,12 +73,7 @@ type treeNode struct {
 // that follows reads nothing.
 func (v *Volume) checkTree(parent *dir, r *Record, path string) ([]fsutil.TreeItem[*treeNode], error) {
 	t := fsutil.Tree[*treeNode]{
-		Name: func(n *treeNode) string {
-			if n.rec == nil {
-				return ""
-			}
-			return n.rec.Name
-		},
+		Name: func(n *treeNode) string { return n.rec.Name },
 		Dir: func(n *treeNode) (uint32, bool) {
 			if n.rec == nil {
 				return uint32(v.layout.RootCluster), true

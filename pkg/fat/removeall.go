@@ -87,12 +87,7 @@ func (v *Volume) checkTree(r *Record, path string) ([]fsutil.TreeItem[*treeNode]
 		return n.rec.Entry.Cluster
 	}
 	t := fsutil.Tree[*treeNode]{
-		Name: func(n *treeNode) string {
-			if n.rec == nil {
-				return ""
-			}
-			return n.rec.Name
-		},
+		Name: func(n *treeNode) string { return n.rec.Name },
 		Dir: func(n *treeNode) (uint32, bool) {
 			return uint32(first(n)), n.rec == nil || n.rec.Entry.IsDir()
 		},

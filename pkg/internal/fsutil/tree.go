@@ -18,7 +18,8 @@ type Run struct{ Start, Len uint32 }
 // Tree says how CheckTree walks one file system's directory tree, whose
 // files and directories are N (pkg/fat's and pkg/exfat's records).
 type Tree[N any] struct {
-	// Name is n's name, for the paths of messages.
+	// Name is n's name, for the paths of messages; it is never asked of
+	// the top of the walk (which may be the root), named by its path.
 	Name func(n N) string
 	// Dir reports whether n is a directory, and its first cluster.
 	Dir func(n N) (first uint32, ok bool)
@@ -102,12 +103,12 @@ func (w *treeWalk[N]) corrupt(path, format string, a ...any) error {
 // path rebuilds the path of item i from its directories' names.
 func (w *treeWalk[N]) path(i int) string {
 	var names []string
-	for ; i >= 0; i = w.items[i].Parent {
+	for ; i >= 0 && w.items[i].Parent >= 0; i = w.items[i].Parent {
 		names = append(names, w.t.Name(w.items[i].Node))
 	}
 	slices.Reverse(names)
 	p := w.topPath
-	for _, n := range names[1:] {
+	for _, n := range names {
 		p = joinPath(p, n)
 	}
 	return p

@@ -3,6 +3,8 @@ package exfat
 import (
 	"fmt"
 	"sort"
+
+	"ftools/pkg/internal/fsutil"
 )
 
 // allocate takes n free clusters and marks them in use in the in-memory
@@ -119,18 +121,12 @@ func (v *Volume) release(exts []Extent) {
 // trimExtents keeps the first keep clusters of exts and returns the kept
 // runs and the cut ones.
 func trimExtents(exts []Extent, keep int64) (kept, cut []Extent) {
-	for _, e := range exts {
-		switch {
-		case keep >= int64(e.Len):
-			kept = append(kept, e)
-			keep -= int64(e.Len)
-		case keep > 0:
-			kept = append(kept, Extent{e.Start, uint32(keep)})
-			cut = append(cut, Extent{e.Start + Cluster(keep), e.Len - uint32(keep)})
-			keep = 0
-		default:
-			cut = append(cut, e)
-		}
-	}
-	return kept, cut
+	return fsutil.SplitExtents(exts, keep, Extent.size, Extent.split)
+}
+
+// size is the extent's length in clusters; split cuts it after n of them
+// (see fsutil.SplitExtents).
+func (e Extent) size() uint32 { return e.Len }
+func (e Extent) split(n uint32) (Extent, Extent) {
+	return Extent{e.Start, n}, Extent{e.Start + Cluster(n), e.Len - n}
 }

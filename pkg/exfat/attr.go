@@ -17,7 +17,7 @@ func (v *Volume) SetAttr(name string, set, clear Attr) error {
 	if err := fsattr.Check(uint16(set), uint16(clear), ErrAttr); err != nil {
 		return pathErr("chattr", name, err)
 	}
-	parent, r, err := v.changeEntry("chattr", name)
+	parent, r, err := v.changes().Entry("chattr", name)
 	if err != nil {
 		return err
 	}

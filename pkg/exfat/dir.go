@@ -3,9 +3,11 @@ package exfat
 import (
 	"errors"
 	"fmt"
-	"ftools/pkg/internal/dircache"
 	"io/fs"
 	"sort"
+
+	"ftools/pkg/internal/dircache"
+	"ftools/pkg/internal/fsutil"
 )
 
 // dir is a directory loaded whole into memory: its entries, its records by
@@ -506,33 +508,20 @@ func (d *dir) grow() error {
 }
 
 func (d *dir) markDirty(slot, n int) {
-	per := int(d.v.layout.SectorSize) / EntrySize
-	for s := slot / per; s <= (slot+n-1)/per; s++ {
-		d.dirty[s] = struct{}{}
-	}
+	fsutil.MarkSectors(d.dirty, slot, n, int(d.v.layout.SectorSize)/EntrySize)
 	d.v.dirtyDirs[d] = struct{}{}
 }
 
 // flush queues the dirty sectors into b.
 func (d *dir) flush(b interface{ Write(int64, []byte) error }) error {
-	ss := d.v.layout.SectorSize
-	secs := make([]int, 0, len(d.dirty))
-	for s := range d.dirty {
-		secs = append(secs, s)
-	}
-	sort.Ints(secs)
-	for _, s := range secs {
-		off := int64(s) * ss
-		dev, err := fileOffset(d.v.layout, d.exts, off)
-		if err != nil {
-			return err
-		}
-		if err := b.Write(dev, d.raw[off:off+ss]); err != nil {
+	at := func(off int64) (int64, error) { return fileOffset(d.v.layout, d.exts, off) }
+	write := func(dev int64, p []byte) error {
+		if err := b.Write(dev, p); err != nil {
 			return fmt.Errorf("exfat: writing directory entries: %w", err)
 		}
+		return nil
 	}
-	clear(d.dirty)
-	return nil
+	return fsutil.FlushSectors(d.dirty, d.raw, d.v.layout.SectorSize, at, write)
 }
 
 // deferredClear is a rename's old entry set, deleted only once the new

@@ -46,7 +46,7 @@ func TestDirWriteFailureFreesClusters(t *testing.T) {
 	failing.Store(true)
 	w, err := v.Create("queued", 0, testTime)
 	voltest.Write(t, w, err, []byte("ten bytes."))
-	if err := v.data.Flush(); err == nil {
+	if err := v.flushData(); err == nil {
 		t.Fatal("the injected failure did not fail the data stream")
 	}
 	free := v.bitmap.free

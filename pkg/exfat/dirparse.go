@@ -2,6 +2,8 @@ package exfat
 
 import (
 	"fmt"
+
+	"ftools/pkg/internal/fsutil"
 )
 
 // Record is one member of a directory: a file's or directory's entry set
@@ -144,19 +146,6 @@ func parseDir(raw []byte, up *Upcase, root bool) parsedDir {
 // tear a write at any sector boundary, and half an entry set is a damaged
 // directory, where a set within one sector is there whole or not at all.
 func findFreeSlots(raw []byte, n, from, perSector int) int {
-	run := 0
-	for i := max(from, 0); i < len(raw)/EntrySize; i++ {
-		if n <= perSector && i%perSector == 0 {
-			run = 0
-		}
-		if raw[i*EntrySize]&typeInUse == 0 {
-			run++
-			if run == n {
-				return i - n + 1
-			}
-		} else {
-			run = 0
-		}
-	}
-	return -1
+	free := func(i int) bool { return raw[i*EntrySize]&typeInUse == 0 }
+	return fsutil.FreeSlots(len(raw)/EntrySize, n, from, perSector, free)
 }

@@ -47,13 +47,7 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 	if opts.KeepSize {
 		return nil, pathErr("fallocate", name, fmt.Errorf("%w: exFAT cannot hold clusters past a file's end; allocate the size instead (the valid data length keeps the written part)", ErrUnsupported))
 	}
-	if err := v.begin(); err != nil {
-		return nil, err
-	}
-	if err := v.settleWrite(); err != nil {
-		return nil, err
-	}
-	parent, base, err := v.parentOf("fallocate", name)
+	parent, base, err := v.changes().New("fallocate", name)
 	if err != nil {
 		return nil, err
 	}

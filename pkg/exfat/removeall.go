@@ -3,14 +3,9 @@ package exfat
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 
 	"ftools/pkg/internal/fsutil"
 )
-
-// maxTreeDepth bounds the directory nesting followed: deeper than any path
-// Windows or Linux can name, so anything deeper is damage.
-const maxTreeDepth = 1024
 
 // RemoveAll removes name and, if it is a directory, everything below it.
 // The clusters of every removed file and directory become free once the
@@ -21,47 +16,30 @@ const maxTreeDepth = 1024
 // is changed; otherwise the removal itself reads nothing more, so it
 // cannot fail part way.
 func (v *Volume) RemoveAll(name string) error {
-	if err := v.begin(); err != nil {
-		return err
-	}
-	if err := v.settleWrite(); err != nil {
-		return err
-	}
-	parent, r, err := v.lookup("remove", name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if r == nil {
-		return pathErr("remove", name, fs.ErrPermission)
-	}
-	if err := v.checkSize(r); err != nil {
-		// A file named on its own is refused whole, as Remove does.
-		return pathErr("remove", name, err)
-	}
-	items, err := v.checkTree(parent, r, "/"+cleanPath(name))
-	if err != nil {
-		return pathErr("remove", name, err)
-	}
-	// Members before their directories. The top's entry set is removed;
-	// the members' lie in directories whose clusters are freed, so they
-	// need not change, and those directories are dropped with their
-	// changes (the walk let the clean ones go already).
-	for i := len(items) - 1; i >= 0; i-- {
-		it := items[i]
-		for _, run := range it.Runs {
-			v.pendingFree = append(v.pendingFree, Extent{Cluster(run.Start), run.Len})
+	check := func(parent *dir, r *Record, path string) ([]fsutil.TreeItem[*treeNode], error) {
+		if err := v.checkSize(r); err != nil {
+			// A file named on its own is refused whole, as Remove does.
+			return nil, err
 		}
-		if it.Node.dir != nil {
-			v.dropDir(it.Node.dir)
-		}
-		if it.Parent < 0 {
-			parent.remove(it.Node.rec)
-		}
+		return v.checkTree(parent, r, path)
 	}
-	return nil
+	return fsutil.RemoveAll(name, v.changes().Entry, check, v.takeTree)
+}
+
+// takeTree removes a checked tree whose head is a member of parent. The
+// top's entry set is removed; the members' lie in directories whose
+// clusters are freed, so they need not change, and those directories are
+// dropped with their changes (the walk let the clean ones go already).
+func (v *Volume) takeTree(parent *dir, items []fsutil.TreeItem[*treeNode]) {
+	free := func(r fsutil.Run) { v.pendingFree = append(v.pendingFree, Extent{Cluster(r.Start), r.Len}) }
+	fsutil.Dismantle(items, free, func(n, _ *treeNode, top bool) {
+		if n.dir != nil {
+			v.dropDir(n.dir)
+		}
+		if top {
+			parent.remove(n.rec)
+		}
+	})
 }
 
 // CheckTree walks the tree at name (the whole volume for the root) as
@@ -72,21 +50,13 @@ func (v *Volume) RemoveAll(name string) error {
 // clusters two members of the tree share. Writers of a whole tree
 // (fattrib -/) call it first, so that a refusal changes nothing.
 func (v *Volume) CheckTree(name string) error {
-	if v.closed {
-		return ErrClosed
+	start := func() error {
+		if v.closed {
+			return ErrClosed
+		}
+		return nil
 	}
-	parent, r, err := v.lookup("check", name)
-	if err != nil {
-		return err
-	}
-	path := "/" + cleanPath(name)
-	if r == nil {
-		path = "/"
-	}
-	if _, err := v.checkTree(parent, r, path); err != nil {
-		return pathErr("check", name, err)
-	}
-	return nil
+	return fsutil.CheckTreeAt(name, start, v.lookup, v.checkTree)
 }
 
 // treeNode is a file or directory checkTree walks: its record (nil for
@@ -109,12 +79,7 @@ type treeNode struct {
 // directories of one path; a removal that follows reads nothing.
 func (v *Volume) checkTree(parent *dir, r *Record, path string) ([]fsutil.TreeItem[*treeNode], error) {
 	t := fsutil.Tree[*treeNode]{
-		Name: func(n *treeNode) string {
-			if n.rec == nil {
-				return ""
-			}
-			return n.rec.Name
-		},
+		Name: func(n *treeNode) string { return n.rec.Name },
 		Dir: func(n *treeNode) (uint32, bool) {
 			if n.rec == nil {
 				return uint32(v.layout.RootCluster), true
@@ -130,11 +95,7 @@ func (v *Volume) checkTree(parent *dir, r *Record, path string) ([]fsutil.TreeIt
 			} else if exts, err = v.recordExtents(n.rec); err != nil {
 				return nil, err
 			}
-			runs := make([]fsutil.Run, len(exts))
-			for i, e := range exts {
-				runs[i] = fsutil.Run{Start: uint32(e.Start), Len: e.Len}
-			}
-			return runs, nil
+			return fsutil.RunsOf(exts, Extent.run), nil
 		},
 		List: func(n *treeNode) ([]*treeNode, error) {
 			d := v.root()
@@ -170,7 +131,7 @@ func (v *Volume) checkTree(parent *dir, r *Record, path string) ([]fsutil.TreeIt
 			n.dir = nil
 		},
 		Root:     uint32(v.layout.RootCluster),
-		MaxDepth: maxTreeDepth,
+		MaxDepth: fsutil.MaxTreeDepth,
 		Corrupt:  ErrCorrupt,
 	}
 	items, err := fsutil.CheckTree(t, &treeNode{rec: r}, path)
@@ -179,3 +140,6 @@ func (v *Volume) checkTree(parent *dir, r *Record, path string) ([]fsutil.TreeIt
 	}
 	return items, err
 }
+
+// run is the extent as the shared tree walk counts it (fsutil.Run).
+func (e Extent) run() fsutil.Run { return fsutil.Run{Start: uint32(e.Start), Len: e.Len} }

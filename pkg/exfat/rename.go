@@ -2,8 +2,8 @@ package exfat
 
 import (
 	"errors"
-	"io/fs"
-	"os"
+
+	"ftools/pkg/internal/fsutil"
 )
 
 // ErrIntoItself is wrapped by Rename's error for moving a directory into
@@ -23,25 +23,11 @@ var ErrIntoItself = errors.New("exfat: cannot move a directory into itself")
 // after a barrier (Commit's last step): a power cut in between leaves the
 // file under both names, never under none.
 func (v *Volume) Rename(oldName, newName string) error {
-	if err := v.begin(); err != nil {
-		return err
-	}
-	if err := v.settleWrite(); err != nil {
-		return err
-	}
-	oldPath, newPath := "/"+cleanPath(oldName), "/"+cleanPath(newName)
-	od, r, err := v.lookup("rename", oldName)
+	m, err := fsutil.StartMove(oldName, newName, v.changes())
 	if err != nil {
 		return err
 	}
-	if r == nil {
-		return &fs.PathError{Op: "rename", Path: oldPath, Err: fs.ErrPermission}
-	}
-	nd, base, err := v.parentOf("rename", newName)
-	if err != nil {
-		return err
-	}
-	linkErr := func(err error) error { return &os.LinkError{Op: "rename", Old: oldPath, New: newPath, Err: err} }
+	od, r, nd, base, linkErr := m.From, m.Rec, m.To, m.Base, m.Err
 	if err := checkNewName(base); err != nil {
 		return linkErr(err)
 	}
@@ -56,12 +42,9 @@ func (v *Volume) Rename(oldName, newName string) error {
 	if r.IsDir() && v.isWithin(nd, r) {
 		return linkErr(ErrIntoItself)
 	}
-	target := nd.lookup(base)
-	if target == r {
-		if base == r.Name {
-			return nil
-		}
-		target = nil // a change of case only
+	target, same := m.Target((*dir).lookup, func(r *Record) string { return r.Name })
+	if same {
+		return nil
 	}
 	if target != nil {
 		if err := v.checkReplace(nd, target, r); err != nil {
@@ -116,7 +99,7 @@ func (v *Volume) Rename(oldName, newName string) error {
 // isWithin reports whether directory d is the directory r names or lies
 // below it, following the loaded directories' parents up to the root.
 func (v *Volume) isWithin(d *dir, r *Record) bool {
-	for steps := 0; d != nil && steps <= maxTreeDepth; steps++ {
+	for steps := 0; d != nil && steps <= fsutil.MaxTreeDepth; steps++ {
 		if d.rec == r || (d.rec != nil && d.first == r.Set.Stream.FirstCluster) {
 			return true
 		}
@@ -128,19 +111,12 @@ func (v *Volume) isWithin(d *dir, r *Record) bool {
 // checkReplace says whether r may replace target (a member of d), as
 // rename(2) decides.
 func (v *Volume) checkReplace(d *dir, target, r *Record) error {
-	switch {
-	case r.IsDir() && !target.IsDir():
-		return ErrNotDir
-	case !r.IsDir() && target.IsDir():
-		return ErrIsDir
-	case target.IsDir():
+	empty := func() (bool, error) {
 		td, err := v.loadDir(d, target)
 		if err != nil {
-			return err
+			return false, err
 		}
-		if len(td.list()) > 0 {
-			return ErrNotEmpty
-		}
+		return len(td.list()) == 0, nil
 	}
-	return nil
+	return fsutil.CheckReplace(r.IsDir(), target.IsDir(), empty, ErrNotDir, ErrIsDir, ErrNotEmpty)
 }

@@ -206,7 +206,7 @@ func Repair(v *Volume, rep *Report, opts RepairOptions) ([]string, error) {
 	if rep.dirty && rep.Remaining() == 1 {
 		if !dry {
 			v.boot.SetDirty(false)
-			v.wasDirty = false
+			v.dirty.Was = false
 		}
 		rep.dirty = false
 		fixes = append(fixes, "cleared the VolumeDirty flag")

@@ -34,9 +34,7 @@ type Volume struct {
 	bootConflict error
 
 	writable    bool
-	armed       bool // VolumeDirty is to be set before the next write (begin)
-	setDirty    bool // this session set VolumeDirty and clears it on Close
-	wasDirty    bool // VolumeDirty was set when the volume was opened
+	dirty       fsutil.DirtyFlag // VolumeDirty over this session (begin, markDirty, Close)
 	closed      bool
 	metaWritten bool // bitmap, FAT or entries were written this session
 	warnings    []string
@@ -45,8 +43,8 @@ type Volume struct {
 	cursor      Cluster          // where the next allocation search starts
 	dirs        map[Cluster]*dir // loaded directories by first cluster
 	dirtyDirs   map[*dir]struct{}
-	dircache    dircache.Cache // the cached directories' order and charge (dircache.go)
-	data        *fio.Stream    // file data and new directory clusters, written first
+	dircache    dircache.Cache    // the cached directories' order and charge (dircache.go)
+	data        fsutil.DataStream // file data and new directory clusters, written first
 	walks       uint64
 	pendingFree []Extent        // clusters to free once the entries that named them are gone
 	deferred    []deferredClear // rename sources, deleted after the new entries are durable
@@ -93,7 +91,7 @@ func Open(dev *fio.Device) (*Volume, error) {
 		}
 		return nil, err
 	}
-	v.wasDirty = v.boot.Dirty()
+	v.dirty.Was = v.boot.Dirty()
 	v.warnings = append(v.warnings, v.boot.Warnings()...)
 	v.cursor = FirstCluster
 	return v, nil
@@ -202,7 +200,7 @@ func (v *Volume) FreeClusters() uint32 {
 }
 
 // WasDirty reports whether VolumeDirty was set when the volume was opened.
-func (v *Volume) WasDirty() bool { return v.wasDirty }
+func (v *Volume) WasDirty() bool { return v.dirty.Was }
 
 // FromBackup reports whether the volume was opened from its backup boot
 // region, and why the main one was unusable.
@@ -233,11 +231,8 @@ func (v *Volume) begin() error {
 		return fmt.Errorf("%w: the main boot region is damaged (%v); repair the volume first", ErrUnsupported, v.bootErr)
 	case v.bitmap == nil:
 		return fmt.Errorf("%w: the allocation bitmap is unusable; repair the volume first", ErrCorrupt)
-	case v.armed || v.setDirty || v.wasDirty:
-		return nil
 	}
-	v.armed = true
-	v.dev.BeforeFirstWrite(func() error { return v.markDirty(true) })
+	v.dirty.Arm(v.dev, false, v.markDirty)
 	return nil
 }
 
@@ -247,23 +242,12 @@ func (v *Volume) begin() error {
 // flag is made durable first; data needs no flush of its own, since the
 // commit flushes the data before any metadata that refers to it.
 func (v *Volume) markDirty(flush bool) error {
-	if !v.armed {
-		return nil
+	write := func() error {
+		v.boot.SetDirty(true)
+		return v.writeBootFlags()
 	}
-	v.armed = false
-	v.dev.BeforeFirstWrite(nil)
-	v.boot.SetDirty(true)
-	if err := v.writeBootFlags(); err != nil {
-		v.boot.SetDirty(false)
-		v.armed = true
-		v.dev.BeforeFirstWrite(func() error { return v.markDirty(true) })
-		return err
-	}
-	v.setDirty = true
-	if flush {
-		return v.barrier()
-	}
-	return nil
+	undo := func() { v.boot.SetDirty(false) }
+	return v.dirty.Mark(v.dev, flush, write, undo, v.barrier, v.markDirty)
 }
 
 // writeBootFlags writes the main boot sector's VolumeFlags and
@@ -286,7 +270,7 @@ func (v *Volume) barrier() error {
 	if testHookBarrier != nil {
 		testHookBarrier()
 	}
-	if v.dev.Policy() == fio.SyncNone || v.armed {
+	if v.dev.Policy() == fio.SyncNone || v.dirty.Armed {
 		// armed: this session has written nothing yet (markDirty).
 		return nil
 	}
@@ -300,24 +284,12 @@ var testHookBarrier func()
 // writeData queues file data (or a new directory cluster) at off; it goes
 // out in large merged writes before any metadata that refers to it.
 func (v *Volume) writeData(off int64, p []byte) error {
-	if err := v.markDirty(false); err != nil {
-		return err
-	}
-	if v.data == nil {
-		v.data = v.dev.NewStream()
-	}
-	return v.data.Write(off, p)
+	return v.data.Write(v.dev, v.markDirty, off, p)
 }
 
 // flushData writes queued data and waits for it.
 func (v *Volume) flushData() error {
-	if v.data == nil {
-		return nil
-	}
-	if err := v.data.Flush(); err != nil {
-		return fmt.Errorf("exfat: writing data: %w", err)
-	}
-	return nil
+	return v.data.Flush("exfat")
 }
 
 // Commit writes everything changed so far, in the order that keeps the
@@ -440,36 +412,19 @@ func (v *Volume) Close() error {
 		v.closed = true
 		return nil
 	}
-	err := v.Commit()
-	if v.data != nil {
-		if cerr := v.data.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if v.armed {
-		// Nothing was written: there is no VolumeDirty to set or clear.
-		v.armed = false
-		v.dev.BeforeFirstWrite(nil)
-	}
-	// VolumeDirty comes off after a clean commit, and also after one that
-	// failed before any metadata went out (the host file system filled up
-	// under the data): the volume is then as it was.
-	if v.setDirty && (err == nil || !v.metaWritten) {
-		if berr := v.barrier(); err == nil {
-			err = berr
-		}
+	// VolumeDirty comes off with PercentInUse recorded, then a barrier.
+	clear := func() error {
 		v.boot.SetDirty(false)
 		if v.bitmap != nil {
 			v.boot.PercentInUse = v.percentInUse()
 		}
-		if werr := v.writeBootFlags(); err == nil {
-			err = werr
-		}
+		err := v.writeBootFlags()
 		if berr := v.barrier(); err == nil {
 			err = berr
 		}
-		v.setDirty = false
+		return err
 	}
+	err := v.dirty.Close(v.Commit(), v.dev, v.data.Close, v.metaWritten, v.barrier, clear)
 	v.closed = true
 	return err
 }

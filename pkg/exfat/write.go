@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"path"
 	"time"
 
 	"ftools/pkg/internal/bounds"
 	"ftools/pkg/internal/fsutil"
-	fio "ftools/pkg/io"
 )
 
 // MaxFileSize is the largest file exFAT can hold: every cluster of the
@@ -32,8 +30,7 @@ type Writer struct {
 	exts    []Extent
 	alloc   int64 // clusters allocated
 	written int64
-	ext     int   // extent holding the write position
-	extPos  int64 // bytes of exts before exts[ext]
+	at      fsutil.Cursor // the write position among exts
 	done    bool
 }
 
@@ -48,13 +45,7 @@ func pathErr(op, name string, err error) error {
 // that many bytes are allocated at once, and a size beyond the free space
 // fails here, before anything is written.
 func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, error) {
-	if err := v.begin(); err != nil {
-		return nil, err
-	}
-	if err := v.settleWrite(); err != nil {
-		return nil, err
-	}
-	parent, base, err := v.parentOf("create", name)
+	parent, base, err := v.changes().New("create", name)
 	if err != nil {
 		return nil, err
 	}
@@ -83,13 +74,8 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 	return w, nil
 }
 
-// clustersFor is how many clusters n bytes take (none for n <= 0), with
-// no overflow for an n near 2^63: the caller compares it with the free
-// space.
-func (v *Volume) clustersFor(n int64) int64 {
-	c, _ := bounds.Clusters(uint64(max(n, 0)), v.layout.ClusterSize, math.MaxUint64)
-	return int64(c)
-}
+// clustersFor is how many clusters n bytes take (bounds.ClustersFor).
+func (v *Volume) clustersFor(n int64) int64 { return bounds.ClustersFor(n, v.layout.ClusterSize) }
 
 // grow allocates n more clusters at the end of the file.
 func (w *Writer) grow(n int64) error {
@@ -132,27 +118,12 @@ func (w *Writer) Write(p []byte) (int, error) {
 }
 
 // put queues p at byte pos of the file, walking its extents.
-func (w *Writer) put(p []byte, pos int64) (int, error) {
-	v := w.v
-	cs := v.layout.ClusterSize
-	done := 0
-	for done < len(p) {
-		e := w.exts[w.ext]
-		extBytes := int64(e.Len) * cs
-		within := pos - w.extPos
-		if within >= extBytes {
-			w.extPos += extBytes
-			w.ext++
-			continue
-		}
-		n := min(extBytes-within, int64(len(p)-done))
-		if err := v.writeData(v.layout.ClusterOffset(e.Start)+within, p[done:done+int(n)]); err != nil {
-			return done, err
-		}
-		done += int(n)
-		pos += n
-	}
-	return done, nil
+func (w *Writer) put(p []byte, pos int64) (int, error) { return w.at.Put(p, pos, w.run, w.v.writeData) }
+
+// run is extent i of the file: its device offset and length in bytes.
+func (w *Writer) run(i int) (int64, int64) {
+	e := w.exts[i]
+	return w.v.layout.ClusterOffset(e.Start), int64(e.Len) * w.v.layout.ClusterSize
 }
 
 // padSlack zeroes the rest of the file's last cluster from one shared
@@ -212,13 +183,7 @@ func (w *Writer) Close() error {
 			return err
 		}
 	}
-	if v.dev.Policy() == fio.SyncFile {
-		if err := v.Commit(); err != nil {
-			return err
-		}
-		return v.dev.FileDone()
-	}
-	return nil
+	return fsutil.FileDone(v.dev, v.Commit)
 }
 
 // accessStamp is a last-accessed timestamp, which has no 10 ms field.
@@ -264,13 +229,7 @@ func (w *Writer) release() {
 // zeroed cluster (exFAT directories hold no "." or ".." entries) and
 // NoFatChain.
 func (v *Volume) Mkdir(name string, mtime time.Time) error {
-	if err := v.begin(); err != nil {
-		return err
-	}
-	if err := v.settleWrite(); err != nil {
-		return err
-	}
-	parent, base, err := v.parentOf("mkdir", name)
+	parent, base, err := v.changes().New("mkdir", name)
 	if err != nil {
 		return err
 	}
@@ -312,40 +271,16 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 
 // MkdirAll makes a directory and any missing parents.
 func (v *Volume) MkdirAll(name string, mtime time.Time) error {
-	name = cleanPath(name)
-	if name == "." {
-		return nil
-	}
-	_, r, err := v.lookup("mkdir", name)
-	if err == nil {
-		if r != nil && !r.IsDir() {
-			return pathErr("mkdir", name, ErrNotDir)
-		}
-		return nil
-	}
-	if parent := path.Dir(name); parent != "." {
-		if err := v.MkdirAll(parent, mtime); err != nil {
-			return err
-		}
-	}
-	return v.Mkdir(name, mtime)
+	mkdir := func(name string) error { return v.Mkdir(name, mtime) }
+	return fsutil.MkdirAll(cleanPath(name), v.lookup, (*Record).IsDir, ErrNotDir, mkdir)
 }
 
 // Remove deletes a file or an empty directory. Its clusters become free
 // once the volume commits the deleted entry set.
 func (v *Volume) Remove(name string) error {
-	if err := v.begin(); err != nil {
-		return err
-	}
-	if err := v.settleWrite(); err != nil {
-		return err
-	}
-	parent, r, err := v.lookup("remove", name)
+	parent, r, err := v.changes().Entry("remove", name)
 	if err != nil {
 		return err
-	}
-	if r == nil {
-		return pathErr("remove", name, fs.ErrPermission)
 	}
 	if r.IsDir() {
 		d, err := v.loadDir(parent, r)

@@ -150,7 +150,7 @@ func TestAllocFull(t *testing.T) {
 	if err.Error() != fmt.Sprintf("no space left on volume: need %d bytes, %d free", ns.Need, ns.Free) {
 		t.Fatalf("message %q", err)
 	}
-	if v.FreeClusters() != free || string(before) != string(v.table.Bytes()) || v.setDirty {
+	if v.FreeClusters() != free || string(before) != string(v.table.Bytes()) || v.dirty.Set {
 		t.Fatal("a refused allocation changed the volume")
 	}
 	// Exactly the free space fits.

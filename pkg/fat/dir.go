@@ -3,12 +3,14 @@ package fat
 import (
 	"errors"
 	"fmt"
-	"ftools/pkg/internal/dircache"
 	"io/fs"
 	"slices"
 	"sort"
 	"unicode"
 	"unicode/utf8"
+
+	"ftools/pkg/internal/dircache"
+	"ftools/pkg/internal/fsutil"
 )
 
 // maxRecordSlots is the most slots a record takes: 20 long-name slots and
@@ -450,10 +452,7 @@ func (d *dir) grow() error {
 }
 
 func (d *dir) markDirty(slot, n int) {
-	per := int(d.v.layout.SectorSize) / DirEntrySize
-	for s := slot / per; s <= (slot+n-1)/per; s++ {
-		d.dirty[s] = struct{}{}
-	}
+	fsutil.MarkSectors(d.dirty, slot, n, int(d.v.layout.SectorSize)/DirEntrySize)
 	d.v.dirtyDirs[d.first] = d
 }
 
@@ -468,18 +467,6 @@ func (d *dir) offsetOf(off int64) int64 {
 
 // flush queues the dirty sectors into b.
 func (d *dir) flush(b interface{ Write(int64, []byte) error }) error {
-	ss := d.v.layout.SectorSize
-	secs := make([]int, 0, len(d.dirty))
-	for s := range d.dirty {
-		secs = append(secs, s)
-	}
-	sort.Ints(secs)
-	for _, s := range secs {
-		off := int64(s) * ss
-		if err := b.Write(d.offsetOf(off), d.raw[off:off+ss]); err != nil {
-			return err
-		}
-	}
-	clear(d.dirty)
-	return nil
+	at := func(off int64) (int64, error) { return d.offsetOf(off), nil }
+	return fsutil.FlushSectors(d.dirty, d.raw, d.v.layout.SectorSize, at, b.Write)
 }

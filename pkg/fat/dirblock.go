@@ -3,6 +3,8 @@ package fat
 import (
 	"fmt"
 	"unicode/utf16"
+
+	"ftools/pkg/internal/fsutil"
 )
 
 // Record is one directory member: optional LFN slots followed by its short
@@ -173,23 +175,8 @@ func FindFreeSlots(raw []byte, n, from int) int { return findFreeSlots(raw, n, f
 // findFreeSlots is FindFreeSlots for a directory whose end marker is known
 // to be at slot end: it looks at no slot before from.
 func findFreeSlots(raw []byte, n, from, end int) int {
-	if n < 1 {
-		return -1
-	}
-	from = max(from, 0)
-	slots := len(raw) / DirEntrySize
-	run := 0
-	for i := from; i < slots; i++ {
-		if i >= end || raw[i*DirEntrySize] == SlotDeleted {
-			run++
-			if run == n {
-				return i - n + 1
-			}
-		} else {
-			run = 0
-		}
-	}
-	return -1
+	free := func(i int) bool { return i >= end || raw[i*DirEntrySize] == SlotDeleted }
+	return fsutil.FreeSlots(len(raw)/DirEntrySize, n, from, 0, free)
 }
 
 // EncodeRecord returns the slots for long name long and entry e: LFN slots if

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"ftools/pkg/internal/voltest"
 	fio "ftools/pkg/io"
 	"ftools/pkg/io/writelog"
 )
@@ -13,15 +14,7 @@ import (
 // diskDirty reads the dirty bit as the device holds it.
 func diskDirty(t *testing.T, dev *fio.Device) bool {
 	t.Helper()
-	b := make([]byte, 512)
-	if _, err := dev.ReadAt(b, 0); err != nil {
-		t.Fatal(err)
-	}
-	bs, err := DecodeBootSector(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bs.Dirty()
+	return voltest.Boot(t, dev, DecodeBootSector).Dirty()
 }
 
 // The dirty bit is set at the session's first write, not when a change
@@ -41,44 +34,23 @@ func TestDirtyBitAtFirstWrite(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			writes := dev.Stats().WriteRequests
-			for what, err := range map[string]error{
-				"Mkdir of an existing name":     v.Mkdir("d", time.Unix(0, 0)),
-				"Remove of a non-empty dir":     v.Remove("d"),
-				"Remove of a missing name":      v.Remove("nope"),
-				"Rename of a missing name":      v.Rename("nope", "x"),
-				"Rename into itself":            v.Rename("d", "d/e/x"),
-				"SetAttr of a missing name":     v.SetAttr("nope", AttrHidden, 0),
-				"Fallocate past the free space": func() error { _, err := v.Fallocate("big", 1<<30, FallocateOptions{}); return err }(),
-			} {
-				if err == nil {
-					t.Errorf("%s succeeded", what)
+			refuse := func() map[string]error {
+				return map[string]error{
+					"Mkdir of an existing name":     v.Mkdir("d", time.Unix(0, 0)),
+					"Remove of a non-empty dir":     v.Remove("d"),
+					"Remove of a missing name":      v.Remove("nope"),
+					"Rename of a missing name":      v.Rename("nope", "x"),
+					"Rename into itself":            v.Rename("d", "d/e/x"),
+					"SetAttr of a missing name":     v.SetAttr("nope", AttrHidden, 0),
+					"Fallocate past the free space": func() error { _, err := v.Fallocate("big", 1<<30, FallocateOptions{}); return err }(),
 				}
 			}
-			if err := v.Commit(); err != nil {
-				t.Fatal(err)
-			}
-			if got := dev.Stats().WriteRequests; got != writes {
-				t.Fatalf("refused changes wrote %d requests", got-writes)
-			}
-			if err := v.SetAttr("d", AttrHidden, 0); err != nil {
-				t.Fatal(err)
-			}
-			if got := dev.Stats().WriteRequests; got != writes || diskDirty(t, dev) {
-				t.Fatalf("a change not yet committed wrote %d requests (dirty bit %v)", got-writes, diskDirty(t, dev))
-			}
-			if err := v.Commit(); err != nil {
-				t.Fatal(err)
-			}
-			if !diskDirty(t, dev) {
-				t.Error("the dirty bit is not set once the change is written")
-			}
-			if err := v.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if diskDirty(t, dev) {
-				t.Error("the dirty bit is still set after Close")
-			}
+			voltest.DirtyAtFirstWrite(t, voltest.DirtySession{
+				Dev: dev, Refuse: refuse, Commit: v.Commit, Close: v.Close,
+				Change: func() error { return v.SetAttr("d", AttrHidden, 0) },
+				Dirty:  func() bool { return diskDirty(t, dev) },
+				Flag:   "the dirty bit",
+			})
 		})
 	}
 }

@@ -86,9 +86,9 @@ func (v *Volume) parentOf(op, name string) (*dir, string, error) {
 	return v.walker().Parent(op, name)
 }
 
-// changeEntry starts a change to the entry name and returns it with its
-// directory; the root, which has no entry, is refused (see
-// fsutil.ChangeEntry).
-func (v *Volume) changeEntry(op, name string) (*dir, *Record, error) {
-	return fsutil.ChangeEntry(op, name, v.begin, v.settleWrite, v.lookup)
+// changes is how a change to v's tree starts (see fsutil.Changes): its
+// Entry finds an existing entry (the root refused), its New the directory
+// a new entry goes in.
+func (v *Volume) changes() fsutil.Changes[*dir, *Record] {
+	return fsutil.Changes[*dir, *Record]{Begin: v.begin, Settle: v.settleWrite, Lookup: v.lookup, Parent: v.parentOf}
 }

@@ -2,15 +2,9 @@ package fat
 
 import (
 	"errors"
-	"io/fs"
 
 	"ftools/pkg/internal/fsutil"
 )
-
-// maxTreeDepth bounds the directory nesting RemoveAll follows: a path of
-// 260 characters cannot hold more than 130 levels, so anything deeper is a
-// loop of directory entries.
-const maxTreeDepth = 1024
 
 // RemoveAll removes name and, if it is a directory, everything below it.
 // The clusters of every removed file and directory become free once the
@@ -22,23 +16,13 @@ const maxTreeDepth = 1024
 // itself reads nothing more, so it cannot fail part way. Memory grows with
 // the tree's directories and fragments, not with its clusters.
 func (v *Volume) RemoveAll(name string) error {
-	if err := v.begin(); err != nil {
-		return err
-	}
-	if err := v.settleWrite(); err != nil {
-		return err
-	}
-	parent, r, err := v.lookup("remove", name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if r == nil {
-		return &fs.PathError{Op: "remove", Path: "/", Err: fs.ErrPermission}
-	}
-	items, err := v.checkTree(r, "/"+cleanPath(name))
+	return fsutil.RemoveAll(name, v.changes().Entry, v.checkTreeFreeing, v.takeTree)
+}
+
+// checkTreeFreeing is checkTreeIn for a removal: the FAT copies must also
+// agree where freeing the tree's clusters will write (guardFree).
+func (v *Volume) checkTreeFreeing(parent *dir, r *Record, path string) ([]fsutil.TreeItem[*treeNode], error) {
+	items, err := v.checkTreeIn(parent, r, path)
 	for i := 0; err == nil && i < len(items); i++ {
 		for _, run := range items[i].Runs {
 			if err = v.guardFree([]Extent{{Cluster(run.Start), run.Len}}); err != nil {
@@ -46,28 +30,25 @@ func (v *Volume) RemoveAll(name string) error {
 			}
 		}
 	}
-	if err != nil {
-		return &fs.PathError{Op: "remove", Path: "/" + cleanPath(name), Err: err}
-	}
-	// The top's entry is removed; the members' entries lie in
-	// directories whose clusters are freed, so they need not change, and
-	// those directories are only forgotten (the walk let the clean ones
-	// go already).
-	for i := len(items) - 1; i >= 0; i-- {
-		it := items[i]
-		for _, run := range it.Runs {
-			v.pendingFree = append(v.pendingFree, Extent{Cluster(run.Start), run.Len})
-		}
-		if it.Node.listed {
-			c := it.Node.rec.Entry.Cluster
+	return items, err
+}
+
+// takeTree removes a checked tree whose head is a member of parent. The
+// top's entry is removed; the members' entries lie in directories whose
+// clusters are freed, so they need not change, and those directories are
+// only forgotten (the walk let the clean ones go already).
+func (v *Volume) takeTree(parent *dir, items []fsutil.TreeItem[*treeNode]) {
+	free := func(r fsutil.Run) { v.pendingFree = append(v.pendingFree, Extent{Cluster(r.Start), r.Len}) }
+	fsutil.Dismantle(items, free, func(n, _ *treeNode, top bool) {
+		if n.listed {
+			c := n.rec.Entry.Cluster
 			v.forgetDir(c)
 			delete(v.dirtyDirs, c)
 		}
-		if it.Parent < 0 {
-			parent.remove(it.Node.rec)
+		if top {
+			parent.remove(n.rec)
 		}
-	}
-	return nil
+	})
 }
 
 // CheckTree walks the tree at name (the whole volume for the root) as
@@ -78,22 +59,19 @@ func (v *Volume) RemoveAll(name string) error {
 // clusters two members of the tree share. Writers of a whole tree
 // (fattrib -/) call it first, so that a refusal changes nothing.
 func (v *Volume) CheckTree(name string) error {
-	if v.closed {
-		return ErrClosed
+	start := func() error {
+		if v.closed {
+			return ErrClosed
+		}
+		v.settle()
+		return nil
 	}
-	v.settle()
-	_, r, err := v.lookup("check", name)
-	if err != nil {
-		return err
-	}
-	path := "/" + cleanPath(name)
-	if r == nil {
-		path = "/"
-	}
-	if _, err := v.checkTree(r, path); err != nil {
-		return &fs.PathError{Op: "check", Path: path, Err: err}
-	}
-	return nil
+	return fsutil.CheckTreeAt(name, start, v.lookup, v.checkTreeIn)
+}
+
+// checkTreeIn is checkTree for the tree r heads in its directory.
+func (v *Volume) checkTreeIn(_ *dir, r *Record, path string) ([]fsutil.TreeItem[*treeNode], error) {
+	return v.checkTree(r, path)
 }
 
 // treeNode is a file or directory checkTree walks: its record (nil for
@@ -123,12 +101,7 @@ func (v *Volume) checkTree(r *Record, path string) ([]fsutil.TreeItem[*treeNode]
 		return n.rec.Entry.Cluster
 	}
 	t := fsutil.Tree[*treeNode]{
-		Name: func(n *treeNode) string {
-			if n.rec == nil {
-				return ""
-			}
-			return n.rec.Name
-		},
+		Name: func(n *treeNode) string { return n.rec.Name },
 		Dir: func(n *treeNode) (uint32, bool) {
 			return uint32(first(n)), n.rec == nil || n.rec.Entry.IsDir()
 		},
@@ -142,11 +115,7 @@ func (v *Volume) checkTree(r *Record, path string) ([]fsutil.TreeItem[*treeNode]
 			if err != nil {
 				return nil, damaged(err)
 			}
-			runs := make([]fsutil.Run, len(exts))
-			for i, e := range exts {
-				runs[i] = fsutil.Run{Start: uint32(e.Start), Len: e.Len}
-			}
-			return runs, nil
+			return fsutil.RunsOf(exts, Extent.run), nil
 		},
 		List: func(n *treeNode) ([]*treeNode, error) {
 			d, err := v.loadDir(first(n))
@@ -169,7 +138,7 @@ func (v *Volume) checkTree(r *Record, path string) ([]fsutil.TreeItem[*treeNode]
 			}
 		},
 		Root:     root,
-		MaxDepth: maxTreeDepth,
+		MaxDepth: fsutil.MaxTreeDepth,
 		Corrupt:  ErrCorrupt,
 	}
 	items, err := fsutil.CheckTree(t, &treeNode{rec: r}, path)
@@ -178,3 +147,6 @@ func (v *Volume) checkTree(r *Record, path string) ([]fsutil.TreeItem[*treeNode]
 	}
 	return items, err
 }
+
+// run is the extent as the shared tree walk counts it (fsutil.Run).
+func (e Extent) run() fsutil.Run { return fsutil.Run{Start: uint32(e.Start), Len: e.Len} }

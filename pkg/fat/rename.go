@@ -3,8 +3,9 @@ package fat
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"strconv"
+
+	"ftools/pkg/internal/fsutil"
 )
 
 // ErrIntoItself is wrapped by Rename's error for moving a directory into
@@ -20,27 +21,11 @@ var ErrIntoItself = errors.New("fat: cannot move a directory into itself")
 // to the name itself) rewrites the entry in place. A moved directory's ".."
 // entry is updated to name its new parent (0 for the root).
 func (v *Volume) Rename(oldName, newName string) error {
-	if err := v.begin(); err != nil {
-		return err
-	}
-	if err := v.settleWrite(); err != nil {
-		return err
-	}
-	oldPath, newPath := "/"+cleanPath(oldName), "/"+cleanPath(newName)
-	od, r, err := v.lookup("rename", oldName)
+	m, err := fsutil.StartMove(oldName, newName, v.changes())
 	if err != nil {
 		return err
 	}
-	if r == nil {
-		return &fs.PathError{Op: "rename", Path: oldPath, Err: fs.ErrPermission}
-	}
-	nd, base, err := v.parentOf("rename", newName)
-	if err != nil {
-		return err
-	}
-	pathErr := func(err error) error {
-		return &os.LinkError{Op: "rename", Old: oldPath, New: newPath, Err: err}
-	}
+	od, r, nd, base, pathErr := m.From, m.Rec, m.To, m.Base, m.Err
 	if base == "." || base == ".." {
 		return pathErr(fs.ErrInvalid)
 	}
@@ -56,12 +41,9 @@ func (v *Volume) Rename(oldName, newName string) error {
 			return pathErr(ErrIntoItself)
 		}
 	}
-	target := nd.lookup(base)
-	if target == r {
-		if base == r.Name {
-			return nil
-		}
-		target = nil // a change of case only
+	target, same := m.Target((*dir).lookup, func(r *Record) string { return r.Name })
+	if same {
+		return nil
 	}
 	if target != nil {
 		if err := v.checkReplace(r, target); err != nil {
@@ -188,23 +170,17 @@ func (d *dir) renameInPlace(r *Record, name string) (*Record, bool, error) {
 
 // checkReplace says whether r may replace target, as rename(2) decides.
 func (v *Volume) checkReplace(r, target *Record) error {
-	switch {
-	case target.Entry.IsLabel():
+	if target.Entry.IsLabel() {
 		return fs.ErrExist
-	case r.Entry.IsDir() && !target.Entry.IsDir():
-		return ErrNotDir
-	case !r.Entry.IsDir() && target.Entry.IsDir():
-		return ErrIsDir
-	case target.Entry.IsDir():
+	}
+	empty := func() (bool, error) {
 		d, err := v.dirOf(target)
 		if err != nil {
-			return err
+			return false, err
 		}
-		if len(d.list()) > 0 {
-			return ErrNotEmpty
-		}
+		return len(d.list()) == 0, nil
 	}
-	return nil
+	return fsutil.CheckReplace(r.Entry.IsDir(), target.Entry.IsDir(), empty, ErrNotDir, ErrIsDir, ErrNotEmpty)
 }
 
 // isWithin reports whether directory d is the directory whose first cluster

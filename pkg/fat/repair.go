@@ -179,7 +179,7 @@ func (p *plan) execute(clean bool) error {
 	}
 	// Close clears the dirty bit when this session owns it: only when
 	// nothing is left (it also clears one the volume came with).
-	v.setDirty = clean && v.boot.Dirty()
+	v.dirty.Set = clean && v.boot.Dirty()
 	return v.Close()
 }
 

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"ftools/pkg/internal/dircache"
 	"time"
 
+	"ftools/pkg/internal/dircache"
+	"ftools/pkg/internal/fsutil"
 	fio "ftools/pkg/io"
 )
 
@@ -28,9 +29,7 @@ type Volume struct {
 	infoRaw []byte  // the FSINFO sector as read
 
 	writable  bool
-	armed     bool // the dirty bit is to be set before the next write (begin)
-	setDirty  bool // this session set the dirty bit and clears it on Close
-	wasDirty  bool // the volume was dirty before it was opened
+	dirty     fsutil.DirtyFlag // the dirty bit over this session (begin, markDirty, Close)
 	infoDirty bool
 	closed    bool
 	// metaWritten is set once FATs, directories or FSINFO were written.
@@ -42,7 +41,7 @@ type Volume struct {
 	dirs        map[Cluster]*dir     // loaded directories by first cluster (0: fixed root), a bounded cache (dircache.go)
 	dircache    dircache.Cache       // the cached directories' order and charge
 	dirtyDirs   map[Cluster]*dir     // directories with slots to write back
-	data        *fio.Stream          // file data and new directory clusters, written first
+	data        fsutil.DataStream    // file data and new directory clusters, written first
 	walks       uint64               // path lookups so far (see lookupPath)
 	pendingFree []Extent             // clusters to free once the entries that named them are gone
 	held        map[Cluster]heldLink // FAT entries whose new value waits for a later phase (order.go)
@@ -150,7 +149,7 @@ func openFrom(dev *fio.Device, bs *BootSector, raw []byte) (*Volume, error) {
 		return nil, fmt.Errorf("fat: boot sector of %d bytes is shorter than its sector size %d", len(raw), l.SectorSize)
 	}
 	v := &Volume{dev: dev, boot: bs, raw: raw[:l.SectorSize], layout: l, writable: dev.Writable()}
-	v.wasDirty = bs.Dirty()
+	v.dirty.Was = bs.Dirty()
 	if msg, err := limitToVolume(dev, l); err != nil {
 		return nil, err
 	} else if msg != "" {
@@ -276,7 +275,7 @@ func (v *Volume) freeCount() uint32 {
 }
 
 // WasDirty reports whether the dirty bit was set when the volume was opened.
-func (v *Volume) WasDirty() bool { return v.wasDirty }
+func (v *Volume) WasDirty() bool { return v.dirty.Was }
 
 // Warnings lists oddities found while opening the volume, and the FSINFO
 // free count that disagrees with the FAT (to know, the FAT is counted).
@@ -305,11 +304,7 @@ func (v *Volume) begin() error {
 	if v.closed {
 		return ErrClosed
 	}
-	if v.armed || v.setDirty || v.wasDirty || v.layout.Type == FAT12 {
-		return nil
-	}
-	v.armed = true
-	v.dev.BeforeFirstWrite(func() error { return v.markDirty(true) })
+	v.dirty.Arm(v.dev, v.layout.Type == FAT12, v.markDirty)
 	return nil
 }
 
@@ -319,30 +314,22 @@ func (v *Volume) begin() error {
 // bit is made durable first; data needs no flush of its own, since the
 // commit flushes the data before any metadata that refers to it.
 func (v *Volume) markDirty(flush bool) error {
-	if !v.armed {
-		return nil
-	}
-	v.armed = false
-	v.dev.BeforeFirstWrite(nil)
 	// Only the dirty bit changes on the device now: a new label or volume
 	// id waits in v.boot for its own place in the commit (writeLabel).
 	state := ext16 + relState
 	if v.boot.Is32 {
 		state = ext32 + relState
 	}
-	v.raw[state] |= stateDirty
-	if _, err := v.dev.WriteAt(v.raw, 0); err != nil {
-		v.raw[state] &^= stateDirty
-		v.armed = true
-		v.dev.BeforeFirstWrite(func() error { return v.markDirty(true) })
-		return fmt.Errorf("fat: writing boot sector: %w", err)
+	write := func() error {
+		v.raw[state] |= stateDirty
+		if _, err := v.dev.WriteAt(v.raw, 0); err != nil {
+			return fmt.Errorf("fat: writing boot sector: %w", err)
+		}
+		v.boot.SetDirty(true)
+		return nil
 	}
-	v.boot.SetDirty(true)
-	v.setDirty = true
-	if flush {
-		return v.barrier()
-	}
-	return nil
+	undo := func() { v.raw[state] &^= stateDirty }
+	return v.dirty.Mark(v.dev, flush, write, undo, v.barrier, v.markDirty)
 }
 
 // writeBoot writes the boot sector as v.boot says, keeping the bytes of
@@ -581,25 +568,13 @@ func (v *Volume) writeData(off int64, p []byte) error {
 	if v.closed {
 		return ErrClosed
 	}
-	if err := v.markDirty(false); err != nil {
-		return err
-	}
-	if v.data == nil {
-		v.data = v.dev.NewStream()
-	}
-	return v.data.Write(off, p)
+	return v.data.Write(v.dev, v.markDirty, off, p)
 }
 
 // flushData writes queued data and waits for it, so that it can be read
 // back or referred to.
 func (v *Volume) flushData() error {
-	if v.data == nil {
-		return nil
-	}
-	if err := v.data.Flush(); err != nil {
-		return fmt.Errorf("fat: writing data: %w", err)
-	}
-	return nil
+	return v.data.Flush("fat")
 }
 
 // readClusters reads the clusters of chain into buf, one request per
@@ -643,30 +618,11 @@ func (v *Volume) Close() error {
 		v.closed = true
 		return nil
 	}
-	err := v.Commit()
-	if v.armed {
-		// Nothing was written: there is no dirty bit to set or clear.
-		v.armed = false
-		v.dev.BeforeFirstWrite(nil)
-	}
-	if v.data != nil {
-		if cerr := v.data.Close(); err == nil {
-			err = cerr
-		}
-	}
-	// The dirty bit comes off after a clean commit, and also after one that
-	// failed before any metadata went out (a host file system that filled
-	// up under the data): the volume is then as it was.
-	if v.setDirty && (err == nil || !v.metaWritten) {
-		if berr := v.barrier(); err == nil {
-			err = berr
-		}
+	clear := func() error {
 		v.boot.SetDirty(false)
-		if werr := v.writeBoot(); err == nil {
-			err = werr
-		}
-		v.setDirty = false
+		return v.writeBoot()
 	}
+	err := v.dirty.Close(v.Commit(), v.dev, v.data.Close, v.metaWritten, v.barrier, clear)
 	v.closed = true
 	return err
 }

@@ -5,14 +5,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
-	"path"
 	"strings"
 	"time"
 
 	"ftools/pkg/internal/bounds"
 	"ftools/pkg/internal/fsutil"
-	fio "ftools/pkg/io"
 )
 
 // MaxFileSize is the largest file FAT can hold: 4 GiB - 1 byte.
@@ -35,8 +32,7 @@ type Writer struct {
 	exts    []Extent
 	alloc   int64 // clusters allocated
 	written int64
-	ext     int   // extent holding the write position
-	extPos  int64 // bytes of exts before exts[ext]
+	at      fsutil.Cursor // the write position among exts
 	done    bool
 }
 
@@ -49,13 +45,7 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 	if sizeHint > MaxFileSize {
 		return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: ErrFileTooLarge}
 	}
-	if err := v.begin(); err != nil {
-		return nil, err
-	}
-	if err := v.settleWrite(); err != nil {
-		return nil, err
-	}
-	parent, base, err := v.parentOf("create", name)
+	parent, base, err := v.changes().New("create", name)
 	if err != nil {
 		return nil, err
 	}
@@ -90,13 +80,8 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 	return w, nil
 }
 
-// clustersFor is how many clusters n bytes take (none for n <= 0), with
-// no overflow for an n near 2^63: the caller compares it with the free
-// space.
-func (v *Volume) clustersFor(n int64) int64 {
-	c, _ := bounds.Clusters(uint64(max(n, 0)), v.layout.ClusterSize, math.MaxUint64)
-	return int64(c)
-}
+// clustersFor is how many clusters n bytes take (bounds.ClustersFor).
+func (v *Volume) clustersFor(n int64) int64 { return bounds.ClustersFor(n, v.layout.ClusterSize) }
 
 // grow allocates n more clusters at the end of the file's chain.
 func (w *Writer) grow(n int64) error {
@@ -189,13 +174,7 @@ func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
 		}
 		off, n := w.span(w.written)
 		n = min(n, MaxFileSize-w.written)
-		if err := v.markDirty(false); err != nil {
-			return total, err
-		}
-		if v.data == nil {
-			v.data = v.dev.NewStream()
-		}
-		k, err := v.data.ReadFrom(off, r, n)
+		k, err := v.data.ReadFrom(v.dev, v.markDirty, off, r, n)
 		w.written += k
 		total += k
 		if err != nil {
@@ -209,33 +188,16 @@ func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
 
 // span is where byte pos of the file lies on the device, and how many
 // bytes of its extent follow from there.
-func (w *Writer) span(pos int64) (int64, int64) {
-	cs := w.v.layout.ClusterSize
-	for {
-		e := w.exts[w.ext]
-		extBytes := int64(e.Len) * cs
-		if within := pos - w.extPos; within < extBytes {
-			return w.v.layout.ClusterOffset(e.Start) + within, extBytes - within
-		}
-		w.extPos += extBytes
-		w.ext++
-	}
+func (w *Writer) span(pos int64) (int64, int64) { return w.at.Span(pos, w.run) }
+
+// run is extent i of the file: its device offset and length in bytes.
+func (w *Writer) run(i int) (int64, int64) {
+	e := w.exts[i]
+	return w.v.layout.ClusterOffset(e.Start), int64(e.Len) * w.v.layout.ClusterSize
 }
 
 // put queues p at byte pos of the file, walking its extents.
-func (w *Writer) put(p []byte, pos int64) (int, error) {
-	done := 0
-	for done < len(p) {
-		off, n := w.span(pos)
-		n = min(n, int64(len(p)-done))
-		if err := w.v.writeData(off, p[done:done+int(n)]); err != nil {
-			return done, err
-		}
-		done += int(n)
-		pos += n
-	}
-	return done, nil
-}
+func (w *Writer) put(p []byte, pos int64) (int, error) { return w.at.Put(p, pos, w.run, w.v.writeData) }
 
 // padSlack zeroes the rest of the file's last cluster (fsutil.PadSlack,
 // shared with exFAT).
@@ -298,13 +260,7 @@ func (w *Writer) Close() error {
 			return err
 		}
 	}
-	if v.dev.Policy() == fio.SyncFile {
-		if err := v.Commit(); err != nil {
-			return err
-		}
-		return v.dev.FileDone()
-	}
-	return nil
+	return fsutil.FileDone(v.dev, v.Commit)
 }
 
 // Abort drops the file: its clusters, which nothing on disk names, are
@@ -326,26 +282,19 @@ func (w *Writer) release() {
 // trimExtents keeps the first keep clusters of exts (ending the chain
 // there) and frees the rest.
 func (v *Volume) trimExtents(exts *[]Extent, keep int64) {
-	var freed, kept []Extent
-	left := keep
-	for _, e := range *exts {
-		switch {
-		case left >= int64(e.Len):
-			kept = append(kept, e)
-			left -= int64(e.Len)
-		case left > 0:
-			kept = append(kept, Extent{e.Start, uint32(left)})
-			freed = append(freed, Extent{e.Start + Cluster(left), e.Len - uint32(left)})
-			left = 0
-		default:
-			freed = append(freed, e)
-		}
-	}
+	kept, freed := fsutil.SplitExtents(*exts, keep, Extent.size, Extent.split)
 	if len(kept) > 0 {
 		v.table.Set(kept[len(kept)-1].End()-1, v.table.EOC())
 	}
 	v.freeClusters(freed)
 	*exts = kept
+}
+
+// size is the extent's length in clusters; split cuts it after n of them
+// (see fsutil.SplitExtents).
+func (e Extent) size() uint32 { return e.Len }
+func (e Extent) split(n uint32) (Extent, Extent) {
+	return Extent{e.Start, n}, Extent{e.Start + Cluster(n), e.Len - n}
 }
 
 // chainOrNil walks the chain a writer is about to free or extend, as
@@ -360,13 +309,7 @@ func chainOrNil(v *Volume, c Cluster) ([]Extent, error) {
 
 // Mkdir makes a directory; its parent must exist.
 func (v *Volume) Mkdir(name string, mtime time.Time) error {
-	if err := v.begin(); err != nil {
-		return err
-	}
-	if err := v.settleWrite(); err != nil {
-		return err
-	}
-	parent, base, err := v.parentOf("mkdir", name)
+	parent, base, err := v.changes().New("mkdir", name)
 	if err != nil {
 		return err
 	}
@@ -418,40 +361,17 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 
 // MkdirAll makes a directory and any missing parents.
 func (v *Volume) MkdirAll(name string, mtime time.Time) error {
-	name = cleanPath(name)
-	if name == "." {
-		return nil
-	}
-	_, r, err := v.lookup("mkdir", name)
-	if err == nil {
-		if r != nil && !r.Entry.IsDir() {
-			return &fs.PathError{Op: "mkdir", Path: "/" + name, Err: ErrNotDir}
-		}
-		return nil
-	}
-	if parent := path.Dir(name); parent != "." {
-		if err := v.MkdirAll(parent, mtime); err != nil {
-			return err
-		}
-	}
-	return v.Mkdir(name, mtime)
+	isDir := func(r *Record) bool { return r.Entry.IsDir() }
+	mkdir := func(name string) error { return v.Mkdir(name, mtime) }
+	return fsutil.MkdirAll(cleanPath(name), v.lookup, isDir, ErrNotDir, mkdir)
 }
 
 // Remove deletes a file or an empty directory. Its clusters become free
 // once the volume commits the deleted entry.
 func (v *Volume) Remove(name string) error {
-	if err := v.begin(); err != nil {
-		return err
-	}
-	if err := v.settleWrite(); err != nil {
-		return err
-	}
-	parent, r, err := v.lookup("remove", name)
+	parent, r, err := v.changes().Entry("remove", name)
 	if err != nil {
 		return err
-	}
-	if r == nil {
-		return &fs.PathError{Op: "remove", Path: "/", Err: fs.ErrPermission}
 	}
 	if r.Entry.IsDir() {
 		d, err := v.dirOf(r)

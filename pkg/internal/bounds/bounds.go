@@ -5,6 +5,8 @@
 // volume's cluster count and finds loops in constant memory.
 package bounds
 
+import "math"
+
 // Clusters returns how many clusters of cs bytes hold length bytes, and
 // whether that is at most heap clusters. It never overflows: a length
 // near 2^64 is reported as too large, not wrapped round to a few
@@ -68,4 +70,12 @@ func (w *Walk) Step(c uint32) Stop {
 		w.mark, w.power, w.lam = c, w.power*2, 0
 	}
 	return Go
+}
+
+// ClustersFor is how many clusters of cs bytes n bytes take (none for
+// n <= 0), with no overflow for an n near 2^63: a writer compares it with
+// the free space.
+func ClustersFor(n, cs int64) int64 {
+	c, _ := Clusters(uint64(max(n, 0)), cs, math.MaxUint64)
+	return int64(c)
 }

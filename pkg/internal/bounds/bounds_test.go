@@ -72,3 +72,16 @@ func TestWalk(t *testing.T) {
 		t.Errorf("tail and loop: %d steps, %v", n, s)
 	}
 }
+
+// ClustersFor rounds up, takes nothing for nothing, and does not wrap
+// for a size near 2^63.
+func TestClustersFor(t *testing.T) {
+	for _, c := range []struct{ n, cs, want int64 }{
+		{0, 4096, 0}, {-5, 4096, 0}, {1, 4096, 1}, {4096, 4096, 1}, {4097, 4096, 2},
+		{math.MaxInt64, 512, math.MaxInt64/512 + 1},
+	} {
+		if got := ClustersFor(c.n, c.cs); got != c.want {
+			t.Errorf("ClustersFor(%d, %d) = %d, want %d", c.n, c.cs, got, c.want)
+		}
+	}
+}

@@ -2,7 +2,9 @@ package fsutil
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 )
 
@@ -16,7 +18,8 @@ type Run struct{ Start, Len uint32 }
 // Tree says how CheckTree walks one file system's directory tree, whose
 // files and directories are N (pkg/fat's and pkg/exfat's records).
 type Tree[N any] struct {
-	// Name is n's name, for the paths of messages.
+	// Name is n's name, for the paths of messages; it is never asked of
+	// the top of the walk (which may be the root), named by its path.
 	Name func(n N) string
 	// Dir reports whether n is a directory, and its first cluster.
 	Dir func(n N) (first uint32, ok bool)
@@ -105,12 +108,12 @@ func (w *treeWalk[N]) corrupt(path, format string, a ...any) error {
 // path rebuilds the path of item i from its directories' names.
 func (w *treeWalk[N]) path(i int) string {
 	var names []string
-	for ; i >= 0; i = w.items[i].Parent {
+	for ; i >= 0 && w.items[i].Parent >= 0; i = w.items[i].Parent {
 		names = append(names, w.t.Name(w.items[i].Node))
 	}
 	slices.Reverse(names)
 	p := w.topPath
-	for _, n := range names[1:] {
+	for _, n := range names {
 		p = joinPath(p, n)
 	}
 	return p
@@ -183,6 +186,90 @@ func (w *treeWalk[N]) crossLinks() error {
 		if e := uint64(r.Start) + uint64(r.Len); e > end {
 			end, owner = e, r.item
 		}
+	}
+	return nil
+}
+
+// RunsOf is a file's extents as Runs; run converts one.
+func RunsOf[E any](exts []E, run func(E) Run) []Run {
+	runs := make([]Run, len(exts))
+	for i, e := range exts {
+		runs[i] = run(e)
+	}
+	return runs
+}
+
+// Dismantle takes apart a tree CheckTree returned, as RemoveAll does on
+// both codecs: members before their directories, so that a directory's
+// own clusters are freed with it and its members' entries need only be
+// forgotten. free gets every run of every item (to free them at the next
+// Commit); remove takes each item out of
+// its directory, given its directory's node (the zero N and top true for
+// the tree's head, which the caller's lookup found).
+func Dismantle[N any](items []TreeItem[N], free func(Run), remove func(n, parent N, top bool)) {
+	for i := len(items) - 1; i >= 0; i-- {
+		it := items[i]
+		for _, r := range it.Runs {
+			free(r)
+		}
+		var parent N
+		if it.Parent >= 0 {
+			parent = items[it.Parent].Node
+		}
+		remove(it.Node, parent, it.Parent < 0)
+	}
+}
+
+// MaxTreeDepth bounds the directory nesting a tree walk follows on both
+// codecs: a path of 260 characters (Windows) cannot hold more than 130
+// levels, and none that Linux can name holds 1024, so anything deeper is
+// a loop of directory entries or other damage.
+const MaxTreeDepth = 1024
+
+// RemoveAll is RemoveAll for both codecs: change starts the change and
+// finds name (ChangeEntry: the root is refused), a name that does not
+// exist being no error, as with os.RemoveAll; check walks and checks the
+// whole tree name heads (CheckTree, and whatever the codec refuses of a
+// lone file) before anything changes, so that a damaged tree is refused,
+// naming where, and the volume stays as it was; take then removes the
+// checked tree (Dismantle), which reads nothing more and cannot fail.
+func RemoveAll[D, R comparable, N any](name string, change func(op, name string) (D, R, error), check func(parent D, r R, path string) ([]TreeItem[N], error), take func(parent D, items []TreeItem[N])) error {
+	parent, r, err := change("remove", name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	path := "/" + CleanPath(name)
+	items, err := check(parent, r, path)
+	if err != nil {
+		return &fs.PathError{Op: "remove", Path: path, Err: err}
+	}
+	take(parent, items)
+	return nil
+}
+
+// CheckTreeAt is a volume's CheckTree for both codecs: start refuses a
+// closed volume (and settles what the codec must), lookup finds name, and
+// check walks the tree it heads (the whole volume for the root) as
+// RemoveAll does before it changes anything; the first damage is returned
+// naming where.
+func CheckTreeAt[D, R comparable, N any](name string, start func() error, lookup func(op, name string) (D, R, error), check func(parent D, r R, path string) ([]TreeItem[N], error)) error {
+	if err := start(); err != nil {
+		return err
+	}
+	parent, r, err := lookup("check", name)
+	if err != nil {
+		return err
+	}
+	var root R
+	path := "/" + CleanPath(name)
+	if r == root {
+		path = "/"
+	}
+	if _, err := check(parent, r, path); err != nil {
+		return &fs.PathError{Op: "check", Path: path, Err: err}
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package fsutil
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"strings"
 	"testing"
 )
@@ -93,5 +95,66 @@ func TestCheckTree(t *testing.T) {
 				t.Fatalf("CheckTree = %v; want a TreeError at %s saying %q", err, c.where, c.what)
 			}
 		})
+	}
+}
+
+// Dismantle frees and removes members before their directories, each
+// with its own directory's node, the head last.
+func TestDismantle(t *testing.T) {
+	items := []TreeItem[string]{
+		{Node: "d", Parent: -1, Runs: []Run{{10, 1}}},
+		{Node: "d/a", Parent: 0, Runs: []Run{{20, 2}}},
+		{Node: "d/e", Parent: 0, Runs: []Run{{30, 1}}},
+		{Node: "d/e/b", Parent: 2},
+	}
+	var freed []uint32
+	var order []string
+	free := func(r Run) { freed = append(freed, r.Start) }
+	Dismantle(items, free, func(n, p string, top bool) {
+		order = append(order, fmt.Sprintf("%s<%s:%v", n, p, top))
+	})
+	if got, want := strings.Join(order, " "), "d/e/b<d/e:false d/e<d:false d/a<d:false d<:true"; got != want {
+		t.Errorf("order %q, want %q", got, want)
+	}
+	if fmt.Sprint(freed) != "[30 20 10]" {
+		t.Errorf("freed %v, want [30 20 10]", freed)
+	}
+}
+
+// RemoveAll takes nothing for a missing name, refuses a tree its check
+// refuses (naming the path, taking nothing), and takes a checked tree.
+func TestRemoveAll(t *testing.T) {
+	errBad := errors.New("bad tree")
+	for _, c := range []struct {
+		name     string
+		checkErr error
+		want     error
+		took     bool
+	}{
+		{"missing", nil, nil, false},
+		{"a/b", errBad, errBad, false},
+		{"a/b", nil, nil, true},
+	} {
+		change := func(op, name string) (int, string, error) {
+			if name == "missing" {
+				return 0, "", fs.ErrNotExist
+			}
+			return 1, name, nil
+		}
+		check := func(_ int, r string, path string) ([]TreeItem[string], error) {
+			if path != "/a/b" {
+				t.Errorf("check of %q", path)
+			}
+			return []TreeItem[string]{{Node: r, Parent: -1}}, c.checkErr
+		}
+		took := false
+		err := RemoveAll(c.name, change, check, func(int, []TreeItem[string]) { took = true })
+		if !errors.Is(err, c.want) || (c.want == nil) != (err == nil) || took != c.took {
+			t.Errorf("%s, check %v: %v, took %v", c.name, c.checkErr, err, took)
+		}
+		var pe *fs.PathError
+		if c.want != nil && (!errors.As(err, &pe) || pe.Path != "/a/b") {
+			t.Errorf("%s: %v does not name /a/b", c.name, err)
+		}
 	}
 }

@@ -26,7 +26,7 @@ GO ?= $(firstword $(shell command -v go 2>/dev/null) $(shell cat $(BUILDDIR)/.go
 # worktree, GOFLAGS=-buildvcs=false); Go's own stamp wins where it has one.
 COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
 COMMIT_DATE := $(shell git log -1 --format=%cI 2>/dev/null)
-LDFLAGS := $(if $(COMMIT),-X ftools/cmd/internal/cmdutil.buildCommit=$(COMMIT) -X ftools/cmd/internal/cmdutil.buildDate=$(COMMIT_DATE))
+LDFLAGS := $(if $(COMMIT),-X github.com/ftools/ftools/cmd/internal/cmdutil.buildCommit=$(COMMIT) -X github.com/ftools/ftools/cmd/internal/cmdutil.buildDate=$(COMMIT_DATE))
 
 COMMANDS := $(sort $(notdir $(wildcard cmd/f*)))
 BINS := $(addprefix $(BUILDDIR)/,$(COMMANDS))

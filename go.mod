@@ -1,4 +1,4 @@
-module ftools
+module github.com/ftools/ftools
 
 go 1.26.0
 

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	fio "ftools/pkg/io"
-	"ftools/pkg/io/writelog"
+	fio "github.com/ftools/ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/io/writelog"
 )
 
 // allowedAfterCrash are the only things fsck.fat -n may say about a volume

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unicode/utf16"
 
-	"ftools/pkg/exfat"
+	"github.com/ftools/ftools/pkg/exfat"
 )
 
 // exfatDamagedDir holds the exFAT images of the damaged corpus, written by

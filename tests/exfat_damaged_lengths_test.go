@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"ftools/pkg/exfat"
-	fio "ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/exfat"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // corpusImage copies one image of the exFAT damaged corpus into a temp

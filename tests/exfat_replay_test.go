@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"ftools/pkg/exfat"
+	"github.com/ftools/ftools/pkg/exfat"
 )
 
 // The power-cut tests of the exFAT writers: as tests/replay_test.go does

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	fio "ftools/pkg/io"
-	"ftools/pkg/vol"
+	fio "github.com/ftools/ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // Updating a kernel on a small boot partition: an 8 MiB file replaced on

@@ -18,11 +18,11 @@ import (
 	"strings"
 	"testing"
 
-	"ftools/pkg/exfat"
-	"ftools/pkg/fat"
-	fio "ftools/pkg/io"
-	"ftools/pkg/io/writelog"
-	"ftools/pkg/vol"
+	"github.com/ftools/ftools/pkg/exfat"
+	"github.com/ftools/ftools/pkg/fat"
+	fio "github.com/ftools/ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/io/writelog"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // The power-cut tests. Each case prepares an image, runs one writing

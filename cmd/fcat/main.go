@@ -10,7 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"ftools/cmd/internal/cmdutil"
+	"github.com/ftools/ftools/cmd/internal/cmdutil"
 )
 
 func main() { cmdutil.Main(run) }

@@ -14,10 +14,10 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
-	"ftools/cmd/internal/cmdutil"
-	"ftools/cmd/internal/cp"
-	"ftools/pkg/fat"
-	"ftools/pkg/vol"
+	"github.com/ftools/ftools/cmd/internal/cmdutil"
+	"github.com/ftools/ftools/cmd/internal/cp"
+	"github.com/ftools/ftools/pkg/fat"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 func main() {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"ftools/cmd/internal/cmdutil"
-	"ftools/pkg/vol"
+	"github.com/ftools/ftools/cmd/internal/cmdutil"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // entry is one listed file or directory.

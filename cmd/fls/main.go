@@ -11,8 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"ftools/cmd/internal/cmdutil"
-	fio "ftools/pkg/io"
+	"github.com/ftools/ftools/cmd/internal/cmdutil"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 func main() { cmdutil.Main(run) }

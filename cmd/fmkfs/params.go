@@ -15,10 +15,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"ftools/cmd/internal/cmdutil"
+	"github.com/ftools/ftools/cmd/internal/cmdutil"
 
-	"ftools/pkg/fat"
-	fio "ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/fat"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // params turns fmkfs's flags into format parameters. Values not given stay

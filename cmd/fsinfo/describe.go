@@ -5,9 +5,9 @@ import (
 	"io"
 	"strings"
 
-	"ftools/cmd/internal/cmdutil"
-	"ftools/pkg/fat"
-	fio "ftools/pkg/io"
+	"github.com/ftools/ftools/cmd/internal/cmdutil"
+	"github.com/ftools/ftools/pkg/fat"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // region is one part of the volume, as fsck.fat -v prints them.

@@ -7,10 +7,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"ftools/cmd/internal/cmdutil"
-	"ftools/pkg/exfat"
-	"ftools/pkg/fat"
-	fio "ftools/pkg/io"
+	"github.com/ftools/ftools/cmd/internal/cmdutil"
+	"github.com/ftools/ftools/pkg/exfat"
+	"github.com/ftools/ftools/pkg/fat"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // exfatInfo is what fsinfo shows of an exFAT volume; its JSON form is

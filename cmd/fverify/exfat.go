@@ -8,9 +8,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"ftools/cmd/internal/cmdutil"
-	"ftools/pkg/exfat"
-	fio "ftools/pkg/io"
+	"github.com/ftools/ftools/cmd/internal/cmdutil"
+	"github.com/ftools/ftools/pkg/exfat"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // exfatOutput is --json's object for an exFAT volume: the keys of a FAT

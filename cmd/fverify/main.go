@@ -11,10 +11,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"ftools/cmd/internal/cmdutil"
-	"ftools/pkg/fat"
-	fio "ftools/pkg/io"
-	"ftools/pkg/vol"
+	"github.com/ftools/ftools/cmd/internal/cmdutil"
+	"github.com/ftools/ftools/pkg/fat"
+	fio "github.com/ftools/ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // Exit statuses, as fsck's.

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"ftools/cmd/internal/cmdutil"
+	"github.com/ftools/ftools/cmd/internal/cmdutil"
 )
 
 // visitors returns the check's callbacks for -l (each path checked, on

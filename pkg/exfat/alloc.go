@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // allocate takes n free clusters and marks them in use in the in-memory

@@ -3,7 +3,7 @@ package exfat
 import (
 	"errors"
 
-	"ftools/pkg/internal/fsattr"
+	"github.com/ftools/ftools/pkg/internal/fsattr"
 )
 
 // ErrAttr is wrapped by SetAttr's errors for bits that cannot be changed.

@@ -3,7 +3,7 @@ package exfat
 import (
 	"testing"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // BenchmarkWrite1GiB writes one 1 GiB file into a fresh volume through a

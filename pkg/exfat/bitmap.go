@@ -5,7 +5,7 @@ import (
 	"math/bits"
 	"sort"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // bitmap is the allocation bitmap (exFAT specification 7.1): bit i of the

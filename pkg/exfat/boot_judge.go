@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // The boot checksum covers every field of the boot sector, so one damaged

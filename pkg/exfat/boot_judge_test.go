@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"ftools/pkg/internal/voltest"
-	fio "ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/internal/voltest"
+	fio "github.com/ftools/ftools/pkg/io"
 	"os"
 	"testing"
 )

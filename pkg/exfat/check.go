@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // Kinds of Problem, besides those found parsing directories (set-checksum,

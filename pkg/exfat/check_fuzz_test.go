@@ -2,7 +2,7 @@ package exfat
 
 import (
 	"encoding/binary"
-	"ftools/pkg/internal/voltest"
+	"github.com/ftools/ftools/pkg/internal/voltest"
 	"runtime"
 	"runtime/debug"
 	"testing"

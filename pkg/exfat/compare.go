@@ -1,6 +1,6 @@
 package exfat
 
-import "ftools/pkg/internal/fsutil"
+import "github.com/ftools/ftools/pkg/internal/fsutil"
 
 // KindCompare is the kind of Compare's problems: a file in the volume
 // differs from its host original.

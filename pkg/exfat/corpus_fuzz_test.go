@@ -4,7 +4,7 @@ import (
 	"sync"
 	"testing"
 
-	"ftools/pkg/internal/voltest"
+	"github.com/ftools/ftools/pkg/internal/voltest"
 )
 
 // damagedCorpus is the corpus of damaged and hostile exFAT images the

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"ftools/pkg/internal/voltest"
+	"github.com/ftools/ftools/pkg/internal/voltest"
 )
 
 // An image cut short (its boot sector describes 16 MiB, the file holds

@@ -6,8 +6,8 @@ import (
 	"io/fs"
 	"sort"
 
-	"ftools/pkg/internal/dircache"
-	"ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/dircache"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // dir is a directory loaded whole into memory: its entries, its records by

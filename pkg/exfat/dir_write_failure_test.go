@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 
-	"ftools/pkg/internal/voltest"
+	"github.com/ftools/ftools/pkg/internal/voltest"
 )
 
 // Mkdir and a directory's growth give back the clusters they took when

@@ -1,6 +1,6 @@
 package exfat
 
-import "ftools/pkg/internal/dircache"
+import "github.com/ftools/ftools/pkg/internal/dircache"
 
 // The directory cache, bounded as pkg/fat's is (pkg/internal/dircache
 // keeps the list and the charge for both). Loaded directories stay in

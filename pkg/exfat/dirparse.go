@@ -3,7 +3,7 @@ package exfat
 import (
 	"fmt"
 
-	"ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // Record is one member of a directory: a file's or directory's entry set

@@ -3,8 +3,8 @@ package exfat
 import (
 	"testing"
 
-	"ftools/pkg/internal/voltest"
-	fio "ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/internal/voltest"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // diskDirty reads VolumeDirty as the device holds it.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"syscall"
 
-	"ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // Sentinel errors. Every error this package returns for bad on-disk data or

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sort"
 
-	"ftools/pkg/internal/bounds"
-	fio "ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/internal/bounds"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // exFAT needs its FAT only for fragmented files: a contiguous file carries

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"ftools/pkg/internal/fsutil"
-	fio "ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // Format writes a new, empty exFAT file system on dev as p describes (see

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"ftools/pkg/internal/voltest"
+	"github.com/ftools/ftools/pkg/internal/voltest"
 )
 
 // The fuzz targets are seeded from testdata, which TestMakeTestdata

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // needTool returns the path of an oracle from exfatprogs (installed by

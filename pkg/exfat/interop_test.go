@@ -8,7 +8,7 @@ import (
 	"os"
 	"testing"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // TestWriteIntoMkfsVolumes opens volumes mkfs.exfat made (default layout,

@@ -5,7 +5,7 @@ import (
 	"io"
 	"testing"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // TestFileOver4GiB writes a file of 4 GiB + 1 MiB through a Writer into a

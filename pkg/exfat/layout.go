@@ -1,6 +1,6 @@
 package exfat
 
-import "ftools/pkg/internal/bounds"
+import "github.com/ftools/ftools/pkg/internal/bounds"
 
 // Layout is where a volume's regions lie, in bytes from the volume's start.
 type Layout struct {

@@ -6,7 +6,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"ftools/pkg/internal/names"
+	"github.com/ftools/ftools/pkg/internal/names"
 )
 
 // ErrBadName is wrapped by the errors for names exFAT cannot store.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"ftools/pkg/internal/names"
+	"github.com/ftools/ftools/pkg/internal/names"
 )
 
 // Every call that gives an entry a name applies the one rule

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 
-	"ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // cleanPath and namesDir read volume paths as pkg/fat reads them.

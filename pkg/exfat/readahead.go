@@ -3,7 +3,7 @@ package exfat
 import (
 	"io/fs"
 
-	"ftools/pkg/internal/readahead"
+	"github.com/ftools/ftools/pkg/internal/readahead"
 )
 
 // ReadAheadOptions size a ReadAhead; they are pkg/fat's.

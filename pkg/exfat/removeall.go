@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // RemoveAll removes name and, if it is a directory, everything below it.

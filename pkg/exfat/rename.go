@@ -3,7 +3,7 @@ package exfat
 import (
 	"errors"
 
-	"ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // ErrIntoItself is wrapped by Rename's error for moving a directory into

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"ftools/pkg/internal/voltest"
-	fio "ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/internal/voltest"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // memVolume formats an in-memory exFAT volume and opens it.

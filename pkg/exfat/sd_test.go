@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // TestPlanSDTable holds PlanSD to the SD specification's SDXC rows and

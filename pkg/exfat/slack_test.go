@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 
-	"ftools/pkg/internal/voltest"
+	"github.com/ftools/ftools/pkg/internal/voltest"
 )
 
 // The writer pads each file's last cluster from one shared block of zeros

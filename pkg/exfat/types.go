@@ -1,6 +1,6 @@
 package exfat
 
-import "ftools/pkg/internal/fsattr"
+import "github.com/ftools/ftools/pkg/internal/fsattr"
 
 // Cluster is a cluster number. The cluster heap's clusters are numbered
 // from 2; FAT entries 0 and 1 are reserved.

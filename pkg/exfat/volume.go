@@ -3,11 +3,11 @@ package exfat
 import (
 	"errors"
 	"fmt"
-	"ftools/pkg/internal/dircache"
+	"github.com/ftools/ftools/pkg/internal/dircache"
 	"time"
 
-	"ftools/pkg/internal/fsutil"
-	fio "ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // maxDirBytes is the largest directory exFAT allows: 256 MiB (2^23

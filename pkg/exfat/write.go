@@ -6,8 +6,8 @@ import (
 	"math"
 	"time"
 
-	"ftools/pkg/internal/bounds"
-	"ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/bounds"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // MaxFileSize is the largest file exFAT can hold: every cluster of the

@@ -5,7 +5,7 @@ import (
 	"io/fs"
 	"testing"
 
-	"ftools/pkg/internal/voltest"
+	"github.com/ftools/ftools/pkg/internal/voltest"
 )
 
 // A Writer used after its own Close refuses (fs.ErrClosed) and allocates

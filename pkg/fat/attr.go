@@ -4,7 +4,7 @@ import (
 	"errors"
 	"io/fs"
 
-	"ftools/pkg/internal/fsattr"
+	"github.com/ftools/ftools/pkg/internal/fsattr"
 )
 
 // AttrChangeable holds the attribute bits SetAttr may set or clear: the

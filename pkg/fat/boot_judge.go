@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // A FAT32 boot sector and its backup that differ contradict each other.

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // bootFields are the boot sector's fields that place or size something,

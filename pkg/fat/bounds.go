@@ -3,7 +3,7 @@ package fat
 import (
 	"fmt"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // limitToVolume keeps every access to dev inside the smaller of the volume

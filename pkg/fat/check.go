@@ -3,7 +3,7 @@ package fat
 import (
 	"fmt"
 
-	"ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // Kinds of Problem. They are stable short strings: fverify prints them and

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // volFix reports a volume-wide problem with its fix.

@@ -3,7 +3,7 @@ package fat
 import (
 	"math"
 
-	"ftools/pkg/internal/bounds"
+	"github.com/ftools/ftools/pkg/internal/bounds"
 )
 
 // chainEnd says how a chain walk ended.

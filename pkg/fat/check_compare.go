@@ -3,7 +3,7 @@ package fat
 import (
 	"io/fs"
 
-	"ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // Compare compares the host file or tree at hostPath with the file or tree

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // usualBackupSector is where mkfs.fat, Windows and ftools put the FAT32

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 var checkClock = time.Date(2024, 5, 6, 7, 8, 10, 0, time.UTC)

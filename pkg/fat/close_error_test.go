@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // faultyVolume formats an in-memory FAT32 volume whose device fails every

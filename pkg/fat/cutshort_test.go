@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"ftools/pkg/internal/voltest"
-	fio "ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/internal/voltest"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // An image cut short (its boot sector describes 16 or 64 MiB, the file

@@ -3,7 +3,7 @@ package fat
 import (
 	"errors"
 
-	"ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // DamageError is how a walk over the paths a command touches reports damage

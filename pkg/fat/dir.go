@@ -9,8 +9,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"ftools/pkg/internal/dircache"
-	"ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/dircache"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // maxRecordSlots is the most slots a record takes: 20 long-name slots and

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"ftools/pkg/internal/voltest"
+	"github.com/ftools/ftools/pkg/internal/voltest"
 )
 
 // Mkdir and a directory's growth give back the clusters they took when

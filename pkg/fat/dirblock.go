@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"unicode/utf16"
 
-	"ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // Record is one directory member: optional LFN slots followed by its short

@@ -1,6 +1,6 @@
 package fat
 
-import "ftools/pkg/internal/dircache"
+import "github.com/ftools/ftools/pkg/internal/dircache"
 
 // The directory cache. Loaded directories stay in v.dirs so that path
 // lookups and inserts cost O(1), but not without bound: a tree of a

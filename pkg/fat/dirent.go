@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"time"
 
-	"ftools/pkg/internal/fsattr"
+	"github.com/ftools/ftools/pkg/internal/fsattr"
 )
 
 // DirEntrySize is the size of one directory slot: a short entry or an LFN slot.

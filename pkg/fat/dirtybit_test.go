@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"ftools/pkg/internal/voltest"
-	fio "ftools/pkg/io"
-	"ftools/pkg/io/writelog"
+	"github.com/ftools/ftools/pkg/internal/voltest"
+	fio "github.com/ftools/ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/io/writelog"
 )
 
 // diskDirty reads the dirty bit as the device holds it.

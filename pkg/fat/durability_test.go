@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // Rewriting the boot sector (the dirty bit, the label) keeps the bytes

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // Sentinel errors. Every error this package returns for bad on-disk data or

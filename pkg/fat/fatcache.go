@@ -3,10 +3,10 @@ package fat
 import (
 	"container/list"
 	"fmt"
-	"ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 	"slices"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // FAT windows. An open volume holds its first FAT as windows of

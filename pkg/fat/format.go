@@ -6,8 +6,8 @@ import (
 	"slices"
 	"time"
 
-	"ftools/pkg/internal/fsutil"
-	fio "ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // Format writes a new, empty FAT file system on dev as p describes (see

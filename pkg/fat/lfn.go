@@ -7,7 +7,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"ftools/pkg/internal/names"
+	"github.com/ftools/ftools/pkg/internal/names"
 )
 
 // MaxLongNameUnits is the longest long name, in UTF-16 code units.

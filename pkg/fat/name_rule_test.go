@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"ftools/pkg/internal/names"
+	"github.com/ftools/ftools/pkg/internal/names"
 )
 
 // Every call that gives an entry a name applies the one rule

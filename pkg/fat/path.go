@@ -5,7 +5,7 @@ import (
 	"io/fs"
 	"strings"
 
-	"ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // cleanPath and namesDir read volume paths as pkg/exfat reads them.

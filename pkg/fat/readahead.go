@@ -3,7 +3,7 @@ package fat
 import (
 	"io/fs"
 
-	"ftools/pkg/internal/readahead"
+	"github.com/ftools/ftools/pkg/internal/readahead"
 )
 
 // ReadAheadOptions size a ReadAhead (see package readahead: Workers

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // raVolume is a FAT16 volume in an image file opened with a small I/O size

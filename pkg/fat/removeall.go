@@ -3,7 +3,7 @@ package fat
 import (
 	"errors"
 
-	"ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // RemoveAll removes name and, if it is a directory, everything below it.

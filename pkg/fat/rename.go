@@ -5,7 +5,7 @@ import (
 	"io/fs"
 	"strconv"
 
-	"ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // ErrIntoItself is wrapped by Rename's error for moving a directory into

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // verbImage makes an image with mkfs.fat (-F bits) and fills it with mtools:

@@ -13,7 +13,7 @@ import (
 	"testing/iotest"
 	"time"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // scaleImage formats an image file of size bytes as FAT32 with 512-byte

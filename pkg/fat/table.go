@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"ftools/pkg/internal/bounds"
+	"github.com/ftools/ftools/pkg/internal/bounds"
 )
 
 // Table is one copy of the file allocation table, decoded in place: it

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"ftools/pkg/internal/dircache"
-	"ftools/pkg/internal/fsutil"
-	fio "ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/internal/dircache"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // maxBootRead is how much of the volume's start Open reads to find the boot

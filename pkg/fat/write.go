@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"ftools/pkg/internal/bounds"
-	"ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/bounds"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // MaxFileSize is the largest file FAT can hold: 4 GiB - 1 byte.

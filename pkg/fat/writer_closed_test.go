@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"ftools/pkg/internal/voltest"
+	"github.com/ftools/ftools/pkg/internal/voltest"
 )
 
 // A Writer used after its own Close refuses (fs.ErrClosed) and allocates

@@ -1,7 +1,7 @@
 // Package io is the block I/O layer of ftools: it opens FAT image files and
 // block devices, and moves bytes between them and memory.
 //
-// Importers alias it fio (fio "ftools/pkg/io") because its name hides the
+// Importers alias it fio (fio "github.com/ftools/ftools/pkg/io") because its name hides the
 // standard library's io.
 //
 // A Device is a window onto a file or block device: the whole of it, a byte

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"ftools/pkg/io/writelog"
+	"github.com/ftools/ftools/pkg/io/writelog"
 )
 
 // Barrier flushes under close and file when something was written since

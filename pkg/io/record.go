@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"ftools/pkg/io/writelog"
+	"github.com/ftools/ftools/pkg/io/writelog"
 )
 
 // EnvWriteLog names the environment variable that makes Open record every

@@ -4,7 +4,7 @@ import (
 	"io/fs"
 	"time"
 
-	"ftools/pkg/exfat"
+	"github.com/ftools/ftools/pkg/exfat"
 )
 
 // ExFAT is an exFAT volume as a Volume: every method the two packages

@@ -4,7 +4,7 @@ import (
 	"io/fs"
 	"time"
 
-	"ftools/pkg/fat"
+	"github.com/ftools/ftools/pkg/fat"
 )
 
 // FAT is a FAT12/16/32 volume as a Volume: every method the two packages

@@ -1,6 +1,6 @@
 package vol
 
-import "ftools/pkg/internal/names"
+import "github.com/ftools/ftools/pkg/internal/names"
 
 // NameRule is one file system's rule for names going into a volume, the
 // one pkg/fat and pkg/exfat follow: Clean drops trailing dots and spaces

@@ -23,10 +23,10 @@ import (
 	"io/fs"
 	"time"
 
-	"ftools/pkg/exfat"
-	"ftools/pkg/fat"
-	"ftools/pkg/internal/readahead"
-	fio "ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/exfat"
+	"github.com/ftools/ftools/pkg/fat"
+	"github.com/ftools/ftools/pkg/internal/readahead"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // Attr holds the attribute bits FAT and exFAT share, with the values both

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"ftools/pkg/exfat"
-	"ftools/pkg/fat"
-	fio "ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/exfat"
+	"github.com/ftools/ftools/pkg/fat"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 var stamp = time.Date(2026, 3, 4, 5, 6, 8, 0, time.UTC)

@@ -10,9 +10,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"ftools/pkg/fat"
-	fio "ftools/pkg/io"
-	"ftools/pkg/vol"
+	"github.com/ftools/ftools/pkg/fat"
+	fio "github.com/ftools/ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // FlagComplete, as a command's first argument, asks it for the completions

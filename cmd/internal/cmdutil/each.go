@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"ftools/pkg/vol"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // ChangeReport is the --json object of a command that changes volumes

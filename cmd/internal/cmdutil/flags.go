@@ -11,8 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"ftools/pkg/fat"
-	fio "ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/fat"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // Flag names shared by the commands; man pages and completion use them too.

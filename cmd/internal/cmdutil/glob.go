@@ -7,7 +7,7 @@ import (
 	"path"
 	"strings"
 
-	"ftools/pkg/vol"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // Match is one path a volume operand names once its wildcards are

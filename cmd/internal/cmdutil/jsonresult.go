@@ -10,7 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // Problem is one path a command skipped or could not handle, and why, in

@@ -8,7 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // openWaiting opens a device as pkg/io's Open does. With --wait (o.Wait),

@@ -5,7 +5,7 @@ import (
 	"path"
 	"strings"
 
-	"ftools/pkg/vol"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // StoreName applies v's rule for names (vol.Names, the one fcp and both

@@ -8,10 +8,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"ftools/pkg/exfat"
-	"ftools/pkg/fat"
-	fio "ftools/pkg/io"
-	"ftools/pkg/vol"
+	"github.com/ftools/ftools/pkg/exfat"
+	"github.com/ftools/ftools/pkg/fat"
+	fio "github.com/ftools/ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // FlagImage is -i IMAGE, the image that "::/path" operands refer to.

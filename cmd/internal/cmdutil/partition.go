@@ -6,9 +6,9 @@ import (
 	"strings"
 	"sync"
 
-	"ftools/pkg/exfat"
-	"ftools/pkg/fat"
-	fio "ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/exfat"
+	"github.com/ftools/ftools/pkg/fat"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // PartitionRule is how partitions are numbered, for messages about

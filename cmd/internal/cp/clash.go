@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"ftools/pkg/vol"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // clashKind says what a destination name clashes with.

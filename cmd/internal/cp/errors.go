@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strconv"
 
-	"ftools/cmd/internal/cmdutil"
+	"github.com/ftools/ftools/cmd/internal/cmdutil"
 )
 
 // errText is an error as the user reads it (cmdutil.ErrText), with the

@@ -3,7 +3,7 @@ package cp
 import (
 	"strings"
 
-	"ftools/cmd/internal/cmdutil"
+	"github.com/ftools/ftools/cmd/internal/cmdutil"
 )
 
 // expand turns an image source into the paths it names, with the

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"ftools/pkg/fat"
+	"github.com/ftools/ftools/pkg/fat"
 )
 
 // hostSide is the host's file system.

@@ -7,8 +7,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"ftools/cmd/internal/cmdutil"
-	"ftools/pkg/vol"
+	"github.com/ftools/ftools/cmd/internal/cmdutil"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // nameFix is what becomes of a source's name on its way into a side.

@@ -3,8 +3,8 @@ package cp
 import (
 	"io"
 
-	"ftools/cmd/internal/cmdutil"
-	"ftools/pkg/vol"
+	"github.com/ftools/ftools/cmd/internal/cmdutil"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // Options configure a copy.

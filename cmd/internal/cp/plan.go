@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"ftools/cmd/internal/cmdutil"
-	"ftools/pkg/vol"
+	"github.com/ftools/ftools/cmd/internal/cmdutil"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // itemKind is one step of a plan.

@@ -13,10 +13,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"ftools/cmd/internal/cmdutil"
-	"ftools/pkg/fat"
-	fio "ftools/pkg/io"
-	"ftools/pkg/vol"
+	"github.com/ftools/ftools/cmd/internal/cmdutil"
+	"github.com/ftools/ftools/pkg/fat"
+	fio "github.com/ftools/ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // fixture is an in-memory FAT16 volume named "img" and a host folder.

@@ -5,8 +5,8 @@ import (
 	"path"
 	"unicode/utf16"
 
-	"ftools/pkg/fat"
-	"ftools/pkg/vol"
+	"github.com/ftools/ftools/pkg/fat"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // The plan checks, before anything is written, that the volume it copies

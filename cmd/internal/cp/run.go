@@ -7,9 +7,9 @@ import (
 	"os"
 	"sync"
 
-	"ftools/cmd/internal/cmdutil"
-	fio "ftools/pkg/io"
-	"ftools/pkg/vol"
+	"github.com/ftools/ftools/cmd/internal/cmdutil"
+	fio "github.com/ftools/ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // ErrInterrupted ends a copy that was asked to stop (Options.Stop).

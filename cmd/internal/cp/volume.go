@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"ftools/cmd/internal/cmdutil"
-	"ftools/pkg/vol"
+	"github.com/ftools/ftools/cmd/internal/cmdutil"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // volSide is one volume, FAT or exFAT.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	goio "io"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // DataStream is a volume's file data and new directory clusters on their

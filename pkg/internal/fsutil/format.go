@@ -3,7 +3,7 @@ package fsutil
 import (
 	"fmt"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // FitDevice resolves a format's sector size and size against dev, in

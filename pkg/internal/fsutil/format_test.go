@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // FitDevice takes the device's sector size and size for 0 and refuses a

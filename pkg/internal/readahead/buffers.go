@@ -3,7 +3,7 @@ package readahead
 import (
 	"sync"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // hugePage is the size of a transparent huge page (x86-64, arm64 with

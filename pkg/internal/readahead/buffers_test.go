@@ -9,7 +9,7 @@ import (
 	"testing"
 	"unsafe"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // Request buffers of 4 MiB start at a huge page, come back to the pool at

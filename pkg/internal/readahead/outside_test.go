@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // An image cut short (a truncated download): the files whose data lies

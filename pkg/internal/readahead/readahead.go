@@ -14,7 +14,7 @@ import (
 	"io/fs"
 	"sync"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // Options size a ReadAhead.

@@ -3,7 +3,7 @@ package voltest
 import (
 	"testing"
 
-	fio "ftools/pkg/io"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // Boot decodes the volume's boot sector as dev holds it now (decode is

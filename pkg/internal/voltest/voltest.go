@@ -15,8 +15,8 @@ import (
 	"strings"
 	"testing"
 
-	"ftools/pkg/internal/readahead"
-	fio "ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/internal/readahead"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // Write fails tb unless err (from the Create that returned w) is nil and

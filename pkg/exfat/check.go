@@ -89,6 +89,7 @@ type Report struct {
 	lost        []Extent   // marked in use, used by nothing
 	hashFixes   []entryFix // entry sets whose only fault is the name hash
 	renameFixes []entryFix // second entries of interrupted renames, to delete
+	setFixes    []entryFix // entry sets whose checksum fails, to delete (as fsck.exfat -y does)
 	chainCuts   []Cluster  // last clusters of files whose chains run on past their size
 	// sysUnclaimed: a system file's (bitmap's, up-case table's) clusters
 	// could not be claimed; they may be among the lost ones, which must
@@ -104,6 +105,7 @@ type entryFix struct {
 	exts []Extent
 	slot int
 	set  []byte
+	free []Extent // a deleted set's clusters that no other entry uses
 }
 
 // Clean reports whether the check found no problem.

@@ -160,7 +160,7 @@ func TestCheckDamage(t *testing.T) {
 		{"set-checksum", func(t *testing.T, img string) {
 			off, _ := recordOffset(t, img, "b.bin")
 			patchImage(t, img, off+offModifyTime, []byte{0x11})
-		}, KindSetChecksum, true, false},
+		}, KindSetChecksum, true, true},
 		{"name-hash", func(t *testing.T, img string) {
 			off, _ := recordOffset(t, img, "b.bin")
 			set := readImage(t, img, off, 3*EntrySize)

@@ -164,12 +164,18 @@ func (t *treeCheck) walkDir(dirPath string, exts []Extent, pd parsedDir, depth i
 		if p.Kind == KindNameHash && !t.pass2 && v.upcaseOK() {
 			t.hashFix(exts, pd, p.Slot)
 		}
+		var free []Extent
 		if p.Stream != nil {
 			// The set is damaged, but the clusters it names are not
 			// free for the taking.
-			if exts, err := v.fileExtents(p.Stream); err == nil {
-				t.claim(path.Join(dirPath, "(damaged entry set)"), exts)
+			if fexts, err := v.fileExtents(p.Stream); err == nil {
+				if !t.claim(path.Join(dirPath, "(damaged entry set)"), fexts) {
+					free = fexts
+				}
 			}
+		}
+		if p.Kind == KindSetChecksum && !t.pass2 && p.Slots > 0 && p.Slot+p.Slots <= pd.end {
+			t.rep.setFixes = append(t.rep.setFixes, entryFix{exts: exts, slot: p.Slot, set: make([]byte, p.Slots*EntrySize), free: free})
 		}
 	}
 	for _, r := range pd.recs {

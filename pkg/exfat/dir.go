@@ -181,9 +181,7 @@ func (d *dir) index(raw []byte, up *Upcase) {
 		switch p.Kind {
 		case KindSetChecksum, KindEntrySet, KindDuplicate, KindDirEntry:
 			// A member it may be: not listed, so not to be named again.
-			// fverify --repair does not delete a damaged set yet;
-			// fsck.exfat -y does.
-			d.hidden = fmt.Errorf("%w: the directory holds damaged entries at byte %d of it, not listed (%v) (the volume is damaged: fverify shows the damage, fsck.exfat -y deletes the damaged entries)", ErrCorrupt, p.Slot*EntrySize, trimPrefix(p.Err))
+			d.hidden = fmt.Errorf("%w: the directory holds damaged entries at byte %d of it, not listed (%v) %s", ErrCorrupt, p.Slot*EntrySize, trimPrefix(p.Err), fsutil.DamageHint)
 		}
 		if d.hidden != nil {
 			break

@@ -51,6 +51,10 @@ type dirProblem struct {
 	// checksum, when the entry after its file entry is one: the clusters
 	// it names must not be taken for lost.
 	Stream *StreamEntry
+	// Slots is how many entries a set skipped for its checksum takes
+	// (its secondary count and the file entry), for the repair that
+	// deletes it.
+	Slots int
 }
 
 // sysEntry is one of the root directory's entries that are not files: the
@@ -98,6 +102,7 @@ func parseDir(raw []byte, up *Upcase, root bool) parsedDir {
 				p := dirProblem{Slot: i, Kind: KindEntrySet, Err: err}
 				if fe, ok := err.(*FormatError); ok && fe.Field == "set checksum" {
 					p.Kind = KindSetChecksum
+					p.Slots = n
 					if st := raw[(i+1)*EntrySize:]; st[0] == TypeStream {
 						se := DecodeStreamEntry(st)
 						p.Stream = &se

@@ -125,7 +125,7 @@ func Repair(v *Volume, rep *Report, opts RepairOptions) ([]string, error) {
 		fixes = append(fixes, fmt.Sprintf("rewrote the name hash of %d entry sets", n))
 		mark(KindNameHash)
 	}
-	for _, f := range rep.renameFixes {
+	for _, f := range append(rep.renameFixes, rep.setFixes...) {
 		if dry {
 			break
 		}
@@ -143,6 +143,26 @@ func Repair(v *Volume, rep *Report, opts RepairOptions) ([]string, error) {
 				return fixes, err
 			}
 		}
+	}
+	if n := len(rep.setFixes); n > 0 {
+		// Their clusters, unless another entry uses them too, are free
+		// with them (in the batch that deletes the sets, as lost
+		// clusters are: no valid entry names them either way).
+		freed := int64(0)
+		for _, f := range rep.setFixes {
+			for _, e := range f.free {
+				if v.bitmap != nil && !dry {
+					v.bitmap.mark(e, false)
+				}
+				freed += int64(e.Len)
+			}
+		}
+		if v.bitmap != nil {
+			used -= freed
+		}
+		rep.setFixes = nil
+		fixes = append(fixes, fmt.Sprintf("deleted %d entry sets whose checksum fails, as fsck.exfat -y does, and freed the %d clusters they named", n, freed))
+		mark(KindSetChecksum)
 	}
 	if n := len(rep.renameFixes); n > 0 {
 		rep.renameFixes = nil

@@ -223,20 +223,7 @@ func (v *xvol) deep() xset { return v.find(v.subSlots(v.sub()), "DEEP") }
 
 // chainFile gives a root file a FAT chain over its clusters and clears
 // NoFatChain, as a fragmented file has.
-func (v *xvol) chainFile(name string) {
-	s := v.rootSet(name)
-	first := v.first(s)
-	n := (int(binary.LittleEndian.Uint64(v.b[s.stream()+24:])) + v.cs - 1) / v.cs
-	for i := range n {
-		next := first + i + 1
-		if i == n-1 {
-			next = 0xFFFFFFFF
-		}
-		v.setFAT(first+i, next)
-	}
-	v.b[s.stream()+1] &^= 0x02
-	v.fixSum(s)
-}
+func (v *xvol) chainFile(name string) { v.chainFileSet(v.rootSet(name)) }
 
 // bitmap returns the allocation bitmap's byte offset (it is cluster 2).
 func (v *xvol) bitmap() int { return v.coff(2) }

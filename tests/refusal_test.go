@@ -162,7 +162,7 @@ func brokenChain(t *testing.T, img, kind, how string) {
 }
 
 // chainFileSet gives the file of set s a FAT chain over its clusters and
-// clears NoFatChain, as chainFile does for a root file.
+// clears NoFatChain, as a fragmented file has (chainFile: a root file).
 func (v *xvol) chainFileSet(s xset) {
 	first := v.first(s)
 	n := (int(binary.LittleEndian.Uint64(v.b[s.stream()+24:])) + v.cs - 1) / v.cs

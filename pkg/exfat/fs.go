@@ -289,7 +289,7 @@ func (f *File) ReadDir(n int) ([]fs.DirEntry, error) {
 		}
 		out[i] = e
 	}
-	if f.dirAt >= len(f.dir.list()) && n <= 0 {
+	if n <= 0 { // the rest was listed
 		if err := hidden(); err != nil {
 			f.hiddenSaid = true
 			return out, err

@@ -182,16 +182,19 @@ func fatSignature(t Type, media byte, b []byte) bool {
 // fatEntry0 reports whether b, the first bytes of a FAT, hold entry 0 as
 // fsck.fat knows it: every bit above the media byte set.
 func fatEntry0(t Type, b []byte) bool {
-	if len(b) < 4 {
-		return false
-	}
+	return len(b) >= 4 && entry0Sound(t, binary.LittleEndian.Uint32(b))
+}
+
+// entry0Sound is fatEntry0 for the first four bytes of a FAT read as one
+// little-endian value, or for entry 0 as a Table gives it.
+func entry0Sound(t Type, e uint32) bool {
 	switch t {
 	case FAT12:
-		return b[1]&0x0F == 0x0F
+		return e&0x0F00 == 0x0F00
 	case FAT16:
-		return b[1] == 0xFF
+		return e&0xFF00 == 0xFF00
 	}
-	return b[1] == 0xFF && b[2] == 0xFF && b[3]&0x0F == 0x0F
+	return e&0x0FFFFF00 == 0x0FFFFF00
 }
 
 // notRepairedError is Repair's refusal of a volume whose boot sector and

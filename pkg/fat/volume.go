@@ -121,9 +121,13 @@ func openVolume(dev *fio.Device, forCheck bool) (*Volume, error) {
 		}
 	}
 	if !forCheck {
-		if fault := fatCopiesFault(dev, v.layout); fault != nil {
-			v.Close()
-			return nil, fmt.Errorf("%w: %v; fverify shows the damage", ErrCorrupt, fault)
+		// FAT 1's first window is in memory already: the other copies
+		// are read only when its entry 0 is not sound.
+		if !entry0Sound(v.layout.Type, uint32(v.table.Get(0))) {
+			if fault := fatCopiesFault(dev, v.layout); fault != nil {
+				v.Close()
+				return nil, fmt.Errorf("%w: %v; fverify shows the damage", ErrCorrupt, fault)
+			}
 		}
 		// Writers change no FAT window whose copies disagree; the
 		// checker's repair is what makes them agree.

@@ -1,11 +1,11 @@
 package exfat
 
 import (
-	"crypto/sha256"
 	"errors"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/ftools/ftools/pkg/internal/voltest"
 )
 
 // A damaged tree is refused before anything changes: RemoveAll names where
@@ -37,7 +37,7 @@ func TestRemoveAllRefusesDamagedTree(t *testing.T) {
 				writeFile(t, v, name, pattern(uint64(i), 10000), 0)
 			}
 			closeVol(t, v)
-			before := sumImage(t, img)
+			before := voltest.SumFile(t, img)
 			v = openVol(t, img, true)
 			c.damage(t, v)
 			err := v.RemoveAll("t")
@@ -45,27 +45,15 @@ func TestRemoveAllRefusesDamagedTree(t *testing.T) {
 				t.Errorf("RemoveAll of a damaged tree = %v, want ErrCorrupt naming %s", err, c.where)
 			}
 			closeVol(t, v)
-			if sumImage(t, img) != before {
+			if voltest.SumFile(t, img) != before {
 				t.Error("the refused removal changed the image")
 			}
 		})
 	}
 }
 
+// rec is the record of name on v.
 func rec(t *testing.T, v *Volume, name string) *Record {
 	t.Helper()
-	fi, err := v.Stat(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fi.Sys().(*Record)
-}
-
-func sumImage(t *testing.T, path string) [32]byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sha256.Sum256(b)
+	return voltest.Sys[*Record](t, v.Stat, name)
 }

@@ -13,6 +13,8 @@ import (
 // and compares them byte for byte: the same layout, boot regions, FAT,
 // bitmap, up-case table and root directory.
 func TestFormatMatchesMkfs(t *testing.T) {
+	voltest.NeedTool(t, "mkfs.exfat")
+	voltest.NeedTool(t, "exfatlabel")
 	for _, tc := range []struct {
 		size  int64
 		label string
@@ -58,8 +60,8 @@ func compareImages(t *testing.T, ref, ours string) {
 	}
 	l, _ := bs.Layout()
 	n := l.ClusterOffset(bs.RootCluster) + l.ClusterSize
-	want := voltest.ReadFileAt(t, ref, 0, n)
-	got := voltest.ReadFileAt(t, ours, 0, n)
+	want := voltest.ReadFileAt(t, ref, 0, int(n))
+	got := voltest.ReadFileAt(t, ours, 0, int(n))
 	// mkfs.exfat 1.2.0 fills the OEM parameters sectors with 0xFF; later
 	// versions, and ftools, zero them (unused parameters have null GUIDs,
 	// exFAT specification 3.3.2). The boot checksums differ with them.

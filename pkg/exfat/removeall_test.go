@@ -13,6 +13,16 @@ import (
 // report a failure, and leave the clusters of what it skipped lost). The
 // damage is made in memory only, so that any write would show.
 func TestRemoveAllRefusesDamagedTree(t *testing.T) {
+	img := formatImage(t, 16<<20, FormatParams{})
+	v := openVol(t, img, true)
+	if err := v.MkdirAll("t/u", testTime); err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range []string{"t/u/f1", "t/u/f2"} {
+		writeFile(t, v, name, pattern(uint64(i), 10000), 0)
+	}
+	closeVol(t, v)
+	tree := voltest.ReadFile(t, img)
 	for _, c := range []struct {
 		name, where string
 		damage      func(t *testing.T, v *Volume)
@@ -28,17 +38,9 @@ func TestRemoveAllRefusesDamagedTree(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			img := formatImage(t, 16<<20, FormatParams{})
-			v := openVol(t, img, true)
-			if err := v.MkdirAll("t/u", testTime); err != nil {
-				t.Fatal(err)
-			}
-			for i, name := range []string{"t/u/f1", "t/u/f2"} {
-				writeFile(t, v, name, pattern(uint64(i), 10000), 0)
-			}
-			closeVol(t, v)
+			img := voltest.ImageFile(t, tree)
 			before := voltest.SumFile(t, img)
-			v = openVol(t, img, true)
+			v := openVol(t, img, true)
 			c.damage(t, v)
 			err := v.RemoveAll("t")
 			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), c.where+":") {

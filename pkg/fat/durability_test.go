@@ -89,7 +89,7 @@ func TestFallocateFlushesQueuedData(t *testing.T) {
 	if _, err := w.Write(bytes.Repeat([]byte{0xAA}, 64<<10)); err != nil {
 		t.Fatal(err)
 	}
-	start := w.exts[0].Start
+	start := w.f.Exts[0].Start
 	w.Abort()
 	v.cursor = start // make the next allocation take the aborted clusters
 	res, err := v.Fallocate("/zeroed.bin", 64<<10, FallocateOptions{})

@@ -63,7 +63,7 @@ func Example_formatImage() {
 // Copy a host folder into a volume: walk it with fs.WalkDir, make each
 // folder, write each file through a Writer. Abort after Close does
 // nothing, so a deferred Abort drops the files that fail half way.
-// The volume writes on Close (or Commit), in its crash-safe order.
+// The files appear on Close (or Commit), in the crash-safe order.
 func Example_copyTree() {
 	v, host := newVolume(), os.DirFS("testdata/tree")
 	err := fs.WalkDir(host, ".", func(name string, d fs.DirEntry, err error) error {

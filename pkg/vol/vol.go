@@ -27,15 +27,18 @@
 // Mkdir, MkdirAll, Remove, RemoveAll, Rename, SetAttr and SetLabel change
 // the tree. To update a file, read it and Create it again.
 //
-// Nothing reaches the device before Commit or Close. Both write what
-// changed in the crash-safe order of the file system's package (data,
-// then the allocation table, then directory entries, with a flush between
-// where the device's sync policy asks for one), so that a crash or power
-// cut leaves the old state, the new one, or lost clusters a check frees,
-// never an entry over unwritten data. Close also clears the dirty bit the
-// session set; it does not close the device, whose own Close flushes
-// under every sync policy but fio.SyncNone (the zero Options' policy:
-// ask for fio.SyncClose, the commands' default).
+// Changes take effect on Commit or Close. Both write what changed in the
+// crash-safe order of the file system's package (data, then the
+// allocation table, then directory entries, with a flush between where
+// the device's sync policy asks for one), so that a crash or power cut
+// leaves the old state, the new one, or lost clusters a check frees, never
+// an entry over unwritten data. A file's data may go out before, into
+// clusters nothing names yet (the volume marked dirty first): a program
+// that stops before Commit leaves every file and folder as it was.
+// Close also clears the dirty bit the session set; it does not close the
+// device, whose own Close flushes under every sync policy but fio.SyncNone
+// (the zero Options' policy: ask for fio.SyncClose, the commands'
+// default).
 //
 // Errors: a missing or existing name is an *fs.PathError wrapping
 // fs.ErrNotExist or fs.ErrExist; IsFull tells a full volume or directory

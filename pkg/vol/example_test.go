@@ -114,21 +114,24 @@ func Example_walk() {
 func Example_update() {
 	v := newVolume("config.txt")
 	defer v.Close()
-	old, err := fs.ReadFile(v, "config.txt")
+	b, err := fs.ReadFile(v, "config.txt")
 	if err != nil {
 		log.Fatal(err)
 	}
-	w, err := v.Create("config.txt", int64(len(old))+7, time.Now())
+	b = append(b, " debug=1\n"...)
+	w, err := v.Create("config.txt", int64(len(b)), time.Now())
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Fprintf(w, "%s+debug\n", strings.TrimSpace(string(old)))
+	if _, err := w.Write(b); err != nil {
+		log.Fatal(err) // exiting before Commit leaves config.txt as it was
+	}
 	if err := w.Close(); err != nil {
 		log.Fatal(err)
 	}
-	b, _ := fs.ReadFile(v, "config.txt")
+	b, _ = fs.ReadFile(v, "config.txt")
 	fmt.Printf("%q %v\n", b, v.Commit())
-	// Output: "config.txt's bytes+debug\n" <nil>
+	// Output: "config.txt's bytes debug=1\n" <nil>
 }
 
 // Check a volume without writing, then repair what the check found

@@ -46,6 +46,15 @@ func TestRename(t *testing.T) {
 	if err := v.Rename("b/victim", "b/sub2"); !errors.Is(err, ErrIsDir) {
 		t.Fatalf("file over directory: %v", err)
 	}
+	// The names rename(2) refuses, as FAT refuses them.
+	for _, to := range []string{"b/.", "b/..", "b/sub2/.."} {
+		if err := v.Rename("b/victim", to); !errors.Is(err, fs.ErrInvalid) {
+			t.Errorf("rename to %q: %v, want fs.ErrInvalid", to, err)
+		}
+	}
+	if err := v.Rename("b/victim", "b/other/"); !errors.Is(err, ErrNotDir) {
+		t.Errorf("a file renamed to a name ending in /: %v, want ErrNotDir", err)
+	}
 	closeVol(t, v)
 	fsckClean(t, img)
 	v = openVol(t, img, false)

@@ -1,14 +1,13 @@
 package exfat
 
 import (
-	"errors"
-
+	"github.com/ftools/ftools/pkg/internal/fserr"
 	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // ErrIntoItself is wrapped by Rename's error for moving a directory into
 // itself or one of its subdirectories.
-var ErrIntoItself = errors.New("exfat: cannot move a directory into itself")
+var ErrIntoItself error = fserr.ErrIntoItself.In("exfat")
 
 // Rename moves or renames oldName to newName without copying data: the
 // entry set moves, the clusters stay. It follows rename(2): newName's
@@ -23,7 +22,7 @@ var ErrIntoItself = errors.New("exfat: cannot move a directory into itself")
 // after a barrier (Commit's last step): a power cut in between leaves the
 // file under both names, never under none.
 func (v *Volume) Rename(oldName, newName string) error {
-	m, err := fsutil.StartMove(oldName, newName, v.changes())
+	m, err := fsutil.StartMove(oldName, newName, v.changes(), (*Record).IsDir, ErrNotDir)
 	if err != nil {
 		return err
 	}

@@ -1,16 +1,16 @@
 package fat
 
 import (
-	"errors"
 	"io/fs"
 	"strconv"
 
+	"github.com/ftools/ftools/pkg/internal/fserr"
 	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // ErrIntoItself is wrapped by Rename's error for moving a directory into
 // itself or one of its subdirectories.
-var ErrIntoItself = errors.New("fat: cannot move a directory into itself")
+var ErrIntoItself error = fserr.ErrIntoItself.In("fat")
 
 // Rename moves or renames oldName to newName on the volume without copying
 // data: the entry moves, the clusters stay. It follows rename(2): newName's
@@ -21,17 +21,11 @@ var ErrIntoItself = errors.New("fat: cannot move a directory into itself")
 // to the name itself) rewrites the entry in place. A moved directory's ".."
 // entry is updated to name its new parent (0 for the root).
 func (v *Volume) Rename(oldName, newName string) error {
-	m, err := fsutil.StartMove(oldName, newName, v.changes())
+	m, err := fsutil.StartMove(oldName, newName, v.changes(), func(r *Record) bool { return r.Entry.IsDir() }, ErrNotDir)
 	if err != nil {
 		return err
 	}
 	od, r, nd, base, pathErr := m.From, m.Rec, m.To, m.Base, m.Err
-	if base == "." || base == ".." {
-		return pathErr(fs.ErrInvalid)
-	}
-	if namesDir(newName) && !r.Entry.IsDir() {
-		return pathErr(ErrNotDir)
-	}
 	if r.Entry.IsDir() {
 		inside, err := v.isWithin(nd, r.Entry.Cluster)
 		if err != nil {

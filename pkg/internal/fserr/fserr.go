@@ -75,6 +75,9 @@ var (
 	ErrReadOnly = Kind("volume is open read-only")
 	// ErrClosed: the volume was used after Close.
 	ErrClosed = Kind("volume is closed")
+	// ErrIntoItself: a rename would move a directory into itself or
+	// one of its subdirectories.
+	ErrIntoItself = Kind("cannot move a directory into itself")
 )
 
 // Errors for operations on the wrong kind of entry: the system's errno

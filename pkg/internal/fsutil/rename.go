@@ -1,6 +1,10 @@
 package fsutil
 
-import "os"
+import (
+	"io/fs"
+	"os"
+	"strings"
+)
 
 // Move is a rename's two ends, resolved the same way on both codecs: the
 // entry moved (Rec, in From) and where it goes (Base in To), with the
@@ -17,16 +21,33 @@ type Move[D, R comparable] struct {
 // StartMove starts a rename of oldName to newName: the change starts
 // and finds the entry (the root is refused: see ChangeEntry), then
 // newName's directory (which must exist) and last element are resolved.
-func StartMove[D, R comparable](oldName, newName string, c Changes[D, R]) (*Move[D, R], error) {
+// What rename(2) refuses of the names alone is refused here for both
+// codecs: "." or ".." as the new last element (fs.ErrInvalid), and a new
+// name ending in "/" for an entry that is not a directory (notDir);
+// isDir says what the entry is.
+func StartMove[D, R comparable](oldName, newName string, c Changes[D, R], isDir func(R) bool, notDir error) (*Move[D, R], error) {
 	m := &Move[D, R]{OldPath: "/" + CleanPath(oldName), NewPath: "/" + CleanPath(newName)}
 	var err error
 	if m.From, m.Rec, err = c.Entry("rename", oldName); err != nil {
 		return nil, err
 	}
+	if last := lastElem(newName); last == "." || last == ".." {
+		return nil, m.Err(fs.ErrInvalid)
+	}
 	if m.To, m.Base, err = c.Parent("rename", newName); err != nil {
 		return nil, err
 	}
+	if NamesDir(newName) && !isDir(m.Rec) {
+		return nil, m.Err(notDir)
+	}
 	return m, nil
+}
+
+// lastElem is name's last element as the user wrote it, before cleaning
+// folds "d/.." into its parent.
+func lastElem(name string) string {
+	name = strings.TrimRight(strings.ReplaceAll(name, "\\", "/"), "/")
+	return name[strings.LastIndexByte(name, '/')+1:]
 }
 
 // Err is err about this rename, naming both paths.

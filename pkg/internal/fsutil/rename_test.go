@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	pathpkg "path"
+	"strings"
 	"testing"
 )
 
@@ -45,12 +46,14 @@ func TestMoveTarget(t *testing.T) {
 	byName := map[string]*rec{"a": a, "A": a, "b": b}
 	lookup := func(d int, n string) *rec { return byName[n] }
 	recName := func(r *rec) string { return r.name }
+	isDir := func(r *rec) bool { return false }
+	notDir := errors.New("notdir")
 	for _, c := range []struct {
 		to     string
 		target *rec
 		same   bool
 	}{{"::/d/A", nil, true}, {"d/a", nil, false}, {"d/b", b, false}, {"d/c", nil, false}} {
-		m, err := StartMove("/x/A", c.to, moves)
+		m, err := StartMove("/x/A", c.to, moves, isDir, notDir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,9 +61,39 @@ func TestMoveTarget(t *testing.T) {
 			t.Errorf("%s: %v %v, want %v %v", c.to, target, same, c.target, c.same)
 		}
 	}
-	m, _ := StartMove("x/A", "d/b", moves)
+	m, _ := StartMove("x/A", "d/b", moves, isDir, notDir)
 	var le *os.LinkError
 	if err := m.Err(fs.ErrExist); !errors.As(err, &le) || le.Old != "/x/A" || le.New != "/d/b" {
 		t.Errorf("error %v, want a LinkError naming /x/A and /d/b", err)
+	}
+}
+
+// rename(2) refuses "." or ".." as the new last element, and a new name
+// ending in "/" for a file, on both codecs alike.
+func TestStartMoveRefusesNames(t *testing.T) {
+	type rec struct{ dir bool }
+	file, dir := &rec{}, &rec{dir: true}
+	var moved *rec
+	none := func() error { return nil }
+	moves := Changes[int, *rec]{Begin: none, Settle: none,
+		Lookup: func(op, name string) (int, *rec, error) { return 1, moved, nil },
+		Parent: func(op, name string) (int, string, error) {
+			return 2, pathpkg.Base(strings.TrimRight(strings.ReplaceAll(name, "\\", "/"), "/")), nil
+		}}
+	notDir := errors.New("notdir")
+	isDir := func(r *rec) bool { return r.dir }
+	for _, c := range []struct {
+		r    *rec
+		to   string
+		want error
+	}{
+		{file, "d/.", fs.ErrInvalid}, {file, "d/..", fs.ErrInvalid}, {dir, "..", fs.ErrInvalid},
+		{file, "d/b/", notDir}, {file, "d\\b\\", notDir}, {dir, "d/b/", nil}, {file, "d/b", nil},
+	} {
+		moved = c.r
+		_, err := StartMove("x/A", c.to, moves, isDir, notDir)
+		if !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
+			t.Errorf("%v -> %q: %v, want %v", c.r.dir, c.to, err, c.want)
+		}
 	}
 }

@@ -33,7 +33,7 @@ func TestCutShortImage(t *testing.T) {
 	if err != nil {
 		t.Fatalf("opening the cut image to read: %v", err)
 	}
-	ra := v.ReadAhead(names, ReadAheadOptions{})
+	ra := v.ReadAheadFunc(len(names), func(i int) string { return names[i] }, ReadAheadOptions{})
 	defer ra.Close()
 	voltest.CutShortReads(t, names, data, func(n string) (io.Reader, error) { return v.Open(n) }, ra)
 	rep, err := Check(v, CheckOptions{})

@@ -19,17 +19,12 @@ type ReadAhead = readahead.ReadAhead
 // AheadFile reads one file's data from a ReadAhead.
 type AheadFile = readahead.File
 
-// ReadAhead starts reading the named files (volume paths). A name that
-// does not open (missing, a directory, a damaged chain) gives its error
-// from File. The consumer must not change those files until it has read
-// them.
-func (v *Volume) ReadAhead(names []string, o ReadAheadOptions) *ReadAhead {
-	return v.ReadAheadFunc(len(names), func(i int) string { return names[i] }, o)
-}
-
-// ReadAheadFunc is ReadAhead for n files whose names name gives, asked
-// for (on the caller's goroutine) as the read-ahead reaches them, so that
-// a long list need not be held as strings.
+// ReadAheadFunc starts reading n files (volume paths) whose names name
+// gives, asked for (on the caller's goroutine) as the read-ahead reaches
+// them, so that a long list need not be held as strings. A name that does
+// not open (missing, a directory, a damaged chain) gives its error from
+// File. The consumer must not change those files until it has read them.
+// (pkg/vol's Volume adds ReadAhead, for a list of names.)
 func (v *Volume) ReadAheadFunc(n int, name func(int) string, o ReadAheadOptions) *ReadAhead {
 	return readahead.ForVolume(v.dev, n, name, v.flushData(), v.aheadSource, o)
 }

@@ -55,7 +55,7 @@ func testCutShort(t *testing.T, size, totalOff int64) {
 	if err != nil {
 		t.Fatalf("opening the cut image to read: %v", err)
 	}
-	ra := v.ReadAhead(names, ReadAheadOptions{})
+	ra := v.ReadAheadFunc(len(names), func(i int) string { return names[i] }, ReadAheadOptions{})
 	defer ra.Close()
 	voltest.CutShortReads(t, names, data, func(n string) (io.Reader, error) { return v.Open(strings.TrimPrefix(n, "/")) }, ra)
 	rep, err := Check(v, CheckOptions{})

@@ -34,16 +34,12 @@ type AheadFile = readahead.File
 // ErrReadAheadClosed is returned by reads after Close.
 var ErrReadAheadClosed = readahead.ErrClosed
 
-// ReadAhead starts reading the named files (volume paths). A name that
-// does not open (missing, a directory, a damaged chain) gives its error
-// from File.
-func (v *Volume) ReadAhead(names []string, o ReadAheadOptions) *ReadAhead {
-	return v.ReadAheadFunc(len(names), func(i int) string { return names[i] }, o)
-}
-
-// ReadAheadFunc is ReadAhead for n files whose names name gives, asked
-// for (on the caller's goroutine, from File) as the read-ahead reaches
-// them, so that a list of a million files need not be held as strings.
+// ReadAheadFunc starts reading n files (volume paths) whose names name
+// gives, asked for (on the caller's goroutine, from File) as the
+// read-ahead reaches them, so that a list of a million files need not be
+// held as strings. A name that does not open (missing, a directory, a
+// damaged chain) gives its error from File. (pkg/vol's Volume adds
+// ReadAhead, for a list of names.)
 func (v *Volume) ReadAheadFunc(n int, name func(int) string, o ReadAheadOptions) *ReadAhead {
 	// Queued data (written earlier in this session) must be on the device
 	// before it is read back.

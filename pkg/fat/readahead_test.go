@@ -97,7 +97,7 @@ func TestReadAhead(t *testing.T) {
 	names := []string{"a.bin", "b.bin", "c.bin", "d.bin", "e.bin", "f.bin", "g.bin", "big.bin", "frag.bin", "missing.bin", "gap2.bin"}
 
 	before := dev.Stats()
-	ra := v.ReadAhead(names, ReadAheadOptions{Workers: 3})
+	ra := v.ReadAheadFunc(len(names), func(i int) string { return names[i] }, ReadAheadOptions{Workers: 3})
 	defer ra.Close()
 	for i, name := range names {
 		f, err := ra.File(i)
@@ -156,7 +156,7 @@ func TestReadAheadSkip(t *testing.T) {
 		names = append(names, name)
 		raPut(t, v, name, b)
 	}
-	ra := v.ReadAhead(names, ReadAheadOptions{Workers: 2, Buffers: 3})
+	ra := v.ReadAheadFunc(len(names), func(i int) string { return names[i] }, ReadAheadOptions{Workers: 2, Buffers: 3})
 	f, err := ra.File(1)
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +182,7 @@ func TestReadAheadSkip(t *testing.T) {
 	ra.Close()
 
 	// Closing in the middle, with reads in flight, returns.
-	ra = v.ReadAhead(names, ReadAheadOptions{})
+	ra = v.ReadAheadFunc(len(names), func(i int) string { return names[i] }, ReadAheadOptions{})
 	if f, err := ra.File(0); err != nil {
 		t.Fatal(err)
 	} else if _, err := f.Chunk(); err != nil {

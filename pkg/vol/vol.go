@@ -268,3 +268,17 @@ func NoSpace(err error) error {
 // IsFull reports whether err means the volume or a directory is full: a
 // copy that meets it stops, since every later file would fail the same way.
 func IsFull(err error) bool { return fserr.IsFull(err) }
+
+// ReadAhead starts reading the named files (volume paths): ReadAheadFunc
+// over a list.
+func (v FAT) ReadAhead(names []string, o ReadAheadOptions) *ReadAhead {
+	return v.ReadAheadFunc(len(names), nameAt(names), o)
+}
+
+// ReadAhead starts reading the named files (volume paths): ReadAheadFunc
+// over a list.
+func (v ExFAT) ReadAhead(names []string, o ReadAheadOptions) *ReadAhead {
+	return v.ReadAheadFunc(len(names), nameAt(names), o)
+}
+
+func nameAt(names []string) func(int) string { return func(i int) string { return names[i] } }

@@ -62,6 +62,22 @@ func (v *Volume) ReadAheadFunc(n int, name func(int) string, o ReadAheadOptions)
 	}, o)
 }
 
+// AheadSource tells where the named file's data lies, as ReadAheadFunc
+// asks it, with queued data flushed first: for a caller that builds its
+// own ReadAhead (pkg/vol, which serializes every call into the volume and
+// so resolves files under its lock).
+func (v *Volume) AheadSource(name string) readahead.Source {
+	if err := v.flushData(); err != nil {
+		return readahead.Source{Err: err}
+	}
+	v.settle()
+	exts, size, err := v.dataExtents(name)
+	if err != nil {
+		return readahead.Source{Err: err}
+	}
+	return readahead.Source{Pieces: v.pieces(exts, size), Name: name}
+}
+
 // dataExtents resolves a file's data: its clusters as runs, and its size.
 func (v *Volume) dataExtents(name string) ([]Extent, int64, error) {
 	file, err := v.openPath(name)

@@ -171,8 +171,21 @@ type Volume interface {
 	SetClock(now func() time.Time)
 }
 
-// Open opens the FAT or exFAT volume on dev, as its boot sector says.
+// Open opens the FAT or exFAT volume on dev, as its boot sector says. The
+// caller closes the volume, then dev: while the volume is open, closing a
+// writable dev fails (fio.ErrInUse) and leaves both usable. See the
+// package doc for what is safe from several goroutines.
 func Open(dev *fio.Device) (Volume, error) {
+	v, err := openVolume(dev)
+	if err != nil {
+		return nil, err
+	}
+	return guard(v, nil)
+}
+
+// openVolume opens the file system's volume on dev behind its adapter,
+// unguarded.
+func openVolume(dev *fio.Device) (Volume, error) {
 	ex, err := IsExFAT(dev)
 	if err != nil {
 		return nil, err
@@ -205,6 +218,7 @@ func IsExFAT(dev *fio.Device) (bool, error) {
 
 // AsFAT returns the *fat.Volume behind v, or nil when v is not FAT.
 func AsFAT(v Volume) *fat.Volume {
+	v = unguarded(v)
 	if f, ok := v.(FAT); ok {
 		return f.Volume
 	}
@@ -213,10 +227,19 @@ func AsFAT(v Volume) *fat.Volume {
 
 // AsExFAT returns the *exfat.Volume behind v, or nil when v is not exFAT.
 func AsExFAT(v Volume) *exfat.Volume {
+	v = unguarded(v)
 	if x, ok := v.(ExFAT); ok {
 		return x.Volume
 	}
 	return nil
+}
+
+// unguarded is the adapter behind the Volume Open returned.
+func unguarded(v Volume) Volume {
+	if l, ok := v.(*locked); ok {
+		return l.Volume
+	}
+	return v
 }
 
 // NoSpace returns the *NoSpaceError of either package that err wraps

@@ -1,0 +1,133 @@
+package vol
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+// version is the content of file name at version k: long enough to span
+// several clusters, and telling its version in its first bytes.
+func version(name string, k int) []byte {
+	return bytes.Repeat([]byte(fmt.Sprintf("%s v%04d|", name, k)), 900+37*k%500)
+}
+
+// checkVersion says whether b is one whole version of name, and which.
+func checkVersion(name string, b []byte) (int, bool) {
+	pre := []byte(name + " v")
+	if !bytes.HasPrefix(b, pre) || len(b) < len(pre)+4 {
+		return 0, false
+	}
+	k, err := strconv.Atoi(string(b[len(pre) : len(pre)+4]))
+	return k, err == nil && bytes.Equal(b, version(name, k))
+}
+
+// Eight goroutines read (fs.ReadFile, ReadDir, Stat) while one writes
+// (new files, files replaced, commits) on one volume of each file system:
+// under -race nothing races, and every read gives one whole version of
+// the file (as it was, or as its writer closed it), or ErrChanged when
+// the file was replaced while open, never a mix.
+func TestReadersAndWriter(t *testing.T) {
+	const files, rounds, readers = 12, 40, 8
+	for kind, v := range volumes(t) {
+		t.Run(kind, func(t *testing.T) {
+			if err := v.Mkdir("d", stamp); err != nil {
+				t.Fatal(err)
+			}
+			name := func(i int) string { return fmt.Sprintf("d/f%02d.bin", i) }
+			for i := range files {
+				write(t, v, name(i), version(name(i), 0))
+			}
+			if err := v.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			errs := make(chan error, readers+1)
+			wg.Add(1)
+			go func() { // the writer
+				defer wg.Done()
+				for r := 1; r <= rounds; r++ {
+					n := name(r % files)
+					w, err := v.Create(n, 0, stamp)
+					if err != nil {
+						errs <- err
+						return
+					}
+					if _, err := w.Write(version(n, r)); err != nil {
+						errs <- err
+						return
+					}
+					if err := w.Close(); err != nil {
+						errs <- err
+						return
+					}
+					if err := v.MkdirAll(fmt.Sprintf("d/new%02d", r), stamp); err != nil {
+						errs <- err
+						return
+					}
+					if r%3 == 0 {
+						if err := v.Commit(); err != nil {
+							errs <- err
+							return
+						}
+					}
+				}
+			}()
+			for g := range readers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for r := range rounds {
+						n := name((g + r) % files)
+						b, err := fs.ReadFile(v, n)
+						if errors.Is(err, ErrChanged) {
+							continue // replaced while open: read it again later
+						}
+						if err != nil {
+							errs <- fmt.Errorf("reader %d: %s: %w", g, n, err)
+							return
+						}
+						if _, ok := checkVersion(n, b); !ok {
+							errs <- fmt.Errorf("reader %d: %s: %d bytes that are no whole version of the file", g, n, len(b))
+							return
+						}
+						if _, err := v.ReadDir("d"); err != nil {
+							errs <- fmt.Errorf("reader %d: readdir: %w", g, err)
+							return
+						}
+						if _, err := v.Stat(n); err != nil {
+							errs <- fmt.Errorf("reader %d: stat %s: %w", g, n, err)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+			// Every file ends at its last version.
+			for i := range files {
+				b, err := fs.ReadFile(v, name(i))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := (rounds / files) * files
+				for want+i > rounds || want == 0 && i == 0 {
+					want -= files
+				}
+				if k, ok := checkVersion(name(i), b); !ok || k != max(want+i, 0) {
+					t.Errorf("%s: version %d (whole %v), want %d", name(i), k, ok, max(want+i, 0))
+				}
+			}
+			if err := v.Close(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

@@ -14,6 +14,50 @@
 // spells its own way (Type, Entry, FoldName). FAT-only features (FSINFO,
 // allocation policies other than contiguous, the short names' code page)
 // stay on *fat.Volume: callers reach it with AsFAT.
+//
+// # Opening
+//
+// Open takes a device the caller opened (and closes, after the volume).
+// OpenFile opens an image file or block device by path, and OpenBytes (an
+// image in memory), OpenReaderAt (read-only: every change fails, see
+// IsReadOnly), OpenReadWriterAt and OpenOSFile open one on bytes the
+// caller brings; the volumes these return own their device and close it
+// with themselves, leaving the caller's storage open. A device given
+// without a sync policy flushes when it closes (fio.SyncClose, the zero
+// value).
+//
+// # Lifetimes
+//
+// Close writes every change and clears the dirty bit. A Writer still open
+// then is dropped, as its Abort drops it (a file it was to replace stays
+// as it was), and Close returns an error naming the file (ErrWriterOpen):
+// half a file is never recorded. After Close every call that can fail
+// returns ErrClosed (reads of files opened before included; the facts
+// that cannot fail, such as Type or FreeClusters, answer from what the
+// volume last knew). While a volume is open, its device refuses to close
+// when writable (fio.ErrInUse): close the volume first. A read-only device
+// closed under a volume makes its next call fail (fio.ErrClosed).
+//
+// # Goroutines
+//
+// A Volume from Open or the other Open functions may be used from many
+// goroutines at once: each call into it, into a file it opened or into a
+// Writer it created holds one lock of the volume for its duration. So
+// reads from many goroutines are safe (one at a time: the file systems'
+// reads share caches of directories and FAT windows), writers are
+// serialized (one Write, Close or change at a time; several Writers may be
+// open, each used by one goroutine), and a reader sees a file as it was
+// or, once its Writer has closed, as it is now, never half written: a
+// FileInfo or listing is a copy taken when asked, and a read of a file
+// replaced, removed or renamed since it was opened fails with ErrChanged
+// (open it again) rather than read clusters that may by then hold other
+// data. A ReadAhead resolves each file under the lock and reads the
+// device outside it; the files it lists must not change until it has read
+// them. Writer.ReadFrom holds the lock for its whole copy: its source must
+// not read the same volume (a file of it is copied through a buffer
+// instead). The *fat.Volume and *exfat.Volume behind AsFAT and AsExFAT,
+// and the FAT and ExFAT adapters on their own, have no lock: one goroutine
+// at a time.
 package vol
 
 import (
@@ -216,7 +260,8 @@ func IsExFAT(dev *fio.Device) (bool, error) {
 	return exfat.IsExFAT(b), nil
 }
 
-// AsFAT returns the *fat.Volume behind v, or nil when v is not FAT.
+// AsFAT returns the *fat.Volume behind v, or nil when v is not FAT. It
+// bypasses v's lock (see Goroutines above).
 func AsFAT(v Volume) *fat.Volume {
 	v = unguarded(v)
 	if f, ok := v.(FAT); ok {
@@ -226,6 +271,7 @@ func AsFAT(v Volume) *fat.Volume {
 }
 
 // AsExFAT returns the *exfat.Volume behind v, or nil when v is not exFAT.
+// It bypasses v's lock.
 func AsExFAT(v Volume) *exfat.Volume {
 	v = unguarded(v)
 	if x, ok := v.(ExFAT); ok {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"strconv"
 	"sync"
@@ -127,6 +128,48 @@ func TestReadersAndWriter(t *testing.T) {
 			}
 			if err := v.Close(); err != nil {
 				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// A file copied within one volume with io.Copy (which hands the source to
+// the Writer's ReadFrom) does not wait for the lock its own copy holds,
+// whether the source is a file of the volume or of its ReadAhead.
+func TestCopyWithinVolume(t *testing.T) {
+	data := version("src.bin", 3)
+	for kind, v := range volumes(t) {
+		t.Run(kind, func(t *testing.T) {
+			write(t, v, "src.bin", data)
+			open := func() fs.File {
+				f, err := v.Open("src.bin")
+				if err != nil {
+					t.Fatal(err)
+				}
+				return f
+			}
+			ra := v.ReadAhead([]string{"src.bin"}, ReadAheadOptions{})
+			defer ra.Close()
+			af, err := ra.File(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, src := range map[string]io.Reader{"copy.bin": open(), "ahead.bin": af, "limited.bin": io.LimitReader(open(), 10)} {
+				w, err := v.Create(name, 0, stamp)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := io.Copy(w, src); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for name, want := range map[string][]byte{"copy.bin": data, "ahead.bin": data, "limited.bin": data[:10]} {
+				if got, err := fs.ReadFile(v, name); err != nil || !bytes.Equal(got, want) {
+					t.Errorf("%s: %d bytes, %v", name, len(got), err)
+				}
 			}
 		})
 	}

@@ -468,10 +468,11 @@ func (w *lockedWriter) usable(op string) error {
 
 // ReadFrom copies r into the file. The volume's lock is held for the
 // whole copy (the file system reads r straight into its write buffers),
-// so r must not read this volume: a file of the same volume is copied
-// through a buffer instead, in Write calls.
+// so r must not read this volume: a file of a volume (or a ReadAhead's
+// file), bare or behind an io.LimitedReader, is copied through a buffer
+// instead, in Write calls.
 func (w *lockedWriter) ReadFrom(r io.Reader) (int64, error) {
-	if _, same := r.(*lockedFile); same {
+	if readsVolume(r) {
 		return io.CopyBuffer(writerOnly{w}, r, make([]byte, 1<<20))
 	}
 	l := w.l
@@ -484,6 +485,17 @@ func (w *lockedWriter) ReadFrom(r io.Reader) (int64, error) {
 		return rf.ReadFrom(r)
 	}
 	return io.Copy(w.w, r)
+}
+
+// readsVolume reports whether reading r may call into a locked volume.
+func readsVolume(r io.Reader) bool {
+	switch r := r.(type) {
+	case *lockedFile, *readahead.File:
+		return true
+	case *io.LimitedReader:
+		return readsVolume(r.R)
+	}
+	return false
 }
 
 // writerOnly hides ReadFrom from io.Copy.

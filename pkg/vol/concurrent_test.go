@@ -174,3 +174,50 @@ func TestCopyWithinVolume(t *testing.T) {
 		})
 	}
 }
+
+// A file open for reading while a writer replaces it reads as it was
+// until the writer closes; then its reads fail with ErrChanged (its old
+// clusters are the file system's to reuse), never a mix of the two
+// versions; opened again it reads as it is now.
+func TestReadWhileReplaced(t *testing.T) {
+	for kind, v := range volumes(t) {
+		t.Run(kind, func(t *testing.T) {
+			old, nw := version("f.bin", 1), version("f.bin", 2)[:5000]
+			write(t, v, "f.bin", old)
+			if err := v.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			f, err := v.Open("f.bin")
+			if err != nil {
+				t.Fatal(err)
+			}
+			head := make([]byte, 100)
+			if _, err := io.ReadFull(f, head); err != nil || !bytes.Equal(head, old[:100]) {
+				t.Fatalf("first read: %q, %v", head, err)
+			}
+			w, err := v.Create("f.bin", 0, stamp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Write(nw); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.ReadFull(f, head); err != nil || !bytes.Equal(head, old[100:200]) {
+				t.Fatalf("read while the writer is open: %q, %v", head, err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := v.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			rest, err := io.ReadAll(f)
+			if !errors.Is(err, ErrChanged) {
+				t.Fatalf("read after the replacement: %d bytes, %v, want ErrChanged", len(rest), err)
+			}
+			if got, err := fs.ReadFile(v, "f.bin"); err != nil || !bytes.Equal(got, nw) {
+				t.Fatalf("reopened: %d bytes, %v", len(got), err)
+			}
+		})
+	}
+}

@@ -52,7 +52,7 @@ type locked struct {
 
 	mu      sync.Mutex
 	closed  bool
-	gen     uint64 // changes so far: open files check their file again when it moved
+	files   map[*lockedFile]struct{} // files open for reading, checked after each change
 	writers map[*lockedWriter]struct{}
 	release func()      // lets the device close again (fio.Device.Hold)
 	owned   *fio.Device // closed by Close (OpenFile and the like), or nil
@@ -69,7 +69,8 @@ func guard(v Volume, owned *fio.Device) (Volume, error) {
 		}
 		return nil, err
 	}
-	return &locked{Volume: v, writers: map[*lockedWriter]struct{}{}, release: release, owned: owned}, nil
+	return &locked{Volume: v, files: map[*lockedFile]struct{}{}, writers: map[*lockedWriter]struct{}{},
+		release: release, owned: owned}, nil
 }
 
 // usable is the error of a call on a closed volume, or on one whose
@@ -93,10 +94,25 @@ func (l *locked) do(op string, change bool, f func() error) error {
 	if err := l.usable(op); err != nil {
 		return err
 	}
+	err := f()
 	if change {
-		l.gen++
+		l.recheck()
 	}
-	return f()
+	return err
+}
+
+// recheck marks stale every open file whose name no longer holds the
+// file it opened (replaced, removed, renamed, emptied, grown): at once,
+// after each change, so that a later change cannot bring back a file
+// that looks the same over other clusters. mu is held.
+func (l *locked) recheck() {
+	for f := range l.files {
+		fi, err := l.Volume.Stat(f.name)
+		if err != nil || fi.IsDir() || l.Volume.Entry(fi).FirstCluster != f.first || fi.Size() != f.size || !fi.ModTime().Equal(f.mod) {
+			f.stale = true
+			delete(l.files, f)
+		}
+	}
 }
 
 // get is do for a call that returns a value too.
@@ -258,7 +274,7 @@ func (l *locked) Close() error {
 		errs = append(errs, fmt.Errorf("vol: close: %q was still being written: dropped it (close each Writer before the volume): %w", w.name, ErrWriterOpen))
 	}
 	clear(l.writers)
-	l.gen++
+	clear(l.files)
 	// A writable device cannot have been closed (Hold); a read-only one
 	// can, and the volume's Close then only lets its memory go.
 	errs = append(errs, l.usable("close"), l.Volume.Close())
@@ -282,12 +298,14 @@ func (l *locked) Open(name string) (fs.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	lf := &lockedFile{l: l, f: f, name: name, gen: l.gen}
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	lf.dir, lf.first, lf.size, lf.mod = fi.IsDir(), l.Volume.Entry(fi).FirstCluster, fi.Size(), fi.ModTime()
+	lf := &lockedFile{l: l, f: f, name: name, first: l.Volume.Entry(fi).FirstCluster, size: fi.Size(), mod: fi.ModTime()}
+	if !fi.IsDir() {
+		l.files[lf] = struct{}{}
+	}
 	return lf, nil
 }
 
@@ -342,18 +360,17 @@ func aheadSourceOf(v Volume) func(string) readahead.Source {
 	}
 }
 
-// lockedFile is a file opened through a locked volume. Each read checks,
-// when the volume changed since the last one, that the name still holds
-// the same file (first cluster, size, time): otherwise ErrChanged.
+// lockedFile is a file opened through a locked volume. Once a change
+// leaves its name holding another file (or none), its reads fail with
+// ErrChanged (see recheck).
 type lockedFile struct {
 	l     *locked
 	f     fs.File
 	name  string
-	gen   uint64
-	dir   bool
-	first uint32
+	first uint32 // the file as it was opened
 	size  int64
 	mod   time.Time
+	stale bool
 }
 
 // use runs f under the lock once the volume is usable and the file the
@@ -365,12 +382,8 @@ func (f *lockedFile) use(op string, g func() error) error {
 	if err := l.usable(op); err != nil {
 		return &fs.PathError{Op: op, Path: f.name, Err: err}
 	}
-	if f.gen != l.gen && !f.dir {
-		fi, err := l.Volume.Stat(f.name)
-		if err != nil || fi.IsDir() || l.Volume.Entry(fi).FirstCluster != f.first || fi.Size() != f.size || !fi.ModTime().Equal(f.mod) {
-			return &fs.PathError{Op: op, Path: f.name, Err: ErrChanged}
-		}
-		f.gen = l.gen
+	if f.stale {
+		return &fs.PathError{Op: op, Path: f.name, Err: ErrChanged}
 	}
 	return g()
 }
@@ -436,6 +449,7 @@ func (f *lockedFile) ReadDir(n int) ([]fs.DirEntry, error) {
 func (f *lockedFile) Close() error {
 	f.l.mu.Lock()
 	defer f.l.mu.Unlock()
+	delete(f.l.files, f)
 	return f.f.Close()
 }
 
@@ -509,8 +523,9 @@ func (w *lockedWriter) Close() error {
 		return err
 	}
 	delete(l.writers, w)
-	l.gen++
-	return w.w.Close()
+	err := w.w.Close()
+	l.recheck()
+	return err
 }
 
 func (w *lockedWriter) Abort() {

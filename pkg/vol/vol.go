@@ -51,7 +51,8 @@
 // FileInfo or listing is a copy taken when asked, and a read of a file
 // replaced, removed or renamed since it was opened fails with ErrChanged
 // (open it again) rather than read clusters that may by then hold other
-// data. A ReadAhead resolves each file under the lock and reads the
+// data (the volume checks its open files after each change: close them
+// when done). A ReadAhead resolves each file under the lock and reads the
 // device outside it; the files it lists must not change until it has read
 // them. Writer.ReadFrom holds the lock for its whole copy: its source must
 // not read the same volume (a file of it is copied through a buffer

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -260,15 +261,7 @@ func (l *locked) Close() error {
 	for w := range l.writers {
 		open = append(open, w)
 	}
-	slices.SortFunc(open, func(a, b *lockedWriter) int {
-		switch {
-		case a.name < b.name:
-			return -1
-		case a.name > b.name:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(open, func(a, b *lockedWriter) int { return strings.Compare(a.name, b.name) })
 	for _, w := range open {
 		w.w.Abort()
 		errs = append(errs, fmt.Errorf("vol: close: %q was still being written: dropped it (close each Writer before the volume): %w", w.name, ErrWriterOpen))
@@ -300,6 +293,7 @@ func (l *locked) Open(name string) (fs.File, error) {
 	}
 	fi, err := f.Stat()
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
 	lf := &lockedFile{l: l, f: f, name: name, first: l.Volume.Entry(fi).FirstCluster, size: fi.Size(), mod: fi.ModTime()}

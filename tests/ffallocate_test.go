@@ -134,3 +134,41 @@ func TestFfallocateKeepSizeAndLimits(t *testing.T) {
 		t.Fatalf("--no-zero: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// ffallocate of exactly the free space, when the directory must grow to hold
+// the new entry, fails before writing anything: the image stays byte for
+// byte as it was (the man page's promise), old data in the free space too.
+func TestFfallocateExactSpaceWithDirectoryGrowth(t *testing.T) {
+	need(t, "mkfs.fat", "mcopy", "mdel", "mmd")
+	for _, tc := range []struct{ bits, blocks string }{{"16", "8000"}, {"32", "40000"}} {
+		t.Run("FAT"+tc.bits, func(t *testing.T) {
+			dir := t.TempDir()
+			img := filepath.Join(dir, "x.img")
+			ok(t, "mkfs.fat", "-F", tc.bits, "-s", "1", "-C", img, tc.blocks)
+			ok(t, "mmd", "-i", img, "::/DIR")
+			empty := filepath.Join(dir, "empty")
+			writeFile(t, empty, 0, 0)
+			for i := 0; i < 14; i++ { // with "." and "..", one full cluster
+				ok(t, "mcopy", "-i", img, empty, fmt.Sprintf("::/DIR/F%02d.TXT", i))
+			}
+			var fi fsinfoJSON
+			jsonOut(t, &fi, "fsinfo", "--json", img)
+			free := int64(fi.FreeClusters) * fi.ClusterSize
+			junk := filepath.Join(dir, "junk")
+			writeFile(t, junk, int(free), 5)
+			ok(t, "mcopy", "-i", img, junk, "::/JUNK")
+			ok(t, "mdel", "-i", img, "::/JUNK")
+			before := imageSum(t, img)
+			msg := fails(t, "ffallocate", "-l", fmt.Sprint(free), "-i", img, "::/DIR/NEW.BIN")
+			if !strings.Contains(msg, "no space left on volume") {
+				t.Fatalf("ffallocate: %q", msg)
+			}
+			if imageSum(t, img) != before {
+				t.Fatal("the failed ffallocate changed the image")
+			}
+			// One cluster less fits, entry and all.
+			ok(t, "ffallocate", "-l", fmt.Sprint(free-fi.ClusterSize), "-i", img, "::/DIR/NEW.BIN")
+			fsckClean(t, img, 0)
+		})
+	}
+}

@@ -359,3 +359,19 @@ func TestGoVersionAndDemoBuildLine(t *testing.T) {
 		t.Errorf("the demo did not verify its copy:\n%s", out)
 	}
 }
+
+// mkfs.exfat's -c (cluster size) and -L (label), typed to fmkfs --type
+// exfat, are refused naming fmkfs's flags for them: -c said only that bad
+// blocks are not tested, and -L was an unknown flag.
+func TestFmkfsExfatHabits(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "x.img")
+	if msg := fails(t, "fmkfs", "--type", "exfat", "--size", "64M", "-c", "128K", img); !strings.Contains(msg, "--cluster-size") {
+		t.Errorf("fmkfs --type exfat -c 128K: %q", msg)
+	}
+	if msg := fails(t, "fmkfs", "--type", "exfat", "--size", "64M", "-L", "DATA", img); !strings.Contains(msg, "-n LABEL") {
+		t.Errorf("fmkfs --type exfat -L DATA: %q", msg)
+	}
+	if _, err := os.Stat(img); err == nil {
+		t.Error("a refused fmkfs left an image behind")
+	}
+}

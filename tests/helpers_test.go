@@ -199,3 +199,56 @@ func openBootSector(t *testing.T, img string) (*os.File, []byte) {
 	}
 	return f, bs
 }
+
+// patchImage applies f to a parsed copy of img and writes it back.
+func patchImage(t *testing.T, img string, f func(v *gvol)) {
+	t.Helper()
+	b, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f(parseGvol(b))
+	if err := os.WriteFile(img, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readImage reads an image whole.
+func readImage(t *testing.T, img string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// smallImage makes a 4 MiB image with fmkfs in a fresh directory, and a
+// host file of n bytes next to it.
+func smallImage(t *testing.T, n int) (dir, img, src string, data []byte) {
+	t.Helper()
+	dir = t.TempDir()
+	img = filepath.Join(dir, "a.img")
+	ok(t, "fmkfs", "--size", "4M", img)
+	src = filepath.Join(dir, "src")
+	return dir, img, src, writeFile(t, src, n, 6)
+}
+
+// firstCluster is the first cluster fls --json reports for ::/name.
+func firstCluster(t *testing.T, img, name string) uint32 {
+	t.Helper()
+	var listing struct {
+		Entries []struct {
+			Name         string `json:"name"`
+			FirstCluster uint32 `json:"first_cluster"`
+		} `json:"entries"`
+	}
+	jsonOut(t, &listing, "fls", "--json", "-a", "-i", img, "::/")
+	for _, e := range listing.Entries {
+		if e.Name == name {
+			return e.FirstCluster
+		}
+	}
+	t.Fatalf("fls --json: no %s in the root", name)
+	return 0
+}

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -252,5 +253,51 @@ func TestNoOpChangeWritesNothing(t *testing.T) {
 	} {
 		ok(t, "fsinfo", args...)
 		untouched(t, img, func() string { return ok(t, "fsinfo", args...) }, "fsinfo", args...)
+	}
+}
+
+// Overwriting a file whose chain is broken is refused before anything is
+// allocated or written (it used to fail in Writer.Close, leaking the new
+// file's clusters), and the refusal points at fverify.
+func TestOverwriteBrokenFileLeaksNothing(t *testing.T) {
+	img, _ := verbsImage(t, "16")
+	patchImage(t, img, func(v *gvol) {
+		c := v.cluster(v.find(0, "A       TXT"))
+		v.set(c+1, 0) // the chain now runs into a free cluster
+	})
+	before := imageSum(t, img)
+	src := filepath.Join(t.TempDir(), "new")
+	writeFile(t, src, 3000, 9)
+	msg := fails(t, "fcp", src, img+"::/A.TXT")
+	if !strings.Contains(msg, "fverify") {
+		t.Fatalf("refusal does not point at fverify: %q", msg)
+	}
+	if imageSum(t, img) != before {
+		t.Fatal("the refused overwrite changed the image (leaked clusters)")
+	}
+}
+
+// A directory whose own chain is broken is not written to: the refusal names
+// fverify and the image stays as it was.
+func TestBrokenDirectoryChainRefused(t *testing.T) {
+	img, _ := verbsImage(t, "16")
+	for i := 0; i < 20; i++ { // DIR grows past one 512-byte cluster
+		ok(t, "fmkdir", "-i", img, fmt.Sprintf("::/DIR/D%02d", i))
+	}
+	patchImage(t, img, func(v *gvol) {
+		ch := v.chain(v.cluster(v.find(0, "DIR        ")))
+		if len(ch) < 2 {
+			t.Fatalf("DIR has %d clusters", len(ch))
+		}
+		v.set(ch[1], 0)
+	})
+	before := imageSum(t, img)
+	src := filepath.Join(t.TempDir(), "f")
+	writeFile(t, src, 100, 1)
+	if msg := fails(t, "fcp", src, img+"::/DIR/NEW.TXT"); !strings.Contains(msg, "fverify") {
+		t.Fatalf("refusal does not point at fverify: %q", msg)
+	}
+	if imageSum(t, img) != before {
+		t.Fatal("the refused copy changed the image")
 	}
 }

@@ -208,3 +208,18 @@ func TestCutImageVerify(t *testing.T) {
 		}
 	})
 }
+
+// A disk image cut short (its partition now ends past its end) is refused
+// naming the partition and why it is unusable: the message read "it has
+// partition : give --partition N".
+func TestCutDiskNamesUnusablePartition(t *testing.T) {
+	for _, table := range []string{"mbr", "gpt"} {
+		img := filepath.Join(t.TempDir(), "cut.img")
+		ok(t, "fmkfs", "--size", "64M", "--table", table, img)
+		ok(t, "truncate", "-s", "60M", img)
+		msg := fails(t, "fls", "-i", img, "::/")
+		if !strings.Contains(msg, "partition 1 (unusable: ") {
+			t.Errorf("%s cut short: %q", table, msg)
+		}
+	}
+}

@@ -310,3 +310,56 @@ func TestVerbsStatsJSON(t *testing.T) {
 	}
 	fsckClean(t, img, 0)
 }
+
+// fmv renames a directory to another case of its name, as mv does on a
+// case-insensitive file system, instead of moving it into itself.
+func TestFmvCaseOnlyDirectoryRename(t *testing.T) {
+	img, _ := verbsImage(t, "16")
+	ok(t, "fmkdir", "-i", img, "::/docs")
+	ok(t, "fcp", "-i", img, img+"::/A.TXT", "::/docs/IN.TXT")
+	ok(t, "fmv", "-i", img, "::/docs", "::/Docs")
+	got := strings.Join(lines(ok(t, "fls", "-i", img)), "|")
+	if !strings.Contains(got, "Docs") || strings.Contains(got, "docs") {
+		t.Fatalf("fls after the rename: %q", got)
+	}
+	if !strings.Contains(strings.Join(mdirNames(t, img, "::/"), "|"), "Docs") {
+		t.Fatalf("mdir: %q", mdirNames(t, img, "::/"))
+	}
+	ok(t, "fcat", "-i", img, "::/Docs/IN.TXT")
+	fsckClean(t, img, 0)
+	// Into itself is still refused, and a trailing slash means into.
+	if msg := fails(t, "fmv", "-i", img, "::/Docs", "::/Docs/"); !strings.Contains(msg, "into itself") {
+		t.Fatalf("fmv ::/Docs ::/Docs/: %q", msg)
+	}
+}
+
+// A path ending in a slash names a directory: "::/file/" is an error for
+// every command, as "file/" is for rm, cat and ls, never the file.
+func TestTrailingSlashOnFile(t *testing.T) {
+	img, data := verbsImage(t, "16")
+	before := imageSum(t, img)
+	for _, args := range [][]string{
+		{"frm", "-i", img, "::/A.TXT/"},
+		{"frm", "-r", "-i", img, "::/A.TXT/"},
+		{"fcat", "-i", img, "::/A.TXT/"},
+		{"fls", "-i", img, "::/A.TXT/"},
+		{"fattrib", "-i", img, "+h", "::/A.TXT/"},
+		{"ffallocate", "-l", "1M", "-i", img, "::/A.TXT/"},
+		{"fmv", "-i", img, "::/A.TXT/", "::/B.TXT"},
+		{"frmdir", "-i", img, "::/A.TXT/"},
+	} {
+		if msg := fails(t, args[0], args[1:]...); !strings.Contains(msg, "not a directory") {
+			t.Errorf("%s: %q, want 'not a directory'", strings.Join(args, " "), msg)
+		}
+	}
+	if imageSum(t, img) != before {
+		t.Fatal("a refused command changed the image")
+	}
+	if got := ok(t, "fcat", "-i", img, "::/A.TXT"); got != string(data) {
+		t.Fatal("A.TXT changed")
+	}
+	// Directories with a slash still work.
+	ok(t, "fls", "-i", img, "::/DIR/")
+	ok(t, "frm", "-r", "-i", img, "::/DIR/")
+	fsckClean(t, img, 0)
+}

@@ -3,8 +3,6 @@ package exfat
 import (
 	"fmt"
 	"sort"
-
-	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // allocate takes n free clusters and marks them in use in the in-memory
@@ -116,17 +114,4 @@ func (v *Volume) release(exts []Extent) {
 	for _, e := range exts {
 		v.bitmap.mark(e, false)
 	}
-}
-
-// trimExtents keeps the first keep clusters of exts and returns the kept
-// runs and the cut ones.
-func trimExtents(exts []Extent, keep int64) (kept, cut []Extent) {
-	return fsutil.SplitExtents(exts, keep, Extent.size, Extent.split)
-}
-
-// size is the extent's length in clusters; split cuts it after n of them
-// (see fsutil.SplitExtents).
-func (e Extent) size() uint32 { return e.Len }
-func (e Extent) split(n uint32) (Extent, Extent) {
-	return Extent{e.Start, n}, Extent{e.Start + Cluster(n), e.Len - n}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 	fio "github.com/ftools/ftools/pkg/io"
 )
 
@@ -58,19 +59,15 @@ func bootFault(dev *fio.Device, bs *BootSector) error {
 	if err != nil {
 		return err
 	}
-	if l.TotalSize > dev.Size() {
-		return fmt.Errorf("the volume it describes has %d bytes, the device only %d", l.TotalSize, dev.Size())
-	}
 	le := binary.LittleEndian
-	for i := 0; i < l.NumFATs; i++ {
-		off := l.FATCopyOffset(i)
-		b := make([]byte, 8)
-		if _, err := dev.ReadAt(b, off); err != nil {
-			return fmt.Errorf("FAT %d at byte %d: %v", i+1, off, err)
-		}
+	err = fsutil.FATsFit(dev, l.TotalSize, l.NumFATs, l.FATCopyOffset, 8, func(b []byte) string {
 		if le.Uint32(b) != 0xFFFFFFF8 || le.Uint32(b[4:]) != 0xFFFFFFFF {
-			return fmt.Errorf("FAT %d would begin at byte %d, which does not hold FAT entries 0 and 1 (f8 ff ff ff ff ff ff ff; it holds % x)", i+1, off, b)
+			return fmt.Sprintf("FAT entries 0 and 1 (f8 ff ff ff ff ff ff ff; it holds % x)", b)
 		}
+		return ""
+	})
+	if err != nil {
+		return err
 	}
 	root := l.RootCluster
 	off := l.ActiveFATOffset() + 4*int64(root)

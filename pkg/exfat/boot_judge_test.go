@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"github.com/ftools/ftools/pkg/internal/voltest"
-	fio "github.com/ftools/ftools/pkg/io"
 	"os"
 	"testing"
+
+	"github.com/ftools/ftools/pkg/internal/voltest"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // resealMain writes v (width bytes) at off of img's main boot sector and
@@ -15,7 +16,7 @@ import (
 // wrong field, which the checksum does not catch.
 func resealMain(t *testing.T, img string, off int64, width int, v uint64) {
 	t.Helper()
-	region := readImage(t, img, 0, bootRegionSectors*512)
+	region := voltest.ReadFileAt(t, img, 0, bootRegionSectors*512)
 	b := make([]byte, 8)
 	binary.LittleEndian.PutUint64(b, v)
 	copy(region[off:off+int64(width)], b)
@@ -47,6 +48,7 @@ func checkRepair(t *testing.T, img string) (*Report, error) {
 // where it says): the volume is checked with the backup, and Repair
 // copies the backup over the main region instead of the other way round.
 func TestRepairMainRegionFromBackup(t *testing.T) {
+	good := voltest.ReadFile(t, formatImage(t, 64<<20, FormatParams{}))
 	for _, c := range []struct {
 		name  string
 		off   int64
@@ -58,11 +60,7 @@ func TestRepairMainRegionFromBackup(t *testing.T) {
 		{"fat-offset", offFATOffset, 4, 2056},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			img := formatImage(t, 64<<20, FormatParams{})
-			good, err := os.ReadFile(img)
-			if err != nil {
-				t.Fatal(err)
-			}
+			img := voltest.ImageFile(t, good)
 			resealMain(t, img, c.off, c.width, c.v)
 			rep, err := checkRepair(t, img)
 			if err != nil {
@@ -71,11 +69,7 @@ func TestRepairMainRegionFromBackup(t *testing.T) {
 			if len(rep.Problems) != 1 || rep.Problems[0].Kind != KindBootSector || !rep.Problems[0].Fixed {
 				t.Fatalf("want one fixed boot-sector problem, got %v", rep.Problems)
 			}
-			after, err := os.ReadFile(img)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(after, good) {
+			if !bytes.Equal(voltest.ReadFile(t, img), good) {
 				t.Fatal("the repaired volume differs from the undamaged one")
 			}
 		})
@@ -87,7 +81,7 @@ func TestRepairMainRegionFromBackup(t *testing.T) {
 func TestRepairBootRegionsNeitherSound(t *testing.T) {
 	img := formatImage(t, 64<<20, FormatParams{})
 	resealMain(t, img, offNumberOfFATs, 1, 2)
-	region := readImage(t, img, 12*512, bootRegionSectors*512)
+	region := voltest.ReadFileAt(t, img, 12*512, bootRegionSectors*512)
 	region[offRootCluster] = 9
 	sealBootRegion(region, 512)
 	patchImage(t, img, 12*512, region)

@@ -62,8 +62,8 @@ type CheckOptions struct {
 
 // Defaults for CheckOptions.
 const (
-	DefaultMaxDepth    = 256
-	DefaultMaxProblems = 10000
+	DefaultMaxDepth    = fsutil.CheckMaxDepth
+	DefaultMaxProblems = fsutil.CheckMaxProblems
 )
 
 // Report is what Check found.
@@ -149,22 +149,12 @@ func (r *Report) addf(kind, path string, c Cluster, off int64, format string, ar
 // file uses (lost). Damage goes into the Report; the error is only for
 // what stops the check (the device cannot be read).
 func Check(v *Volume, opts CheckOptions) (*Report, error) {
-	if opts.MaxDepth <= 0 {
-		opts.MaxDepth = DefaultMaxDepth
-	}
-	if opts.MaxProblems <= 0 {
-		opts.MaxProblems = DefaultMaxProblems
-	}
+	progress := fsutil.CheckStart(&opts.MaxDepth, &opts.MaxProblems, opts.Progress)
 	l := v.layout
 	rep := &Report{Clusters: l.Clusters, maxProblems: opts.MaxProblems}
 	for _, w := range v.warnings {
 		if w != v.cutShort {
 			rep.Warnings = append(rep.Warnings, w)
-		}
-	}
-	progress := func(s string) {
-		if opts.Progress != nil {
-			opts.Progress(s)
 		}
 	}
 	progress("checking the boot regions and their checksums")

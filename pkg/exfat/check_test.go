@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/ftools/ftools/pkg/internal/voltest"
 )
 
 // baseImage makes a small volume with a few files, a directory and a
@@ -88,20 +90,6 @@ func patchImage(t *testing.T, img string, off int64, b []byte) {
 	}
 }
 
-func readImage(t *testing.T, img string, off int64, n int) []byte {
-	t.Helper()
-	f, err := os.Open(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	b := make([]byte, n)
-	if _, err := f.ReadAt(b, off); err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // checkImage runs Check on img and returns the report.
 func checkImage(t *testing.T, img string) *Report {
 	t.Helper()
@@ -163,7 +151,7 @@ func TestCheckDamage(t *testing.T) {
 		}, KindSetChecksum, true, true},
 		{"name-hash", func(t *testing.T, img string) {
 			off, _ := recordOffset(t, img, "b.bin")
-			set := readImage(t, img, off, 3*EntrySize)
+			set := voltest.ReadFileAt(t, img, off, 3*EntrySize)
 			set[EntrySize+offNameHash] ^= 0x55
 			binary.LittleEndian.PutUint16(set[offSetChecksum:], SetChecksum(set))
 			patchImage(t, img, off, set)
@@ -178,7 +166,7 @@ func TestCheckDamage(t *testing.T) {
 		{"cross-link", func(t *testing.T, img string) {
 			off, r := recordOffset(t, img, "c.bin")
 			_, a := recordOffset(t, img, "b.bin")
-			set := readImage(t, img, off, 3*EntrySize)
+			set := voltest.ReadFileAt(t, img, off, 3*EntrySize)
 			binary.LittleEndian.PutUint32(set[EntrySize+offFirstCluster:], uint32(a.Set.Stream.FirstCluster))
 			binary.LittleEndian.PutUint16(set[offSetChecksum:], SetChecksum(set))
 			patchImage(t, img, off, set)
@@ -186,7 +174,7 @@ func TestCheckDamage(t *testing.T) {
 		}, KindCrossLink, true, false},
 		{"valid-size", func(t *testing.T, img string) {
 			off, r := recordOffset(t, img, "b.bin")
-			set := readImage(t, img, off, 3*EntrySize)
+			set := voltest.ReadFileAt(t, img, off, 3*EntrySize)
 			binary.LittleEndian.PutUint64(set[EntrySize+offValidLength:], r.Set.Stream.DataLength+1)
 			binary.LittleEndian.PutUint16(set[offSetChecksum:], SetChecksum(set))
 			patchImage(t, img, off, set)
@@ -249,7 +237,7 @@ func patchBitmap(t *testing.T, img string, c Cluster, on bool) {
 	l := v.Layout()
 	off := l.ClusterOffset(v.bitmapEnt.FirstCluster) + int64(c-2)/8
 	closeVol(t, v)
-	b := readImage(t, img, off, 1)
+	b := voltest.ReadFileAt(t, img, off, 1)
 	m := byte(1) << ((c - 2) % 8)
 	if on {
 		b[0] |= m

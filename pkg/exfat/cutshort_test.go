@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,18 +24,8 @@ func TestCutShortImage(t *testing.T) {
 	}
 	data := bytes.Repeat([]byte("cut short "), 30000) // 300 kB
 	names := []string{"/f1", "/f2", "/f3", "/f4", "/f5", "/f6"}
-	for _, n := range names {
-		writeChunks(t, v, n, int64(len(data)), data)
-	}
-	if err := v.Close(); err != nil {
-		t.Fatal(err)
-	}
-	d.Close()
 	// Past the up-case table and root, inside the fourth file's data.
-	const cut = 3000000
-	if err := os.Truncate(img, cut); err != nil {
-		t.Fatal(err)
-	}
+	voltest.CutShort(t, img, 3000000, names, data, func(n string, data []byte) { writeChunks(t, v, n, int64(len(data)), data) }, v.Close, d.Close)
 	if _, err := Open(openDev(t, img, true)); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("opening the cut image to write: %v, want ErrCorrupt", err)
 	}
@@ -50,12 +40,9 @@ func TestCutShortImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var found bool
-	for _, p := range rep.Problems {
-		if p.Kind == KindBootSector && p.Offset == offVolumeLength && strings.Contains(p.Message, "16777216") && strings.Contains(p.Message, "3000000") {
-			found = true
-		}
-	}
+	found := slices.ContainsFunc(rep.Problems, func(p Problem) bool {
+		return p.Kind == KindBootSector && p.Offset == offVolumeLength && strings.Contains(p.Message, "16777216") && strings.Contains(p.Message, "3000000")
+	})
 	if !found || rep.Clean() {
 		t.Errorf("Check: problems %v, want a boot-sector problem naming 16777216 and 3000000 bytes", rep.Problems)
 	}

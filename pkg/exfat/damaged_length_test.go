@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ftools/ftools/pkg/internal/voltest"
 )
 
 // heapGuard fails the test process, naming the test, as soon as the heap
@@ -123,7 +125,7 @@ func TestDataLengthPastHeap(t *testing.T) {
 		t.Run(fmt.Sprint(length), func(t *testing.T) {
 			img := baseImage(t)
 			off, _ := recordOffset(t, img, "b.bin")
-			set := readImage(t, img, off, 3*EntrySize)
+			set := voltest.ReadFileAt(t, img, off, 3*EntrySize)
 			binary.LittleEndian.PutUint64(set[EntrySize+offDataLength:], length)
 			binary.LittleEndian.PutUint16(set[offSetChecksum:], SetChecksum(set))
 			patchImage(t, img, off, set)
@@ -176,14 +178,14 @@ func TestDataLengthPastHeap(t *testing.T) {
 				t.Errorf("Check: %v", rep.Problems)
 			}
 
-			before := readImage(t, img, 0, 16<<20)
+			before := voltest.ReadFileAt(t, img, 0, 16<<20)
 			v = openVol(t, img, true)
 			named("Remove", v.Remove("b.bin"))
 			named("RemoveAll", v.RemoveAll("b.bin"))
 			_, err = v.Fallocate("b.bin", 1<<20, FallocateOptions{})
 			named("Fallocate", err)
 			closeVol(t, v)
-			if !bytes.Equal(readImage(t, img, 0, 16<<20), before) {
+			if !bytes.Equal(voltest.ReadFileAt(t, img, 0, 16<<20), before) {
 				t.Error("a refusal changed the image")
 			}
 		})
@@ -308,7 +310,7 @@ func TestFallocateValidLength(t *testing.T) {
 // size with none.
 func TestHugeLengthsAsked(t *testing.T) {
 	img := formatImage(t, 16<<20, FormatParams{})
-	before := readImage(t, img, 0, 16<<20)
+	before := voltest.ReadFileAt(t, img, 0, 16<<20)
 	v := openVol(t, img, true)
 	for _, n := range []int64{math.MaxInt64, math.MaxInt64 - 4094, 1 << 62} {
 		_, err := v.Fallocate("x", n, FallocateOptions{})
@@ -321,7 +323,7 @@ func TestHugeLengthsAsked(t *testing.T) {
 		}
 	}
 	closeVol(t, v)
-	if !bytes.Equal(readImage(t, img, 0, 16<<20), before) {
+	if !bytes.Equal(voltest.ReadFileAt(t, img, 0, 16<<20), before) {
 		t.Error("a refused request changed the image")
 	}
 }
@@ -335,7 +337,7 @@ func TestValidDataLengthPastSize(t *testing.T) {
 		t.Run(fmt.Sprint(valid), func(t *testing.T) {
 			img := baseImage(t)
 			off, _ := recordOffset(t, img, "b.bin")
-			set := readImage(t, img, off, 3*EntrySize)
+			set := voltest.ReadFileAt(t, img, off, 3*EntrySize)
 			binary.LittleEndian.PutUint64(set[EntrySize+offValidLength:], valid)
 			binary.LittleEndian.PutUint16(set[offSetChecksum:], SetChecksum(set))
 			patchImage(t, img, off, set)

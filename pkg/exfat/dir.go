@@ -1,7 +1,6 @@
 package exfat
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -39,9 +38,6 @@ type dir struct {
 	// say so; writers add no name to it.
 	hidden error
 }
-
-// ErrDirFull is returned when a directory cannot take another entry set.
-var ErrDirFull = errors.New("exfat: directory is full")
 
 // openRoot reads the root directory and, from its entries, the up-case
 // table and the allocation bitmap.

@@ -2,9 +2,10 @@ package exfat
 
 import (
 	"fmt"
-	"io/fs"
 	"testing"
 	"time"
+
+	"github.com/ftools/ftools/pkg/internal/voltest"
 )
 
 // setBudget sets a package budget for the test's duration.
@@ -67,22 +68,5 @@ func TestDirCacheBounded(t *testing.T) {
 	fsckClean(t, img)
 
 	r := openVol(t, img, false)
-	got := 0
-	err := fs.WalkDir(r.FS(), ".", func(p string, de fs.DirEntry, err error) error {
-		if err != nil || de.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(r.FS(), p)
-		if err != nil || string(data) != want[p] {
-			return fmt.Errorf("%s: %q, %v (want %q)", p, data, err, want[p])
-		}
-		got++
-		if r.dircache.Cost() > 2*dirBudget+4*(64<<10) {
-			return fmt.Errorf("reading: directories charged %d", r.dircache.Cost())
-		}
-		return nil
-	})
-	if err != nil || got != len(want) {
-		t.Fatalf("%d of %d files read back: %v", got, len(want), err)
-	}
+	voltest.ReadTreeBack(t, r.FS(), want, r.dircache.Cost, 2*dirBudget+4*(64<<10))
 }

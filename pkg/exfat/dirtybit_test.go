@@ -25,22 +25,9 @@ func TestDirtyAtFirstWrite(t *testing.T) {
 	closeVol(t, v)
 	v = openVol(t, img, true)
 	dev := v.Device()
-	refuse := func() map[string]error {
-		return map[string]error{
-			"Mkdir of an existing name":     v.Mkdir("d", testTime),
-			"Remove of a non-empty dir":     v.Remove("d"),
-			"Remove of a missing name":      v.Remove("nope"),
-			"Rename of a missing name":      v.Rename("nope", "x"),
-			"Rename into itself":            v.Rename("d", "d/e/x"),
-			"SetAttr of a missing name":     v.SetAttr("nope", AttrHidden, 0),
-			"SetLabel too long":             v.SetLabel("twelve chars"),
-			"Fallocate past the free space": func() error { _, err := v.Fallocate("big", 1<<30, FallocateOptions{}); return err }(),
-		}
-	}
-	voltest.DirtyAtFirstWrite(t, voltest.DirtySession{
-		Dev: dev, Refuse: refuse, Commit: v.Commit, Close: v.Close,
-		Change: func() error { return v.SetAttr("d", AttrHidden, 0) },
+	voltest.DirtyAtFirstWrite(t, v, AttrHidden, voltest.DirtyFlag{
+		Name:   "VolumeDirty",
 		Dirty:  func() bool { return diskDirty(t, dev) },
-		Flag:   "VolumeDirty",
+		Refuse: map[string]func() error{"SetLabel too long": func() error { return v.SetLabel("twelve chars") }},
 	})
 }

@@ -3,8 +3,9 @@ package exfat
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"testing"
+
+	"github.com/ftools/ftools/pkg/internal/voltest"
 )
 
 // TestFormatMatchesMkfs formats images of several sizes with Plan's
@@ -12,6 +13,8 @@ import (
 // and compares them byte for byte: the same layout, boot regions, FAT,
 // bitmap, up-case table and root directory.
 func TestFormatMatchesMkfs(t *testing.T) {
+	voltest.NeedTool(t, "mkfs.exfat")
+	voltest.NeedTool(t, "exfatlabel")
 	for _, tc := range []struct {
 		size  int64
 		label string
@@ -51,34 +54,14 @@ func TestFormatMatchesMkfs(t *testing.T) {
 // end of the root directory's cluster).
 func compareImages(t *testing.T, ref, ours string) {
 	t.Helper()
-	a, err := os.Open(ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	head := make([]byte, 512)
-	if _, err := a.ReadAt(head, 0); err != nil {
-		t.Fatal(err)
-	}
-	bs, err := DecodeBootSector(head)
+	bs, err := DecodeBootSector(voltest.ReadFileAt(t, ref, 0, 512))
 	if err != nil {
 		t.Fatal(err)
 	}
 	l, _ := bs.Layout()
 	n := l.ClusterOffset(bs.RootCluster) + l.ClusterSize
-	want := make([]byte, n)
-	got := make([]byte, n)
-	if _, err := a.ReadAt(want, 0); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.Open(ours)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	if _, err := b.ReadAt(got, 0); err != nil {
-		t.Fatal(err)
-	}
+	want := voltest.ReadFileAt(t, ref, 0, int(n))
+	got := voltest.ReadFileAt(t, ours, 0, int(n))
 	// mkfs.exfat 1.2.0 fills the OEM parameters sectors with 0xFF; later
 	// versions, and ftools, zero them (unused parameters have null GUIDs,
 	// exFAT specification 3.3.2). The boot checksums differ with them.

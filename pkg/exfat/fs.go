@@ -4,8 +4,8 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"sort"
-	"time"
+
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // Volume implements fs.FS, fs.StatFS and fs.ReadDirFS, so fs.WalkDir works
@@ -80,7 +80,7 @@ func (v *Volume) stat(clean, rootName string) (fs.FileInfo, error) {
 	if err := v.checkLengths(r); err != nil {
 		return nil, &fs.PathError{Op: "stat", Path: "/" + clean, Err: err}
 	}
-	return &FileInfo{rec: r, name: rootName}, nil
+	return info(r, rootName), nil
 }
 
 // FS returns the volume as a strict io/fs file system: names must be
@@ -128,13 +128,7 @@ func (v *Volume) readDir(name, clean string) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	df := f.(*File)
-	if !df.isDir() {
-		return nil, &fs.PathError{Op: "readdir", Path: name, Err: ErrNotDir}
-	}
-	ents, err := df.ReadDir(-1)
-	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
-	return ents, err
+	return fsutil.SortedDir(name, f.(*File), ErrNotDir)
 }
 
 // File is an open file or directory of a volume.
@@ -156,7 +150,7 @@ func (f *File) isDir() bool { return f.rec == nil || f.rec.IsDir() }
 
 // Stat describes the file.
 func (f *File) Stat() (fs.FileInfo, error) {
-	return &FileInfo{rec: f.rec, name: f.rootName}, nil
+	return info(f.rec, f.rootName), nil
 }
 
 // Close releases the file.
@@ -172,16 +166,7 @@ func (f *File) Read(p []byte) (int, error) {
 	if f.isDir() {
 		return 0, &fs.PathError{Op: "read", Path: f.name, Err: ErrIsDir}
 	}
-	size := f.rec.Size()
-	if f.off >= size {
-		return 0, io.EOF
-	}
-	if rem := size - f.off; int64(len(p)) > rem {
-		p = p[:rem]
-	}
-	n, err := f.ReadAt(p, f.off)
-	f.off += int64(n)
-	return n, err
+	return fsutil.ReadOn(p, &f.off, f.rec.Size(), f.ReadAt)
 }
 
 // Seek sets the offset of the next Read.
@@ -259,31 +244,23 @@ func (f *File) ReadDir(n int) ([]fs.DirEntry, error) {
 	if !f.isDir() {
 		return nil, &fs.PathError{Op: "readdir", Path: f.name, Err: ErrNotDir}
 	}
-	recs := f.dir.list()
 	hidden := func() error {
 		if h := f.dir.hidden; h != nil {
 			return &fs.PathError{Op: "readdir", Path: path.Join("/", f.name), Err: h}
 		}
 		return nil
 	}
-	if f.dirAt >= len(recs) {
+	recs, more := fsutil.Page(f.dir.list(), &f.dirAt, n)
+	if !more {
 		if err := hidden(); err != nil && !f.hiddenSaid {
 			f.hiddenSaid = true
 			return nil, err
 		}
-		if n > 0 {
-			return nil, io.EOF
-		}
-		return nil, nil
+		return nil, fsutil.DirEnd(n)
 	}
-	recs = recs[f.dirAt:]
-	if n > 0 && len(recs) > n {
-		recs = recs[:n]
-	}
-	f.dirAt += len(recs)
 	out := make([]fs.DirEntry, len(recs))
 	for i, r := range recs {
-		e := dirEntry{fi: &FileInfo{rec: r, name: r.Name}}
+		e := dirEntry{fi: info(r, "")}
 		if err := f.v.checkLengths(r); err != nil {
 			e.err = &fs.PathError{Op: "stat", Path: path.Join("/", f.name, r.Name), Err: err}
 		}
@@ -301,7 +278,7 @@ func (f *File) ReadDir(n int) ([]fs.DirEntry, error) {
 // dirEntry is a member ReadDir lists. Info fails for a file whose size
 // cannot be right (checkLengths): its name and kind are all that is known.
 type dirEntry struct {
-	fi  *FileInfo
+	fi  fs.FileInfo
 	err error
 }
 
@@ -342,43 +319,11 @@ func (v *Volume) checkLengths(r *Record) error {
 	return nil
 }
 
-// FileInfo describes a file or directory; Sys returns its *Record (nil for
-// the root).
-type FileInfo struct {
-	rec  *Record
-	name string // the root's name
-}
-
-func (i *FileInfo) Name() string {
-	if i.rec == nil {
-		return i.name
+// info describes r (nil: the root, named root) for io/fs; its Sys is r.
+func info(r *Record, root string) fs.FileInfo {
+	if r == nil {
+		return fsutil.RootInfo(root, r)
 	}
-	return i.rec.Name
+	file := &r.Set.File
+	return fsutil.NewFileInfo(r.Name, r.IsDir(), r.Size(), file.Attr&AttrReadOnly != 0, file.Modify.Time(), r)
 }
-
-func (i *FileInfo) Size() int64 {
-	if i.rec == nil || i.rec.IsDir() {
-		return 0
-	}
-	return i.rec.Size()
-}
-
-func (i *FileInfo) Mode() fs.FileMode {
-	if i.rec == nil || i.rec.IsDir() {
-		return fs.ModeDir | 0o755
-	}
-	if i.rec.Set.File.Attr&AttrReadOnly != 0 {
-		return 0o444
-	}
-	return 0o644
-}
-
-func (i *FileInfo) ModTime() time.Time {
-	if i.rec == nil {
-		return time.Time{}
-	}
-	return i.rec.Set.File.Modify.Time()
-}
-
-func (i *FileInfo) IsDir() bool { return i.Mode().IsDir() }
-func (i *FileInfo) Sys() any    { return i.rec }

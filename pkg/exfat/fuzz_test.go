@@ -22,10 +22,7 @@ import (
 
 func readTestdata(tb testing.TB, name string) []byte {
 	tb.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		tb.Fatal(err)
-	}
+	b := voltest.ReadFile(tb, filepath.Join("testdata", name))
 	if filepath.Ext(name) == ".gz" {
 		zr, err := gzip.NewReader(bytes.NewReader(b))
 		if err != nil {

@@ -1,7 +1,6 @@
 package exfat
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -9,30 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ftools/ftools/pkg/internal/voltest"
 	fio "github.com/ftools/ftools/pkg/io"
 )
-
-// needTool returns the path of an oracle from exfatprogs (installed by
-// scripts/deps); the test fails when it is missing, never skips.
-func needTool(t testing.TB, name string) string {
-	t.Helper()
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	for _, dir := range []string{"/usr/sbin", "/sbin"} {
-		p := filepath.Join(dir, name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Fatalf("%s not found: run scripts/deps (it installs exfatprogs)", name)
-	return ""
-}
 
 // runTool runs an oracle and returns its combined output and error.
 func runTool(t testing.TB, name string, args ...string) (string, error) {
 	t.Helper()
-	out, err := exec.Command(needTool(t, name), args...).CombinedOutput()
+	out, err := exec.Command(voltest.NeedTool(t, name), args...).CombinedOutput()
 	return string(out), err
 }
 

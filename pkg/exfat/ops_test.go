@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"strings"
 	"testing"
+
+	"github.com/ftools/ftools/pkg/internal/voltest"
 )
 
 // TestRename moves files and directories within and across directories,
@@ -258,7 +260,7 @@ func TestDirtyFlagAndGUID(t *testing.T) {
 		t.Fatalf("GUID from Format: %v %v", g, ok)
 	}
 	writeFile(t, v, "half", pattern(1, 3<<20), 3<<20)
-	if b := readImage(t, img, offVolumeFlags, 1); b[0]&FlagVolumeDirty == 0 {
+	if b := voltest.ReadFileAt(t, img, offVolumeFlags, 1); b[0]&FlagVolumeDirty == 0 {
 		t.Fatal("VolumeDirty is not set while changes are pending")
 	}
 	other := [16]byte{0xAA}
@@ -266,7 +268,7 @@ func TestDirtyFlagAndGUID(t *testing.T) {
 		t.Fatal(err)
 	}
 	closeVol(t, v)
-	b := readImage(t, img, 0, 512)
+	b := voltest.ReadFileAt(t, img, 0, 512)
 	bs, err := DecodeBootSector(b)
 	if err != nil {
 		t.Fatal(err)

@@ -31,14 +31,7 @@ func (v *Volume) ReadAhead(names []string, o ReadAheadOptions) *ReadAhead {
 // for (on the caller's goroutine) as the read-ahead reaches them, so that
 // a long list need not be held as strings.
 func (v *Volume) ReadAheadFunc(n int, name func(int) string, o ReadAheadOptions) *ReadAhead {
-	flushErr := v.flushData()
-	return readahead.NewFunc(v.dev, n, func(i int) readahead.Source {
-		src := v.aheadSource(name(i))
-		if src.Err == nil && flushErr != nil {
-			src.Err = flushErr
-		}
-		return src
-	}, o)
+	return readahead.ForVolume(v.dev, n, name, v.flushData(), v.aheadSource, o)
 }
 
 // AheadSource tells where the named file's data lies, as ReadAheadFunc
@@ -65,17 +58,10 @@ func (v *Volume) aheadSource(name string) readahead.Source {
 	}
 	size := file.rec.Size()
 	valid := min(int64(file.rec.Set.Stream.ValidDataLength), size)
-	src := readahead.Source{Zeros: size - valid, Name: name}
-	cs := v.layout.ClusterSize
-	for _, e := range file.exts {
-		if valid == 0 {
-			break
-		}
-		n := min(int64(e.Len)*cs, valid)
-		src.Pieces = append(src.Pieces, readahead.Piece{Off: v.layout.ClusterOffset(e.Start), Len: n})
-		valid -= n
-	}
-	return src
+	l := v.layout
+	return readahead.Source{Name: name, Zeros: size - valid, Pieces: readahead.Runs(file.exts, valid, func(e Extent) (int64, int64) {
+		return l.ClusterOffset(e.Start), int64(e.Len) * l.ClusterSize
+	})}
 }
 
 // RecordExtents returns the clusters of a file or directory a FileInfo of

@@ -1,11 +1,11 @@
 package exfat
 
 import (
-	"crypto/sha256"
 	"errors"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/ftools/ftools/pkg/internal/voltest"
 )
 
 // A damaged tree is refused before anything changes: RemoveAll names where
@@ -13,6 +13,16 @@ import (
 // report a failure, and leave the clusters of what it skipped lost). The
 // damage is made in memory only, so that any write would show.
 func TestRemoveAllRefusesDamagedTree(t *testing.T) {
+	img := formatImage(t, 16<<20, FormatParams{})
+	v := openVol(t, img, true)
+	if err := v.MkdirAll("t/u", testTime); err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range []string{"t/u/f1", "t/u/f2"} {
+		writeFile(t, v, name, pattern(uint64(i), 10000), 0)
+	}
+	closeVol(t, v)
+	tree := voltest.ReadFile(t, img)
 	for _, c := range []struct {
 		name, where string
 		damage      func(t *testing.T, v *Volume)
@@ -28,44 +38,24 @@ func TestRemoveAllRefusesDamagedTree(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			img := formatImage(t, 16<<20, FormatParams{})
+			img := voltest.ImageFile(t, tree)
+			before := voltest.SumFile(t, img)
 			v := openVol(t, img, true)
-			if err := v.MkdirAll("t/u", testTime); err != nil {
-				t.Fatal(err)
-			}
-			for i, name := range []string{"t/u/f1", "t/u/f2"} {
-				writeFile(t, v, name, pattern(uint64(i), 10000), 0)
-			}
-			closeVol(t, v)
-			before := sumImage(t, img)
-			v = openVol(t, img, true)
 			c.damage(t, v)
 			err := v.RemoveAll("t")
 			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), c.where+":") {
 				t.Errorf("RemoveAll of a damaged tree = %v, want ErrCorrupt naming %s", err, c.where)
 			}
 			closeVol(t, v)
-			if sumImage(t, img) != before {
+			if voltest.SumFile(t, img) != before {
 				t.Error("the refused removal changed the image")
 			}
 		})
 	}
 }
 
+// rec is the record of name on v.
 func rec(t *testing.T, v *Volume, name string) *Record {
 	t.Helper()
-	fi, err := v.Stat(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fi.Sys().(*Record)
-}
-
-func sumImage(t *testing.T, path string) [32]byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sha256.Sum256(b)
+	return voltest.Sys[*Record](t, v.Stat, name)
 }

@@ -1,6 +1,10 @@
 package exfat
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ftools/ftools/pkg/internal/sdcard"
+)
 
 // The SD Association's File System Specification (SD Specifications Part
 // 2, version 3.00, 2009, the version that added SDXC) formats cards of
@@ -44,19 +48,13 @@ var sdRows = []sdRow{
 // SDSC), which the specification formats FAT (see fat.PlanSD).
 const sdMinBytes = 32 << 30
 
-// sdSector is the sector size of every SD card.
-const sdSector = 512
-
-// SDLayout is an SDXC card's layout by the SD specification.
+// SDLayout is an SDXC card's layout by the SD specification: the card's
+// partition (ClusterSize, BU, PartitionStart, PartitionSize, MBRType, as
+// pkg/fat's SDLayout has them) and Params, which format the partition:
+// Size, SectorSize, ClusterSize, PartitionOffset and the fixed FAT and heap
+// offsets are set; the caller adds the serial number and label.
 type SDLayout struct {
-	ClusterSize    int64
-	BU             int64 // bytes
-	PartitionStart int64 // sectors (the MBR's LBA)
-	PartitionSize  int64 // sectors
-	MBRType        byte
-	// Params format the partition: Size, SectorSize, ClusterSize,
-	// PartitionOffset and the fixed FAT and heap offsets are set; the
-	// caller adds the serial number and label.
+	sdcard.Card
 	Params FormatParams
 }
 
@@ -88,24 +86,18 @@ func sdRowFor(total int64) (sdRow, bool) {
 // specification does (see sdRows). Cards of 32 GiB or less and over 2 TiB
 // are refused with ErrSDCapacity.
 func PlanSD(totalSectors int64) (*SDLayout, error) {
-	total := totalSectors * sdSector
+	total := totalSectors * sdcard.Sector
 	r, ok := sdRowFor(total)
 	if !ok {
 		return nil, fmt.Errorf("%w: this card has %d sectors (%d bytes)", ErrSDCapacity, totalSectors, total)
 	}
-	bu := r.bu / sdSector
-	l := &SDLayout{
-		ClusterSize:    r.cluster,
-		BU:             r.bu,
-		PartitionStart: bu,
-		PartitionSize:  totalSectors - bu,
-		MBRType:        0x07,
-	}
+	bu := r.bu / sdcard.Sector
+	l := &SDLayout{Card: sdcard.NewCard(r.cluster, r.bu, bu, totalSectors, 0x07)}
 	l.Params = FormatParams{
-		Size:            l.PartitionSize * sdSector,
-		SectorSize:      sdSector,
+		Size:            l.PartitionBytes(),
+		SectorSize:      sdcard.Sector,
 		ClusterSize:     r.cluster,
-		PartitionOffset: bu * sdSector,
+		PartitionOffset: bu * sdcard.Sector,
 		FATOffset:       uint32(bu / 2),
 		FATLength:       uint32(bu / 2),
 		HeapOffset:      uint32(bu),

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ftools/ftools/pkg/internal/voltest"
 	fio "github.com/ftools/ftools/pkg/io"
 )
 
@@ -103,12 +104,12 @@ func TestSDXCCards(t *testing.T) {
 // fsck.exfat -n on it.
 func loopFsck(t *testing.T, img string, off, size int64) {
 	t.Helper()
-	out, err := exec.Command(needTool(t, "losetup"), "--find", "--show", "--offset", fmt.Sprint(off), "--sizelimit", fmt.Sprint(size), img).CombinedOutput()
+	out, err := exec.Command(voltest.NeedTool(t, "losetup"), "--find", "--show", "--offset", fmt.Sprint(off), "--sizelimit", fmt.Sprint(size), img).CombinedOutput()
 	if err != nil {
 		t.Fatalf("losetup: %v\n%s", err, out)
 	}
 	loop := strings.TrimSpace(string(out))
-	t.Cleanup(func() { exec.Command(needTool(t, "losetup"), "-d", loop).Run() })
+	t.Cleanup(func() { exec.Command(voltest.NeedTool(t, "losetup"), "-d", loop).Run() })
 	fsckClean(t, loop)
 	dev := openDev(t, loop, false)
 	v, err := Open(dev)

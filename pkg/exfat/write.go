@@ -1,7 +1,6 @@
 package exfat
 
 import (
-	"fmt"
 	"io/fs"
 	"math"
 	"time"
@@ -20,23 +19,42 @@ const MaxFileSize = MaxClusterCount * maxClusterSize
 // the volume has one (the entry then says NoFatChain and the FAT is not
 // touched); data goes out through the volume's data stream; the entry set
 // appears only when the Writer is closed and the volume commits, so a
-// crash never leaves an entry that names unwritten data.
+// crash never leaves an entry that names unwritten data. The clusters,
+// the data and close-once are the shared file writer's
+// (fsutil.FileWriter); what is exFAT's own is the bitmap, the chain or
+// NoFatChain written at Close, and the entry set.
 type Writer struct {
-	v       *Volume
-	parent  *dir
-	name    string
-	old     *Record // the file being replaced, if any
-	mtime   time.Time
-	exts    []Extent
-	alloc   int64 // clusters allocated
-	written int64
-	at      fsutil.Cursor // the write position among exts
-	done    bool
+	f      fsutil.FileWriter[Extent, *Record]
+	v      *Volume
+	parent *dir
 }
 
 // pathErr wraps err in a *fs.PathError for the volume path name.
 func pathErr(op, name string, err error) error {
 	return &fs.PathError{Op: op, Path: "/" + cleanPath(name), Err: err}
+}
+
+// fileStore is how the shared file writer allocates, places and frees
+// the volume's clusters: marked in the bitmap as they are taken (a
+// request beyond the free clusters fails first, naming both in bytes);
+// the chain, if the file needs one, is written at Close (streamFor).
+func (v *Volume) fileStore() *fsutil.FileStore[Extent] {
+	cs := v.layout.ClusterSize
+	return &fsutil.FileStore[Extent]{
+		FS:          "exfat",
+		ClusterSize: cs,
+		Run:         Extent.run,
+		Extent:      extentOf,
+		Offset:      func(c uint32) int64 { return v.layout.ClusterOffset(Cluster(c)) },
+		Allocate: func(n int64, after uint32) ([]Extent, error) {
+			if n > int64(v.bitmap.free) {
+				return nil, &NoSpaceError{Need: min(n, math.MaxInt64/cs) * cs, Free: int64(v.bitmap.free) * cs}
+			}
+			return v.allocate(uint32(n), Cluster(after))
+		},
+		Free:  v.release,
+		Write: v.writeData,
+	}
 }
 
 // Create starts a file at name (its parent must exist). An existing file
@@ -49,7 +67,7 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{v: v, parent: parent, name: base, mtime: mtime}
+	w := &Writer{f: fsutil.NewFileWriter[Extent, *Record](v.fileStore(), &parent.node, base, mtime), v: v, parent: parent}
 	if r := parent.lookup(base); r != nil {
 		if r.IsDir() {
 			return nil, pathErr("create", name, ErrIsDir)
@@ -59,127 +77,69 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 		if _, err := v.fileExtents(&r.Set.Stream); err != nil {
 			return nil, pathErr("create", name, err)
 		}
-		w.old = r
+		w.f.Old = r
 	} else if err := checkNewName(base); err != nil {
 		return nil, pathErr("create", name, err)
 	} else if err := v.roomFor(parent, base, sizeHint); err != nil {
 		return nil, pathErr("create", name, err)
 	}
-	if sizeHint > 0 {
-		if err := w.grow(v.clustersFor(sizeHint)); err != nil {
-			return nil, pathErr("create", name, err)
-		}
+	if err := w.f.Reserve(sizeHint); err != nil {
+		return nil, pathErr("create", name, err)
 	}
-	parent.node.Pin() // until Close or Abort
+	w.f.Hold() // until Close or Abort
 	return w, nil
 }
 
 // clustersFor is how many clusters n bytes take (bounds.ClustersFor).
 func (v *Volume) clustersFor(n int64) int64 { return bounds.ClustersFor(n, v.layout.ClusterSize) }
 
-// grow allocates n more clusters at the end of the file.
-func (w *Writer) grow(n int64) error {
-	if n > int64(w.v.bitmap.free) {
-		cs := w.v.layout.ClusterSize
-		return &NoSpaceError{Need: min(n, math.MaxInt64/cs) * cs, Free: int64(w.v.bitmap.free) * cs}
-	}
-	var after Cluster
-	if len(w.exts) > 0 {
-		after = w.exts[len(w.exts)-1].End() - 1
-	}
-	exts, err := w.v.allocate(uint32(n), after)
-	if err != nil {
-		return err
-	}
-	for _, e := range exts {
-		w.exts = appendExtent(w.exts, e)
-	}
-	w.alloc += n
-	return nil
-}
-
 // Write queues p as the file's next bytes.
 func (w *Writer) Write(p []byte) (int, error) {
-	v := w.v
-	if w.done {
-		return 0, fmt.Errorf("exfat: write to %q after its Close: %w", w.name, fs.ErrClosed)
-	}
-	if v.closed {
+	if !w.f.Done && w.v.closed {
 		return 0, errClosedWriter
 	}
-	if need := v.clustersFor(w.written+int64(len(p))) - w.alloc; need > 0 {
-		if err := w.grow(need); err != nil {
-			return 0, err
-		}
-	}
-	done, err := w.put(p, w.written)
-	w.written += int64(done)
-	return done, err
+	return w.f.Write(p)
 }
-
-// put queues p at byte pos of the file, walking its extents.
-func (w *Writer) put(p []byte, pos int64) (int, error) { return w.at.Put(p, pos, w.run, w.v.writeData) }
-
-// run is extent i of the file: its device offset and length in bytes.
-func (w *Writer) run(i int) (int64, int64) {
-	e := w.exts[i]
-	return w.v.layout.ClusterOffset(e.Start), int64(e.Len) * w.v.layout.ClusterSize
-}
-
-// padSlack zeroes the rest of the file's last cluster from one shared
-// block of zeros (fsutil.PadSlack, FAT's writer's too), not a new slice
-// per file.
-func (w *Writer) padSlack() error { return fsutil.PadSlack(w.put, w.written, w.v.layout.ClusterSize) }
 
 // Close gives back the clusters the file did not use and records its
 // entry set (or updates the replaced one). Under --sync file the volume
 // commits and flushes here.
 func (w *Writer) Close() error {
-	if w.done {
-		return nil
-	}
-	v := w.v
-	if v.closed {
+	if !w.f.Done && w.v.closed {
 		return errClosedWriter
 	}
-	w.done = true
-	defer w.parent.node.Unpin()
-	if err := w.padSlack(); err != nil {
-		w.release()
+	if !w.f.Finish() {
+		return nil
+	}
+	defer w.f.Unpin()
+	v := w.v
+	if err := w.f.Settle(); err != nil {
 		return err
 	}
-	if used := v.clustersFor(w.written); used < w.alloc {
-		var cut []Extent
-		w.exts, cut = trimExtents(w.exts, used)
-		v.release(cut)
-		w.alloc = used
-	}
-	stream, err := v.streamFor(w.exts, w.written)
+	stream, err := v.streamFor(w.f.Exts, w.f.Written)
 	if err != nil {
-		w.release()
+		w.f.Release()
 		return err
 	}
-	stream.ValidDataLength = uint64(w.written)
 	now := v.Now()
-	if w.old != nil {
-		old := w.old
+	if old := w.f.Old; old != nil {
 		oldExts, err := v.recordExtents(old)
 		if err != nil {
-			w.release()
-			return pathErr("create", w.name, err)
+			w.f.Release()
+			return pathErr("create", w.f.Name, err)
 		}
 		old.Set.Stream.Flags, old.Set.Stream.FirstCluster = stream.Flags, stream.FirstCluster
 		old.Set.Stream.DataLength, old.Set.Stream.ValidDataLength = stream.DataLength, stream.ValidDataLength
 		old.Set.File.Attr |= AttrArchive
-		old.Set.File.Modify, old.Set.File.Access = MakeTimestamp(w.mtime), accessStamp(now)
+		old.Set.File.Modify, old.Set.File.Access = MakeTimestamp(w.f.Mtime), accessStamp(now)
 		if err := w.parent.update(old); err != nil {
 			return err
 		}
 		v.pendingFree = append(v.pendingFree, oldExts...)
 	} else {
-		s := EntrySet{File: FileEntry{Attr: AttrArchive, Create: MakeTimestamp(now), Modify: MakeTimestamp(w.mtime), Access: accessStamp(now)}, Stream: stream}
-		if _, err := w.parent.add(w.name, s); err != nil {
-			w.release()
+		s := EntrySet{File: FileEntry{Attr: AttrArchive, Create: MakeTimestamp(now), Modify: MakeTimestamp(w.f.Mtime), Access: accessStamp(now)}, Stream: stream}
+		if _, err := w.parent.add(w.f.Name, s); err != nil {
+			w.f.Release()
 			return err
 		}
 	}
@@ -211,19 +171,7 @@ func (v *Volume) streamFor(exts []Extent, size int64) (StreamEntry, error) {
 
 // Abort drops the file: its clusters, which nothing on disk names, are
 // free again at once. A replaced file stays as it was.
-func (w *Writer) Abort() {
-	if w.done {
-		return
-	}
-	w.done = true
-	w.parent.node.Unpin()
-	w.release()
-}
-
-func (w *Writer) release() {
-	w.v.release(w.exts)
-	w.exts, w.alloc = nil, 0
-}
+func (w *Writer) Abort() { w.f.Abort() }
 
 // Mkdir makes a directory; its parent must exist. A new directory has one
 // zeroed cluster (exFAT directories hold no "." or ".." entries) and

@@ -1,9 +1,6 @@
 package fat
 
-import (
-	"fmt"
-	"slices"
-)
+import "slices"
 
 // Extent is a run of consecutive clusters.
 type Extent struct {
@@ -13,17 +10,6 @@ type Extent struct {
 
 // End is the cluster after the extent.
 func (e Extent) End() Cluster { return e.Start + Cluster(e.Len) }
-
-// NoSpaceError says how much was needed and how much was free.
-type NoSpaceError struct {
-	Need, Free int64 // bytes
-}
-
-func (e *NoSpaceError) Error() string {
-	return fmt.Sprintf("no space left on volume: need %d bytes, %d free", e.Need, e.Free)
-}
-
-func (e *NoSpaceError) Unwrap() error { return ErrNoSpace }
 
 // cursorStart is where allocation begins after open: right after FSINFO's
 // next free hint, as the Linux driver and mtools read it.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 	fio "github.com/ftools/ftools/pkg/io"
 )
 
@@ -53,7 +54,7 @@ func findBootConflict(dev *fio.Device, bs *BootSector, raw []byte) *bootConflict
 	var named error // the sector the primary names holds no boot sector
 	if s := bs.BackupBootSector; s != 0 && s != 0xFFFF {
 		off := int64(s) * ss
-		b, err := readSector(dev, off, ss)
+		b, err := fsutil.ReadBytes(dev, off, ss)
 		if err == nil {
 			c.bs, err = DecodeBootSector(b)
 		}
@@ -73,7 +74,7 @@ func findBootConflict(dev *fio.Device, bs *BootSector, raw []byte) *bootConflict
 			if off == int64(bs.BackupBootSector)*ss {
 				continue
 			}
-			b, err := readSector(dev, off, s)
+			b, err := fsutil.ReadBytes(dev, off, s)
 			if err != nil {
 				break
 			}
@@ -100,18 +101,6 @@ func findBootConflict(dev *fio.Device, bs *BootSector, raw []byte) *bootConflict
 	return c
 }
 
-// readSector reads n bytes at off, or says why it cannot.
-func readSector(dev *fio.Device, off, n int64) ([]byte, error) {
-	if off < 0 || off+n > dev.Size() {
-		return nil, fmt.Errorf("byte %d lies past the end of the device (%d bytes)", off+n, dev.Size())
-	}
-	b := make([]byte, n)
-	if _, err := dev.ReadAt(b, off); err != nil {
-		return nil, err
-	}
-	return b, nil
-}
-
 // bootFault says why the volume bs describes is not the one on dev, or nil
 // when it is (see the comment at the top of this file). Each reason names
 // the structure and the byte where the boot sector's claim fails.
@@ -123,27 +112,23 @@ func bootFault(dev *fio.Device, bs *BootSector) error {
 	if err := bs.unsupportedFATs(); err != nil {
 		return err
 	}
-	if l.TotalSize > dev.Size() {
-		return fmt.Errorf("the volume it describes has %d bytes, the device only %d", l.TotalSize, dev.Size())
+	err = fsutil.FATsFit(dev, l.TotalSize, l.NumFATs, l.FATCopyOffset, 4, func(b []byte) string {
+		if !fatSignature(l.Type, bs.Media, b) {
+			return fmt.Sprintf("FAT entry 0 for media byte %#02x (it holds % x)", bs.Media, b)
+		}
+		return ""
+	})
+	if err != nil {
+		return err
 	}
 	ss := l.SectorSize
-	for i := 0; i < l.NumFATs; i++ {
-		off := l.FATCopyOffset(i)
-		b, err := readSector(dev, off, 4)
-		if err != nil {
-			return fmt.Errorf("FAT %d would begin at byte %d: %v", i+1, off, err)
-		}
-		if !fatSignature(l.Type, bs.Media, b) {
-			return fmt.Errorf("FAT %d would begin at byte %d, which does not hold FAT entry 0 for media byte %#02x (it holds % x)", i+1, off, bs.Media, b)
-		}
-	}
 	need := fatBytes(l.Type, l.Clusters)
 	if max := (need+ss-1)/ss*ss + need/8 + l.ClusterSize + 8*ss; l.FATSize > max {
 		return fmt.Errorf("its FATs of %d bytes each are far larger than its %d clusters need (%d bytes): the FAT size or the cluster size is wrong", l.FATSize, l.Clusters, need)
 	}
 	if l.Type == FAT32 {
 		root := l.RootCluster
-		b, err := readSector(dev, l.FATOffset+4*int64(root), 4)
+		b, err := fsutil.ReadBytes(dev, l.FATOffset+4*int64(root), 4)
 		if err != nil {
 			return fmt.Errorf("the root cluster %d's FAT entry: %v", root, err)
 		}
@@ -152,7 +137,7 @@ func bootFault(dev *fio.Device, bs *BootSector) error {
 			return fmt.Errorf("its root directory's first cluster %d is not in use in FAT 1 (entry %#x at byte %d)", root, e, l.FATOffset+4*int64(root))
 		}
 		off := l.ClusterOffset(root)
-		b, err = readSector(dev, off, 11)
+		b, err = fsutil.ReadBytes(dev, off, 11)
 		if err != nil {
 			return fmt.Errorf("its root directory's first cluster %d: %v", root, err)
 		}
@@ -160,7 +145,7 @@ func bootFault(dev *fio.Device, bs *BootSector) error {
 			return fmt.Errorf("its root directory's first cluster %d (byte %d) begins with a \".\" entry: it holds a subdirectory", root, off)
 		}
 		if l.FSInfoOffset != 0 {
-			sec, err := readSector(dev, l.FSInfoOffset, ss)
+			sec, err := fsutil.ReadBytes(dev, l.FSInfoOffset, ss)
 			if err == nil {
 				_, err = DecodeFSInfo(sec)
 			}
@@ -226,7 +211,7 @@ func fatCopiesFault(dev *fio.Device, l *Layout) error {
 	var held []string
 	for i := 0; i < l.NumFATs; i++ {
 		off := l.FATCopyOffset(i)
-		b, err := readSector(dev, off, 4)
+		b, err := fsutil.ReadBytes(dev, off, 4)
 		if err != nil {
 			return nil
 		}

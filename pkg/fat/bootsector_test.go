@@ -4,21 +4,17 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ftools/ftools/pkg/internal/voltest"
 	"github.com/google/go-cmp/cmp"
 )
 
 func readTestdata(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return voltest.ReadFile(t, filepath.Join("testdata", name))
 }
 
 func mustPlan(t testing.TB, p FormatParams) (*BootSector, *Layout) {

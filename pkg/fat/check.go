@@ -95,11 +95,8 @@ type CheckOptions struct {
 
 // Defaults for CheckOptions.
 const (
-	// DefaultMaxDepth is deeper than any path Windows or Linux can name on
-	// FAT (260 characters allow at most 130 levels).
-	DefaultMaxDepth = 256
-	// DefaultMaxProblems keeps a wrecked volume's report readable.
-	DefaultMaxProblems = 10000
+	DefaultMaxDepth    = fsutil.CheckMaxDepth    // deeper than FAT paths go
+	DefaultMaxProblems = fsutil.CheckMaxProblems // keeps a wrecked volume's report readable
 )
 
 // Report is what Check found, and the repair it planned.
@@ -221,19 +218,9 @@ func (r *Report) warnf(format string, args ...any) {
 // volume as the soundest copy has it (FAT 1 on a tie): lost clusters and
 // the free count are counted against that copy.
 func Check(v *Volume, opts CheckOptions) (*Report, error) {
-	if opts.MaxDepth <= 0 {
-		opts.MaxDepth = DefaultMaxDepth
-	}
-	if opts.MaxProblems <= 0 {
-		opts.MaxProblems = DefaultMaxProblems
-	}
+	step := fsutil.CheckStart(&opts.MaxDepth, &opts.MaxProblems, opts.Progress)
 	l := v.layout
 	rep := &Report{Type: l.Type, Clusters: l.Clusters, maxProblems: opts.MaxProblems}
-	step := func(format string, args ...any) {
-		if opts.Progress != nil {
-			opts.Progress(fmt.Sprintf(format, args...))
-		}
-	}
 	p := newPlan(v, opts)
 	step("checking the boot sector (%s, %d-byte sectors, %d-byte clusters, %d clusters, data from byte %d)",
 		l.Type, l.SectorSize, l.ClusterSize, l.Clusters, l.DataOffset)

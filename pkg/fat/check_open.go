@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 	fio "github.com/ftools/ftools/pkg/io"
 )
 
@@ -29,7 +30,7 @@ func OpenForCheck(dev *fio.Device) (v *Volume, bootErr, err error) {
 	// volume, and that does describe it, is the boot sector to check with
 	// (boot_judge.go). Judged before Open, which limits the device to the
 	// volume the primary describes.
-	if raw, rerr := readSector(dev, 0, min(maxBootRead, dev.Size())); rerr == nil {
+	if raw, rerr := fsutil.ReadBytes(dev, 0, min(maxBootRead, dev.Size())); rerr == nil {
 		// A primary whose layout does not hold together is refused by
 		// Open, and checked with the backup below.
 		if bs, derr := DecodeBootSector(raw); derr == nil && bs.Is32 && validLayout(bs) {

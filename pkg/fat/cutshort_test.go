@@ -2,10 +2,10 @@ package fat
 
 import (
 	"bytes"
+	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,12 +21,8 @@ import (
 // the total-sectors field the boot sector uses (16 bits below 65,536
 // sectors, else 32).
 func TestCutShortImage(t *testing.T) {
-	for _, c := range []struct {
-		size int64
-		off  int64
-	}{{16 << 20, offTotalSectors16}, {64 << 20, offTotalSectors32}} {
-		t.Run(strconv.FormatInt(c.size>>20, 10)+"MiB", func(t *testing.T) { testCutShort(t, c.size, c.off) })
-	}
+	t.Run("16MiB", func(t *testing.T) { testCutShort(t, 16<<20, offTotalSectors16) })
+	t.Run("64MiB", func(t *testing.T) { testCutShort(t, 64<<20, offTotalSectors32) })
 }
 
 func testCutShort(t *testing.T, size, totalOff int64) {
@@ -48,18 +44,8 @@ func testCutShort(t *testing.T, size, totalOff int64) {
 	}
 	data := bytes.Repeat([]byte("cut short "), 30000) // 300 kB
 	names := []string{"/F1", "/F2", "/F3", "/F4", "/F5", "/F6"}
-	for _, n := range names {
-		raPut(t, v, n, data)
-	}
-	if err := v.Close(); err != nil {
-		t.Fatal(err)
-	}
-	dev.Close()
 	// Inside the data of the third or fourth file.
-	const cut = 1500000
-	if err := os.Truncate(img, cut); err != nil {
-		t.Fatal(err)
-	}
+	voltest.CutShort(t, img, 1500000, names, data, func(n string, data []byte) { raPut(t, v, n, data) }, v.Close, dev.Close)
 	rdev, err := fio.Open(img, fio.Options{IOSize: 64 << 10, NoLock: true})
 	if err != nil {
 		t.Fatal(err)
@@ -76,12 +62,9 @@ func testCutShort(t *testing.T, size, totalOff int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var found bool
-	for _, p := range rep.Problems {
-		if p.Kind == KindBootSector && p.Offset == totalOff && strings.Contains(p.Message, strconv.FormatInt(size, 10)) && strings.Contains(p.Message, "1500000") {
-			found = true
-		}
-	}
+	found := slices.ContainsFunc(rep.Problems, func(p Problem) bool {
+		return p.Kind == KindBootSector && p.Offset == totalOff && strings.Contains(p.Message, fmt.Sprint(size)) && strings.Contains(p.Message, "1500000")
+	})
 	if !found {
 		t.Errorf("Check: problems %v, want a boot-sector problem at byte %d naming %d and 1500000 bytes", rep.Problems, totalOff, size)
 	}

@@ -1,7 +1,6 @@
 package fat
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -400,9 +399,6 @@ func (d *dir) detach(r *Record) {
 	d.byName.remove(r.Name, r)
 	d.byName.remove(r.Short.String(), r)
 }
-
-// ErrDirFull is returned when a directory cannot take another name.
-var ErrDirFull = errors.New("fat: directory is full")
 
 // DirLimit says why a chained directory is full: what it holds at most,
 // in the slots names take.

@@ -8,25 +8,17 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ftools/ftools/pkg/internal/voltest"
 )
 
 // Interoperability with mtools and dosfstools, which must be installed: a
 // missing tool fails the test rather than skipping it.
 
-// needTool returns the path of a tool or fails the test.
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		t.Fatalf("%s is required for this test: %v", name, err)
-	}
-	return p
-}
-
 // runTool runs a tool with the environment mtools needs for UTF-8 names.
 func runTool(t *testing.T, name string, args ...string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(needTool(t, name), args...)
+	cmd := exec.Command(voltest.NeedTool(t, name), args...)
 	cmd.Env = append(os.Environ(), "MTOOLS_SKIP_CHECK=1", "LC_ALL=C.UTF-8", "MTOOLSRC=/dev/null")
 	out, err := cmd.CombinedOutput()
 	return string(out), err

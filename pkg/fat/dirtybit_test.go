@@ -34,22 +34,9 @@ func TestDirtyBitAtFirstWrite(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			refuse := func() map[string]error {
-				return map[string]error{
-					"Mkdir of an existing name":     v.Mkdir("d", time.Unix(0, 0)),
-					"Remove of a non-empty dir":     v.Remove("d"),
-					"Remove of a missing name":      v.Remove("nope"),
-					"Rename of a missing name":      v.Rename("nope", "x"),
-					"Rename into itself":            v.Rename("d", "d/e/x"),
-					"SetAttr of a missing name":     v.SetAttr("nope", AttrHidden, 0),
-					"Fallocate past the free space": func() error { _, err := v.Fallocate("big", 1<<30, FallocateOptions{}); return err }(),
-				}
-			}
-			voltest.DirtyAtFirstWrite(t, voltest.DirtySession{
-				Dev: dev, Refuse: refuse, Commit: v.Commit, Close: v.Close,
-				Change: func() error { return v.SetAttr("d", AttrHidden, 0) },
-				Dirty:  func() bool { return diskDirty(t, dev) },
-				Flag:   "the dirty bit",
+			voltest.DirtyAtFirstWrite(t, v, AttrHidden, voltest.DirtyFlag{
+				Name:  "the dirty bit",
+				Dirty: func() bool { return diskDirty(t, dev) },
 			})
 		})
 	}

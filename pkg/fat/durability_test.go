@@ -89,7 +89,7 @@ func TestFallocateFlushesQueuedData(t *testing.T) {
 	if _, err := w.Write(bytes.Repeat([]byte{0xAA}, 64<<10)); err != nil {
 		t.Fatal(err)
 	}
-	start := w.exts[0].Start
+	start := w.f.Exts[0].Start
 	w.Abort()
 	v.cursor = start // make the next allocation take the aborted clusters
 	res, err := v.Fallocate("/zeroed.bin", 64<<10, FallocateOptions{})
@@ -141,7 +141,7 @@ func TestRecordsStayInOneSector(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	d, err := v.loadDir(recOfVolume(t, v, "d").Entry.Cluster)
+	d, err := v.loadDir(recOf(t, v, "d").Entry.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,15 +161,6 @@ func TestRecordsStayInOneSector(t *testing.T) {
 	if err := v.Close(); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func recOfVolume(t *testing.T, v *Volume, name string) *Record {
-	t.Helper()
-	fi, err := v.Stat(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fi.Sys().(*Record)
 }
 
 // The FAT of a large volume lives outside the Go heap until Close, not
@@ -265,7 +256,7 @@ func TestNewDirKeepsRecordInSkippedSlots(t *testing.T) {
 	if err := v.Mkdir("/d/sub folder", time.Unix(0, 0)); err != nil {
 		t.Fatal(err)
 	}
-	if r := recOfVolume(t, v, "d/sub folder"); r.Slot != 14 {
+	if r := recOf(t, v, "d/sub folder"); r.Slot != 14 {
 		t.Fatalf("set-up: the folder's record is in slot %d, want 14 (the skipped slots)", r.Slot)
 	}
 	if err := v.Close(); err != nil {

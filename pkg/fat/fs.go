@@ -3,11 +3,11 @@ package fat
 import (
 	"io"
 	"io/fs"
-	"path"
 	"sort"
 	"strconv"
 	"syscall"
-	"time"
+
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // Errors for operations on the wrong kind of entry; they are the system's
@@ -99,7 +99,7 @@ func (v *Volume) statPath(name string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &FileInfo{rec: r, cs: v.layout.ClusterSize, name: path.Base(cleanPath(name))}, nil
+	return info(r), nil
 }
 
 // ReadDir lists a directory in name order.
@@ -117,12 +117,7 @@ func (v *Volume) readDirPath(name string) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !df.isDir() {
-		return nil, &fs.PathError{Op: "readdir", Path: name, Err: ErrNotDir}
-	}
-	ents, err := df.ReadDir(-1)
-	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
-	return ents, err
+	return fsutil.SortedDir(name, df, ErrNotDir)
 }
 
 // File is an open file or directory of a volume.
@@ -141,7 +136,7 @@ func (f *File) isDir() bool { return f.rec == nil || f.rec.Entry.IsDir() }
 
 // Stat describes the file.
 func (f *File) Stat() (fs.FileInfo, error) {
-	return &FileInfo{rec: f.rec, cs: f.v.layout.ClusterSize, name: path.Base(f.name)}, nil
+	return info(f.rec), nil
 }
 
 // Close releases the file.
@@ -153,16 +148,7 @@ func (f *File) Read(p []byte) (int, error) {
 	if f.isDir() {
 		return 0, &fs.PathError{Op: "read", Path: f.name, Err: ErrIsDir}
 	}
-	size := int64(f.rec.Entry.Size)
-	if f.off >= size {
-		return 0, io.EOF
-	}
-	if rem := size - f.off; int64(len(p)) > rem {
-		p = p[:rem]
-	}
-	n, err := f.ReadAt(p, f.off)
-	f.off += int64(n)
-	return n, err
+	return fsutil.ReadOn(p, &f.off, int64(f.rec.Entry.Size), f.ReadAt)
 }
 
 // ReadAt reads len(p) bytes from offset off of the file: one request per
@@ -207,63 +193,22 @@ func (f *File) ReadDir(n int) ([]fs.DirEntry, error) {
 	if !f.isDir() {
 		return nil, &fs.PathError{Op: "readdir", Path: f.name, Err: ErrNotDir}
 	}
-	recs := f.dir.list()
-	if f.dirAt >= len(recs) {
-		if n > 0 {
-			return nil, io.EOF
-		}
-		return nil, nil
+	recs, more := fsutil.Page(f.dir.list(), &f.dirAt, n)
+	if !more {
+		return nil, fsutil.DirEnd(n)
 	}
-	recs = recs[f.dirAt:]
-	if n > 0 && len(recs) > n {
-		recs = recs[:n]
-	}
-	f.dirAt += len(recs)
 	out := make([]fs.DirEntry, len(recs))
 	for i, r := range recs {
-		out[i] = fs.FileInfoToDirEntry(&FileInfo{rec: r, cs: f.v.layout.ClusterSize, name: r.Name})
+		out[i] = fs.FileInfoToDirEntry(info(r))
 	}
 	return out, nil
 }
 
-// FileInfo describes a file or directory; Sys returns its *Record (nil for
-// the root).
-type FileInfo struct {
-	rec  *Record
-	cs   int64
-	name string
-}
-
-func (i *FileInfo) Name() string {
-	if i.rec == nil {
-		return "/"
+// info describes r (nil: the root, named "/") for io/fs; its Sys is r.
+func info(r *Record) fs.FileInfo {
+	if r == nil {
+		return fsutil.RootInfo("/", r)
 	}
-	return i.rec.Name
+	e := &r.Entry
+	return fsutil.NewFileInfo(r.Name, e.IsDir(), int64(e.Size), e.Attr&AttrReadOnly != 0, e.ModTimeValue(), r)
 }
-
-func (i *FileInfo) Size() int64 {
-	if i.rec == nil || i.rec.Entry.IsDir() {
-		return 0
-	}
-	return int64(i.rec.Entry.Size)
-}
-
-func (i *FileInfo) Mode() fs.FileMode {
-	if i.rec == nil || i.rec.Entry.IsDir() {
-		return fs.ModeDir | 0o755
-	}
-	if i.rec.Entry.Attr&AttrReadOnly != 0 {
-		return 0o444
-	}
-	return 0o644
-}
-
-func (i *FileInfo) ModTime() time.Time {
-	if i.rec == nil {
-		return time.Time{}
-	}
-	return i.rec.Entry.ModTimeValue()
-}
-
-func (i *FileInfo) IsDir() bool { return i.Mode().IsDir() }
-func (i *FileInfo) Sys() any    { return i.rec }

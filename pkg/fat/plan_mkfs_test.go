@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ftools/ftools/pkg/internal/voltest"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -121,16 +122,7 @@ func runMkfs(t *testing.T, size int64, args []string) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("mkfs.fat %s: %s", strings.Join(args, " "), out)
 	}
-	f, err := os.Open(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	b := make([]byte, 4096)
-	if _, err := f.ReadAt(b, 0); err != nil {
-		t.Fatal(err)
-	}
-	return b, nil
+	return voltest.ReadFileAt(t, img, 0, 4096), nil
 }
 
 func TestPlanMatchesMkfs(t *testing.T) {

@@ -47,19 +47,7 @@ func (v *Volume) ReadAhead(names []string, o ReadAheadOptions) *ReadAhead {
 func (v *Volume) ReadAheadFunc(n int, name func(int) string, o ReadAheadOptions) *ReadAhead {
 	// Queued data (written earlier in this session) must be on the device
 	// before it is read back.
-	flushErr := v.flushData()
-	return readahead.NewFunc(v.dev, n, func(i int) readahead.Source {
-		v.settle()
-		n := name(i)
-		exts, size, err := v.dataExtents(n)
-		if err == nil {
-			err = flushErr
-		}
-		if err != nil {
-			return readahead.Source{Err: err}
-		}
-		return readahead.Source{Pieces: v.pieces(exts, size), Name: n}
-	}, o)
+	return readahead.ForVolume(v.dev, n, name, v.flushData(), v.aheadSource, o)
 }
 
 // AheadSource tells where the named file's data lies, as ReadAheadFunc
@@ -70,12 +58,20 @@ func (v *Volume) AheadSource(name string) readahead.Source {
 	if err := v.flushData(); err != nil {
 		return readahead.Source{Err: err}
 	}
+	return v.aheadSource(name)
+}
+
+// aheadSource places a file's bytes on the volume, run by run.
+func (v *Volume) aheadSource(name string) readahead.Source {
 	v.settle()
 	exts, size, err := v.dataExtents(name)
 	if err != nil {
 		return readahead.Source{Err: err}
 	}
-	return readahead.Source{Pieces: v.pieces(exts, size), Name: name}
+	l := v.layout
+	return readahead.Source{Name: name, Pieces: readahead.Runs(exts, size, func(e Extent) (int64, int64) {
+		return l.ClusterOffset(e.Start), int64(e.Len) * l.ClusterSize
+	})}
 }
 
 // dataExtents resolves a file's data: its clusters as runs, and its size.
@@ -88,19 +84,4 @@ func (v *Volume) dataExtents(name string) ([]Extent, int64, error) {
 		return nil, 0, &fs.PathError{Op: "read", Path: name, Err: ErrIsDir}
 	}
 	return file.exts, int64(file.rec.Entry.Size), nil
-}
-
-// pieces places a file's size bytes on the volume, run by run.
-func (v *Volume) pieces(exts []Extent, size int64) []readahead.Piece {
-	cs := v.layout.ClusterSize
-	var out []readahead.Piece
-	for _, e := range exts {
-		if size == 0 {
-			break
-		}
-		n := min(int64(e.Len)*cs, size)
-		out = append(out, readahead.Piece{Off: v.layout.ClusterOffset(e.Start), Len: n})
-		size -= n
-	}
-	return out
 }

@@ -38,26 +38,20 @@ func (v *Volume) checkTreeFreeing(parent *dir, r *Record, path string) ([]fsutil
 // clusters are freed, so they need not change, and those directories are
 // only forgotten (the walk let the clean ones go already).
 func (v *Volume) takeTree(parent *dir, items []fsutil.TreeItem[*treeNode]) {
-	free := func(r fsutil.Run) { v.pendingFree = append(v.pendingFree, Extent{Cluster(r.Start), r.Len}) }
-	fsutil.Dismantle(items, free, func(n, _ *treeNode, top bool) {
+	forget := func(n *treeNode) {
 		if n.listed {
 			c := n.rec.Entry.Cluster
 			v.forgetDir(c)
 			delete(v.dirtyDirs, c)
 		}
-		if top {
-			parent.remove(n.rec)
-		}
-	})
+	}
+	fsutil.TakeTree(items, &v.pendingFree, extentOf, forget, func(n *treeNode) { parent.remove(n.rec) })
 }
 
 // CheckTree walks the tree at name (the whole volume for the root) as
 // RemoveAll does before it changes anything, and returns the first damage
-// that would make a change of every file in it go wrong part way, naming
-// where: a directory loop, a directory naming the root's clusters, a chain
-// into a free or bad cluster or a loop, a directory that cannot be read,
-// clusters two members of the tree share. Writers of a whole tree
-// (fattrib -/) call it first, so that a refusal changes nothing.
+// found, naming where (fsutil.CheckTreeAt says which). Writers of a whole
+// tree (fattrib -/) call it first, so that a refusal changes nothing.
 func (v *Volume) CheckTree(name string) error {
 	start := func() error {
 		if v.closed {
@@ -150,3 +144,6 @@ func (v *Volume) checkTree(r *Record, path string) ([]fsutil.TreeItem[*treeNode]
 
 // run is the extent as the shared tree walk counts it (fsutil.Run).
 func (e Extent) run() fsutil.Run { return fsutil.Run{Start: uint32(e.Start), Len: e.Len} }
+
+// extentOf is the extent a shared run (fsutil.Run) stands for.
+func extentOf(r fsutil.Run) Extent { return Extent{Cluster(r.Start), r.Len} }

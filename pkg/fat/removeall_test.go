@@ -1,12 +1,12 @@
 package fat
 
 import (
-	"crypto/sha256"
 	"errors"
 	"io/fs"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/ftools/ftools/pkg/internal/voltest"
 )
 
 func TestRemoveAll(t *testing.T) {
@@ -85,7 +85,7 @@ func TestRemoveAllRefusesDamagedTree(t *testing.T) {
 				t.Fatal(err)
 			}
 			closeVerb(t, v)
-			before := sumFile(t, img)
+			before := voltest.SumFile(t, img)
 			v = openVerb(t, img)
 			err := v.RemoveAll("SUB")
 			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), c.where+":") {
@@ -95,19 +95,9 @@ func TestRemoveAllRefusesDamagedTree(t *testing.T) {
 				t.Errorf("the refused removal removed something: %v", err)
 			}
 			closeVerb(t, v)
-			if sumFile(t, img) != before {
+			if voltest.SumFile(t, img) != before {
 				t.Error("the refused removal changed the image")
 			}
 		})
 	}
-}
-
-// sumFile is the SHA-256 of a file.
-func sumFile(t *testing.T, path string) [32]byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sha256.Sum256(b)
 }

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/ftools/ftools/pkg/internal/voltest"
 	fio "github.com/ftools/ftools/pkg/io"
 )
 
@@ -67,13 +68,10 @@ func closeVerb(t *testing.T, v *Volume) {
 	}
 }
 
+// recOf is the record of name on v.
 func recOf(t *testing.T, v *Volume, name string) *Record {
 	t.Helper()
-	fi, err := v.Stat(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fi.Sys().(*Record)
+	return voltest.Sys[*Record](t, v.Stat, name)
 }
 
 // dotDot returns the cluster the ".." entry of directory name holds.

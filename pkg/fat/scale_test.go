@@ -13,6 +13,7 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/ftools/ftools/pkg/internal/voltest"
 	fio "github.com/ftools/ftools/pkg/io"
 )
 
@@ -309,24 +310,7 @@ func TestDirCacheBounded(t *testing.T) {
 	}
 	fsckClean(t, img)
 	r := reopenRead(t, img)
-	got := 0
-	err := fs.WalkDir(r, ".", func(p string, de fs.DirEntry, err error) error {
-		if err != nil || de.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(r, p)
-		if err != nil || string(data) != want[p] {
-			return fmt.Errorf("%s: %q, %v", p, data, err)
-		}
-		got++
-		if r.dircache.Cost() > 2*dirBudget+4*(2<<20) {
-			return fmt.Errorf("reading: directories charged %d", r.dircache.Cost())
-		}
-		return nil
-	})
-	if err != nil || got != len(want) {
-		t.Fatalf("%d of %d files read back: %v", got, len(want), err)
-	}
+	voltest.ReadTreeBack(t, r, want, r.dircache.Cost, 2*dirBudget+4*(2<<20))
 }
 
 // Writer.ReadFrom (io.Copy's path) writes what the reader holds, whatever

@@ -1,6 +1,10 @@
 package fat
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ftools/ftools/pkg/internal/sdcard"
+)
 
 // The SD Association's File System Specification (Part 2, Annex C) lays a
 // card out so that the FATs and the data area start on the card's erase
@@ -23,21 +27,16 @@ var sdRows = []sdRow{
 	{32 << 30, FAT32, 32 << 10, 4 << 20},
 }
 
-// sdSector is the sector size of every SD card.
-const sdSector = 512
-
-// SDLayout is a card's layout by the SD specification.
+// SDLayout is a card's layout by the SD specification: the FAT type, the
+// card's partition (ClusterSize, BU, PartitionStart, PartitionSize,
+// MBRType, as pkg/exfat's SDLayout has them) and Params, which format the
+// partition (Size, sectors per cluster, reserved sectors, FAT size, root
+// entries, hidden sectors are set). A FAT32 of fewer than 65,525 clusters
+// is refused by Plan unless the caller sets AllowSmallFAT32, as for any
+// other FAT32.
 type SDLayout struct {
-	Type           Type
-	ClusterSize    int64
-	BU             int64 // bytes
-	PartitionStart int64 // sectors (the MBR's LBA)
-	PartitionSize  int64 // sectors
-	MBRType        byte
-	// Params format the partition (Size, sectors per cluster, reserved
-	// sectors, FAT size, root entries, hidden sectors are set). A FAT32
-	// of fewer than 65,525 clusters is refused by Plan unless the caller
-	// sets AllowSmallFAT32, as for any other FAT32.
+	Type Type
+	sdcard.Card
 	Params FormatParams
 }
 
@@ -51,7 +50,7 @@ var ErrSDTooLarge = fmt.Errorf("%w: the SD specification formats cards over 32 G
 // 32 GiB, the FAT32 layout's 4 MiB; for a card too small for any layout,
 // its row's BU in the table.
 func SDBoundaryUnit(totalBytes int64) int64 {
-	if l, err := PlanSD(totalBytes/sdSector, totalBytes > sdRows[len(sdRows)-1].maxBytes); err == nil {
+	if l, err := PlanSD(totalBytes/sdcard.Sector, totalBytes > sdRows[len(sdRows)-1].maxBytes); err == nil {
 		return l.BU
 	}
 	for _, r := range sdRows {
@@ -80,7 +79,7 @@ func SDBoundaryUnit(totalBytes int64) int64 {
 // exactly 64 MiB has too many clusters for FAT12) gives way to the next.
 // Over 32 GiB the specification asks for exFAT: refused unless fat32.
 func PlanSD(totalSectors int64, fat32 bool) (*SDLayout, error) {
-	total := totalSectors * sdSector
+	total := totalSectors * sdcard.Sector
 	if total > sdRows[len(sdRows)-1].maxBytes && !fat32 {
 		return nil, ErrSDTooLarge
 	}
@@ -104,14 +103,14 @@ func PlanSD(totalSectors int64, fat32 bool) (*SDLayout, error) {
 }
 
 func planSDRow(ts int64, r sdRow) (*SDLayout, error) {
-	sc, bu := r.cluster/sdSector, r.bu/sdSector
+	sc, bu := r.cluster/sdcard.Sector, r.bu/sdcard.Sector
 	bits := int64(r.typ)
-	fatSectors := func(entries int64) int64 { return ceilDiv(ceilDiv(entries*bits, 8), sdSector) }
+	fatSectors := func(entries int64) int64 { return ceilDiv(ceilDiv(entries*bits, 8), sdcard.Sector) }
 	sf := fatSectors(ceilDiv(ts, sc) + 2)
 	var nom, rsc, clusters int64
 	rootSecs := int64(0)
 	if r.typ != FAT32 {
-		rootSecs = 512 * DirEntrySize / sdSector
+		rootSecs = 512 * DirEntrySize / sdcard.Sector
 	}
 	for range 64 {
 		if r.typ == FAT32 {
@@ -152,14 +151,10 @@ func planSDRow(ts int64, r sdRow) (*SDLayout, error) {
 	if clusters < lo || clusters > hi {
 		return nil, fmt.Errorf("%w: %s with %d-byte clusters would have %d clusters on this card", ErrInvalidParams, r.typ, r.cluster, clusters)
 	}
-	l := &SDLayout{
-		Type: r.typ, ClusterSize: r.cluster, BU: r.bu,
-		PartitionStart: nom, PartitionSize: ts - nom,
-	}
-	l.MBRType = MBRType(r.typ, l.PartitionSize, ts)
+	l := &SDLayout{Type: r.typ, Card: sdcard.NewCard(r.cluster, r.bu, nom, ts, MBRType(r.typ, ts-nom, ts))}
 	l.Params = FormatParams{
-		Size:              l.PartitionSize * sdSector,
-		SectorSize:        sdSector,
+		Size:              l.PartitionBytes(),
+		SectorSize:        sdcard.Sector,
 		Type:              r.typ,
 		SectorsPerCluster: int(sc),
 		ReservedSectors:   int(rsc),

@@ -3,6 +3,8 @@ package fat
 import (
 	"strings"
 	"testing"
+
+	"github.com/ftools/ftools/pkg/internal/sdcard"
 )
 
 // The SD layout for 2, 8 and 32 GB cards (and a few small ones) follows the
@@ -53,7 +55,7 @@ func TestPlanSD(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%d sectors: Plan: %v", tc.sectors, err)
 		}
-		start := l.PartitionStart * sdSector
+		start := l.PartitionStart * sdcard.Sector
 		if start%l.BU != 0 && l.Type == FAT32 {
 			t.Errorf("%d sectors: FAT32 partition at byte %d, not on a BU", tc.sectors, start)
 		}
@@ -63,7 +65,7 @@ func TestPlanSD(t *testing.T) {
 		if lay.Type != tc.typ || lay.ClusterSize != tc.cluster || bs.HiddenSectors != uint32(l.PartitionStart) {
 			t.Errorf("%d sectors: Plan made %s with %d-byte clusters, hidden %d", tc.sectors, lay.Type, lay.ClusterSize, bs.HiddenSectors)
 		}
-		if l.PartitionStart+lay.TotalSize/sdSector > tc.sectors {
+		if l.PartitionStart+lay.TotalSize/sdcard.Sector > tc.sectors {
 			t.Errorf("%d sectors: the volume ends past the card", tc.sectors)
 		}
 		if l.Type == FAT32 {
@@ -79,7 +81,7 @@ func TestPlanSD(t *testing.T) {
 // Over 32 GiB the specification asks for exFAT: refused unless FAT32 is
 // asked for, which then gets the 32 GiB row's layout.
 func TestPlanSDLarge(t *testing.T) {
-	const sectors = 64 << 30 / sdSector
+	const sectors = 64 << 30 / sdcard.Sector
 	if _, err := PlanSD(sectors, false); err == nil {
 		t.Fatal("a 64 GiB card got a FAT layout without --fat 32")
 	}

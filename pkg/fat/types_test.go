@@ -30,7 +30,7 @@ func TestFormatError(t *testing.T) {
 	if !errors.Is(e, ErrNotFAT) || errors.Is(e, ErrCorrupt) {
 		t.Error("errors.Is")
 	}
-	e = &FormatError{Structure: "FAT", Field: "cluster 5", Offset: -1, Msg: "loops"}
+	e = &FormatError{Structure: "FAT", Field: "cluster 5", Offset: -1, Msg: "loops", Err: ErrCorrupt}
 	if got, want := e.Error(), "fat: FAT: cluster 5: loops"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"strings"
 	"time"
 
 	"github.com/ftools/ftools/pkg/internal/bounds"
@@ -23,17 +22,32 @@ var ErrFileTooLarge = fmt.Errorf("fat: a FAT file holds at most %d bytes (4 GiB 
 // volume has one; data goes out through the volume's data batch; the
 // directory entry appears only when the Writer is closed and the volume
 // commits, so a crash never leaves an entry that points at unwritten data.
+// The clusters, the data and close-once are the shared file writer's
+// (fsutil.FileWriter); what is FAT's own is the chain (ended where Close
+// cuts the file) and the entry.
 type Writer struct {
-	v       *Volume
-	parent  *dir
-	name    string
-	old     *Record // the file being replaced, if any
-	mtime   time.Time
-	exts    []Extent
-	alloc   int64 // clusters allocated
-	written int64
-	at      fsutil.Cursor // the write position among exts
-	done    bool
+	f      fsutil.FileWriter[Extent, *Record]
+	v      *Volume
+	parent *dir
+}
+
+// fileStore is how the shared file writer allocates, places and frees
+// the volume's clusters: chained in the FAT as they are taken, the chain
+// ended where Close cuts the file.
+func (v *Volume) fileStore() *fsutil.FileStore[Extent] {
+	return &fsutil.FileStore[Extent]{
+		FS:          "fat",
+		ClusterSize: v.layout.ClusterSize,
+		MaxSize:     MaxFileSize,
+		TooLarge:    ErrFileTooLarge,
+		Run:         Extent.run,
+		Extent:      extentOf,
+		Offset:      func(c uint32) int64 { return v.layout.ClusterOffset(Cluster(c)) },
+		Allocate:    func(n int64, after uint32) ([]Extent, error) { return v.allocate(uint32(n), Cluster(after)) },
+		Free:        v.freeClusters,
+		EndChain:    func(last Extent) { v.table.Set(last.End()-1, v.table.EOC()) },
+		Write:       v.writeData,
+	}
 }
 
 // Create starts a file at name (its parent must exist). An existing file of
@@ -53,7 +67,7 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 		// "new/" names a directory, not a file to create.
 		return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name) + "/", Err: ErrIsDir}
 	}
-	w := &Writer{v: v, parent: parent, name: base, mtime: mtime}
+	w := &Writer{f: fsutil.NewFileWriter[Extent, *Record](v.fileStore(), &parent.node, base, mtime), v: v, parent: parent}
 	if r := parent.lookup(base); r != nil {
 		if r.Entry.IsDir() || r.Entry.IsLabel() {
 			return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: ErrIsDir}
@@ -63,74 +77,33 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 		if _, err := chainOrNil(v, r.Entry.Cluster); err != nil {
 			return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: err}
 		}
-		w.old = r
+		w.f.Old = r
 	} else if err := checkNewName(base); err != nil {
 		return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: err}
 	} else if err := v.roomFor(parent, base, sizeHint); err != nil {
 		return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: err}
 	}
-	if sizeHint > 0 {
-		if err := w.grow(v.clustersFor(sizeHint)); err != nil {
-			return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: err}
-		}
+	if err := w.f.Reserve(sizeHint); err != nil {
+		return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: err}
 	}
-	// The parent stays in memory until the entry is added (Close).
-	parent.node.Pin()
-	w.name = strings.Clone(base)
+	w.f.Hold()
 	return w, nil
 }
 
 // clustersFor is how many clusters n bytes take (bounds.ClustersFor).
 func (v *Volume) clustersFor(n int64) int64 { return bounds.ClustersFor(n, v.layout.ClusterSize) }
 
-// grow allocates n more clusters at the end of the file's chain.
-func (w *Writer) grow(n int64) error {
-	var after Cluster
-	if len(w.exts) > 0 {
-		after = w.exts[len(w.exts)-1].End() - 1
-	}
-	exts, err := w.v.allocate(uint32(n), after)
-	if err != nil {
-		return err
-	}
-	for _, e := range exts {
-		if k := len(w.exts); k > 0 && w.exts[k-1].End() == e.Start {
-			w.exts[k-1].Len += e.Len
-			continue
-		}
-		w.exts = append(w.exts, e)
-	}
-	w.alloc += n
-	return nil
-}
-
 // Write queues p as the file's next bytes.
-func (w *Writer) Write(p []byte) (int, error) {
-	v := w.v
-	if w.done {
-		return 0, w.closedErr()
-	}
-	if w.written+int64(len(p)) > MaxFileSize {
-		return 0, ErrFileTooLarge
-	}
-	if need := v.clustersFor(w.written+int64(len(p))) - w.alloc; need > 0 {
-		if err := w.grow(need); err != nil {
-			return 0, err
-		}
-	}
-	done, err := w.put(p, w.written)
-	w.written += int64(done)
-	return done, err
-}
+func (w *Writer) Write(p []byte) (int, error) { return w.f.Write(p) }
 
 // ReadFrom copies r to the file's next bytes until r ends, reading
 // straight into the volume's data buffers (io.Copy uses it): the data is
 // copied once, by the read. Clusters beyond the size hint are allocated as
 // needed, a request's worth at a time; Close gives back what is not used.
 func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
-	v := w.v
-	if w.done {
-		return 0, w.closedErr()
+	v, f := w.v, &w.f
+	if f.Done {
+		return 0, f.ClosedErr()
 	}
 	if v.closed {
 		return 0, ErrClosed
@@ -138,7 +111,7 @@ func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
 	cs := v.layout.ClusterSize
 	var total int64
 	for {
-		if w.written >= MaxFileSize {
+		if f.Written >= MaxFileSize {
 			// One byte more is too many.
 			var b [1]byte
 			if n, _ := io.ReadFull(r, b[:]); n > 0 {
@@ -146,7 +119,7 @@ func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
 			}
 			return total, nil
 		}
-		if w.written == w.alloc*cs {
+		if f.Written == f.Alloc*cs {
 			// The clusters allocated are full: only if r holds more (the
 			// size hint was short) are more taken, as many as the file
 			// has (up to a request's worth), or one if they are not free.
@@ -157,25 +130,25 @@ func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
 				}
 				return total, err
 			}
-			more := min(max(w.alloc, 1), max(int64(v.dev.IOSize())/cs, 1), v.clustersFor(MaxFileSize)-w.alloc)
-			err := w.grow(more)
+			more := min(max(f.Alloc, 1), max(int64(v.dev.IOSize())/cs, 1), v.clustersFor(MaxFileSize)-f.Alloc)
+			err := f.Grow(more)
 			if errors.Is(err, ErrNoSpace) && more > 1 {
-				err = w.grow(1)
+				err = f.Grow(1)
 			}
 			if err != nil {
 				return total, err
 			}
-			if _, err := w.put(b[:], w.written); err != nil {
+			if _, err := f.Put(b[:], f.Written); err != nil {
 				return total, err
 			}
-			w.written++
+			f.Written++
 			total++
 			continue
 		}
-		off, n := w.span(w.written)
-		n = min(n, MaxFileSize-w.written)
+		off, n := f.Span(f.Written)
+		n = min(n, MaxFileSize-f.Written)
 		k, err := v.data.ReadFrom(v.dev, v.markDirty, off, r, n)
-		w.written += k
+		f.Written += k
 		total += k
 		if err != nil {
 			return total, err
@@ -186,77 +159,47 @@ func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
 	}
 }
 
-// span is where byte pos of the file lies on the device, and how many
-// bytes of its extent follow from there.
-func (w *Writer) span(pos int64) (int64, int64) { return w.at.Span(pos, w.run) }
-
-// run is extent i of the file: its device offset and length in bytes.
-func (w *Writer) run(i int) (int64, int64) {
-	e := w.exts[i]
-	return w.v.layout.ClusterOffset(e.Start), int64(e.Len) * w.v.layout.ClusterSize
-}
-
-// put queues p at byte pos of the file, walking its extents.
-func (w *Writer) put(p []byte, pos int64) (int, error) { return w.at.Put(p, pos, w.run, w.v.writeData) }
-
-// padSlack zeroes the rest of the file's last cluster (fsutil.PadSlack,
-// shared with exFAT).
-func (w *Writer) padSlack() error { return fsutil.PadSlack(w.put, w.written, w.v.layout.ClusterSize) }
-
-// closedErr is a write to a Writer after its own Close: refused before a
-// cluster is allocated (nothing would ever name it).
-func (w *Writer) closedErr() error {
-	return fmt.Errorf("fat: write to %q after its Close: %w", w.name, fs.ErrClosed)
-}
-
 // Close gives back the clusters the file did not use and records its entry
 // (or updates the replaced one). Under --sync file the volume commits and
 // flushes here.
 func (w *Writer) Close() error {
-	if w.done {
+	if !w.f.Finish() {
 		return nil
 	}
-	w.done = true
-	defer func() { w.parent.node.Unpin() }()
+	defer w.f.Unpin()
 	v := w.v
 	if v.closed {
 		return ErrClosed
 	}
-	if err := w.padSlack(); err != nil {
-		w.release()
+	if err := w.f.Settle(); err != nil {
 		return err
 	}
-	used := v.clustersFor(w.written)
-	if used < w.alloc {
-		v.trimExtents(&w.exts, used)
-		w.alloc = used
-	}
 	var first Cluster
-	if len(w.exts) > 0 {
-		first = w.exts[0].Start
+	if len(w.f.Exts) > 0 {
+		first = w.f.Exts[0].Start
 	}
+	size := uint32(w.f.Written)
 	now := v.Now()
-	if w.old != nil {
-		old := w.old
+	if old := w.f.Old; old != nil {
 		oldChain, err := chainOrNil(v, old.Entry.Cluster)
 		if err == nil {
 			err = v.guardFree(oldChain)
 		}
 		if err != nil {
 			// Nothing names the new clusters yet: give them back.
-			w.release()
+			w.f.Release()
 			return err
 		}
-		old.Entry.Cluster, old.Entry.Size = first, uint32(w.written)
+		old.Entry.Cluster, old.Entry.Size = first, size
 		old.Entry.Attr |= AttrArchive
-		old.Entry.SetTimes(old.Entry.CreateTimeValue(), w.mtime, now)
+		old.Entry.SetTimes(old.Entry.CreateTimeValue(), w.f.Mtime, now)
 		w.parent.update(old)
 		v.pendingFree = append(v.pendingFree, oldChain...)
 	} else {
-		e := DirEntry{Attr: AttrArchive, Cluster: first, Size: uint32(w.written)}
-		e.SetTimes(now, w.mtime, now)
-		if _, err := w.parent.add(w.name, e); err != nil {
-			w.release()
+		e := DirEntry{Attr: AttrArchive, Cluster: first, Size: size}
+		e.SetTimes(now, w.f.Mtime, now)
+		if _, err := w.parent.add(w.f.Name, e); err != nil {
+			w.f.Release()
 			return err
 		}
 	}
@@ -265,19 +208,7 @@ func (w *Writer) Close() error {
 
 // Abort drops the file: its clusters, which nothing on disk names, are
 // free again at once. A replaced file stays as it was.
-func (w *Writer) Abort() {
-	if w.done {
-		return
-	}
-	w.done = true
-	w.parent.node.Unpin()
-	w.release()
-}
-
-func (w *Writer) release() {
-	w.v.trimExtents(&w.exts, 0)
-	w.alloc = 0
-}
+func (w *Writer) Abort() { w.f.Abort() }
 
 // trimExtents keeps the first keep clusters of exts (ending the chain
 // there) and frees the rest.

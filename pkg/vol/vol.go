@@ -70,6 +70,7 @@ import (
 
 	"github.com/ftools/ftools/pkg/exfat"
 	"github.com/ftools/ftools/pkg/fat"
+	"github.com/ftools/ftools/pkg/internal/fserr"
 	"github.com/ftools/ftools/pkg/internal/readahead"
 	fio "github.com/ftools/ftools/pkg/io"
 )
@@ -289,23 +290,16 @@ func unguarded(v Volume) Volume {
 	return v
 }
 
-// NoSpace returns the *NoSpaceError of either package that err wraps
-// (how much was needed and how much was free), or nil.
+// NoSpace returns the *NoSpaceError err wraps (how much was needed and
+// how much was free; both packages return the one type), or nil.
 func NoSpace(err error) error {
-	var fe *fat.NoSpaceError
-	if errors.As(err, &fe) {
-		return fe
-	}
-	var xe *exfat.NoSpaceError
-	if errors.As(err, &xe) {
-		return xe
+	var ns *fserr.NoSpaceError
+	if errors.As(err, &ns) {
+		return ns
 	}
 	return nil
 }
 
 // IsFull reports whether err means the volume or a directory is full: a
 // copy that meets it stops, since every later file would fail the same way.
-func IsFull(err error) bool {
-	return errors.Is(err, fat.ErrNoSpace) || errors.Is(err, fat.ErrDirFull) ||
-		errors.Is(err, exfat.ErrNoSpace) || errors.Is(err, exfat.ErrDirFull)
-}
+func IsFull(err error) bool { return fserr.IsFull(err) }

@@ -220,6 +220,23 @@ func Dismantle[N any](items []TreeItem[N], free func(Run), remove func(n, parent
 	}
 }
 
+// TakeTree removes a checked tree whose head is a member of its
+// directory, as RemoveAll does on both codecs (Dismantle): every run of
+// every member joins pending (as the codec's extent, ext), to be freed
+// once the volume commits; forget drops the member's own directory where
+// the walk loaded it, with its changes (its clusters are freed, so the
+// entries in it need not change); removeTop removes the head's entry, the
+// only one written.
+func TakeTree[N, E any](items []TreeItem[N], pending *[]E, ext func(Run) E, forget, removeTop func(n N)) {
+	free := func(r Run) { *pending = append(*pending, ext(r)) }
+	Dismantle(items, free, func(n, _ N, top bool) {
+		forget(n)
+		if top {
+			removeTop(n)
+		}
+	})
+}
+
 // MaxTreeDepth bounds the directory nesting a tree walk follows on both
 // codecs: a path of 260 characters (Windows) cannot hold more than 130
 // levels, and none that Linux can name holds 1024, so anything deeper is
@@ -253,8 +270,12 @@ func RemoveAll[D, R comparable, N any](name string, change func(op, name string)
 // CheckTreeAt is a volume's CheckTree for both codecs: start refuses a
 // closed volume (and settles what the codec must), lookup finds name, and
 // check walks the tree it heads (the whole volume for the root) as
-// RemoveAll does before it changes anything; the first damage is returned
-// naming where.
+// RemoveAll does before it changes anything. The first damage that would
+// make a change of every file in the tree go wrong part way is returned,
+// naming where: a directory loop, a directory naming the root's clusters,
+// a chain into a free or bad cluster or a loop, a directory that cannot
+// be read, clusters two members of the tree share. Writers of a whole
+// tree (fattrib -/) call it first, so that a refusal changes nothing.
 func CheckTreeAt[D, R comparable, N any](name string, start func() error, lookup func(op, name string) (D, R, error), check func(parent D, r R, path string) ([]TreeItem[N], error)) error {
 	if err := start(); err != nil {
 		return err

@@ -2,6 +2,7 @@ package voltest
 
 import (
 	"testing"
+	"time"
 
 	fio "github.com/ftools/ftools/pkg/io"
 )
@@ -21,52 +22,86 @@ func Boot[B any](tb testing.TB, dev *fio.Device, decode func([]byte) (B, error))
 	return bs
 }
 
-// DirtySession is a write session DirtyAtFirstWrite follows, on a volume
-// opened on Dev whose tree holds a directory d.
-type DirtySession struct {
-	Dev    *fio.Device
-	Refuse func() map[string]error // asks for changes the volume must refuse, by what they are
-	Change func() error            // a change that succeeds (set an attribute of d)
-	Commit func() error
-	Close  func() error
-	Dirty  func() bool // the dirty flag as the device holds it
-	Flag   string      // the flag's name in messages
+// DirtyVolume is what DirtyAtFirstWrite asks of a codec's volume: A is
+// its attribute type, O its Fallocate options and R what Fallocate
+// returns.
+type DirtyVolume[A, O, R any] interface {
+	Device() *fio.Device
+	Mkdir(name string, mtime time.Time) error
+	Remove(name string) error
+	Rename(oldName, newName string) error
+	SetAttr(name string, set, clear A) error
+	Fallocate(name string, length int64, opts O) (R, error)
+	Commit() error
+	Close() error
+}
+
+// DirtyFlag is the dirty flag DirtyAtFirstWrite follows.
+type DirtyFlag struct {
+	Name  string      // the flag's name in messages
+	Dirty func() bool // the flag as the device holds it
+	// Refuse holds changes, besides those every codec refuses, that the
+	// volume must refuse, by what they are.
+	Refuse map[string]func() error
 }
 
 // DirtyAtFirstWrite checks the dirty flag's life over a session, the same
-// on both codecs: refused changes write nothing at all, a change not yet
-// committed writes nothing either, and the flag is on the device once the
-// change is committed and off after Close.
-func DirtyAtFirstWrite(t *testing.T, s DirtySession) {
+// on both codecs, on v, opened on a volume whose tree holds d/e (hidden is
+// the codec's hidden attribute): refused changes write nothing at all, a
+// change not yet committed (setting hidden on d) writes nothing either,
+// and the flag is on the device once the change is committed and off
+// after Close.
+func DirtyAtFirstWrite[A, O, R any](t *testing.T, v DirtyVolume[A, O, R], hidden A, flag DirtyFlag) {
 	t.Helper()
-	writes := s.Dev.Stats().WriteRequests
-	for what, err := range s.Refuse() {
-		if err == nil {
-			t.Errorf("%s succeeded", what)
+	var none A
+	var opts O
+	refuse := []struct {
+		what string
+		f    func() error
+	}{
+		{"Mkdir of an existing name", func() error { return v.Mkdir("d", time.Unix(0, 0)) }},
+		{"Remove of a non-empty dir", func() error { return v.Remove("d") }},
+		{"Remove of a missing name", func() error { return v.Remove("nope") }},
+		{"Rename of a missing name", func() error { return v.Rename("nope", "x") }},
+		{"Rename into itself", func() error { return v.Rename("d", "d/e/x") }},
+		{"SetAttr of a missing name", func() error { return v.SetAttr("nope", hidden, none) }},
+		{"Fallocate past the free space", func() error { _, err := v.Fallocate("big", 1<<30, opts); return err }},
+	}
+	for what, f := range flag.Refuse {
+		refuse = append(refuse, struct {
+			what string
+			f    func() error
+		}{what, f})
+	}
+	dev := v.Device()
+	writes := dev.Stats().WriteRequests
+	for _, r := range refuse {
+		if err := r.f(); err == nil {
+			t.Errorf("%s succeeded", r.what)
 		}
 	}
-	if err := s.Commit(); err != nil {
+	if err := v.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Dev.Stats().WriteRequests; got != writes {
+	if got := dev.Stats().WriteRequests; got != writes {
 		t.Fatalf("refused changes wrote %d requests", got-writes)
 	}
-	if err := s.Change(); err != nil {
+	if err := v.SetAttr("d", hidden, none); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Dev.Stats().WriteRequests; got != writes || s.Dirty() {
-		t.Fatalf("a change not yet committed wrote %d requests (%s %v)", got-writes, s.Flag, s.Dirty())
+	if got := dev.Stats().WriteRequests; got != writes || flag.Dirty() {
+		t.Fatalf("a change not yet committed wrote %d requests (%s %v)", got-writes, flag.Name, flag.Dirty())
 	}
-	if err := s.Commit(); err != nil {
+	if err := v.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if !s.Dirty() {
-		t.Errorf("%s is not set once the change is written", s.Flag)
+	if !flag.Dirty() {
+		t.Errorf("%s is not set once the change is written", flag.Name)
 	}
-	if err := s.Close(); err != nil {
+	if err := v.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if s.Dirty() {
-		t.Errorf("%s is still set after Close", s.Flag)
+	if flag.Dirty() {
+		t.Errorf("%s is still set after Close", flag.Name)
 	}
 }

@@ -140,3 +140,22 @@ func CutShortReads(tb testing.TB, names []string, data []byte, open func(name st
 		tb.Errorf("read-ahead read %v whole, Open+Read %v", aheadWhole, whole)
 	}
 }
+
+// CutShort writes each of names holding data through put, closes what
+// closers close (the volume, then its device), and cuts the image file
+// img to cut bytes: an image cut short as a truncated download is, its
+// boot sector still describing the whole volume.
+func CutShort(tb testing.TB, img string, cut int64, names []string, data []byte, put func(name string, data []byte), closers ...func() error) {
+	tb.Helper()
+	for _, n := range names {
+		put(n, data)
+	}
+	for _, c := range closers {
+		if err := c(); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := os.Truncate(img, cut); err != nil {
+		tb.Fatal(err)
+	}
+}

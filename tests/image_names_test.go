@@ -1,10 +1,15 @@
 package tests
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // "card.img" (opened at its only FAT partition) and "card.img@@1M" name one
@@ -63,17 +68,53 @@ func TestFmvOneVolumeTwoSpellings(t *testing.T) {
 	}
 }
 
-// A disk image cut short (its partition now ends past its end) is refused
-// naming the partition and why it is unusable: the message read "it has
-// partition : give --partition N".
-func TestCutDiskNamesUnusablePartition(t *testing.T) {
-	for _, table := range []string{"mbr", "gpt"} {
-		img := filepath.Join(t.TempDir(), "cut.img")
-		ok(t, "fmkfs", "--size", "64M", "--table", table, img)
-		ok(t, "truncate", "-s", "60M", img)
-		msg := fails(t, "fls", "-i", img, "::/")
-		if !strings.Contains(msg, "partition 1 (unusable: ") {
-			t.Errorf("%s cut short: %q", table, msg)
+// One image named two ways in one command is opened once: it neither fails
+// on its own lock nor, with --wait, waits for itself. Two volumes in one
+// file share the file's lock.
+func TestOneImageNamedTwoWays(t *testing.T) {
+	dir, img, src, want := smallImage(t, 3000)
+	ok(t, "fcp", src, img+"::/A.BIN")
+	link := filepath.Join(dir, "link.img")
+	if err := os.Symlink("a.img", link); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	for i, other := range []string{"./a.img", link, "a.img@@0", img + "@@0x0"} {
+		for _, wait := range []bool{false, true} {
+			dst := fmt.Sprintf("::/C%d%v.BIN", i, wait)
+			args := []string{img + "::/A.BIN", other + dst}
+			if wait {
+				args = append([]string{"--wait"}, args...)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			out, err := exec.CommandContext(ctx, "fcp", args...).CombinedOutput()
+			late := ctx.Err() != nil
+			cancel()
+			if late {
+				t.Fatalf("fcp %q: still waiting after 30 s (for its own lock)", args)
+			}
+			if err != nil {
+				t.Fatalf("fcp %q: %v\n%s", args, err, out)
+			}
+			if got := ok(t, "fcat", img+dst); got != string(want) {
+				t.Fatalf("%s differs", dst)
+			}
 		}
+	}
+	// fmv moves within "one" image named two ways.
+	ok(t, "fmv", img+"::/C0false.BIN", "./a.img::/MOVED.BIN")
+	if got := ok(t, "fcat", "./a.img@@0::/MOVED.BIN"); got != string(want) {
+		t.Fatal("MOVED.BIN differs")
+	}
+	fsckClean(t, img, 0)
+
+	// Two volumes, at 0 and at 4 MiB, of one file.
+	two := filepath.Join(dir, "two.img")
+	ok(t, "fmkfs", "--size", "4M", two)
+	ok(t, "fmkfs", "--size", "8M", two+"@@4M")
+	ok(t, "fcp", src, two+"::/A.BIN")
+	ok(t, "fcp", two+"::/A.BIN", two+"@@4M::/B.BIN")
+	if got := ok(t, "fcat", two+"@@4M::/B.BIN"); got != string(want) {
+		t.Fatal("copy between two volumes of one file differs")
 	}
 }

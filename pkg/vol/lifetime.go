@@ -10,8 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ftools/ftools/pkg/exfat"
-	"github.com/ftools/ftools/pkg/fat"
+	"github.com/ftools/ftools/pkg/internal/fserr"
 	"github.com/ftools/ftools/pkg/internal/readahead"
 	fio "github.com/ftools/ftools/pkg/io"
 )
@@ -19,8 +18,10 @@ import (
 // Errors of a volume's lifetime, shared by both file systems.
 var (
 	// ErrClosed is what every call returns once the volume is closed
-	// (and the reads of its files, its writers' writes).
-	ErrClosed = errors.New("vol: volume closed")
+	// (and the reads of its files, its writers' writes). It is the kind
+	// pkg/fat's and pkg/exfat's ErrClosed are: errors.Is matches any of
+	// the three.
+	ErrClosed error = fserr.ErrClosed.In("vol")
 	// ErrWriterOpen is what Close returns, naming the file, when a
 	// Writer was still open: the file was dropped (as Writer.Abort
 	// drops it; a file it was to replace stays as it was).
@@ -34,9 +35,10 @@ var (
 
 // IsReadOnly reports whether err refuses a change because the volume or
 // its device is read-only (a volume opened on a read-only device, or on
-// OpenReaderAt's source): pkg/fat's, pkg/exfat's or pkg/io's ErrReadOnly.
+// OpenReaderAt's source): pkg/fat's or pkg/exfat's ErrReadOnly (one
+// kind), or pkg/io's.
 func IsReadOnly(err error) bool {
-	return errors.Is(err, fat.ErrReadOnly) || errors.Is(err, exfat.ErrReadOnly) || errors.Is(err, fio.ErrReadOnly)
+	return errors.Is(err, fserr.ErrReadOnly) || errors.Is(err, fio.ErrReadOnly)
 }
 
 // locked is the Volume Open and the other Open functions return: every

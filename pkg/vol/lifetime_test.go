@@ -3,6 +3,7 @@ package vol
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ftools/ftools/pkg/exfat"
+	"github.com/ftools/ftools/pkg/fat"
 	fio "github.com/ftools/ftools/pkg/io"
 )
 
@@ -204,5 +207,26 @@ func TestDeviceClosedUnderVolume(t *testing.T) {
 				t.Errorf("Close once the device is closed: %v, want fio.ErrClosed", err)
 			}
 		})
+	}
+}
+
+// ErrClosed is one sentinel for vol and both codecs, and so is the
+// read-only refusal: errors.Is matches across them, and each text keeps
+// its package's prefix.
+func TestClosedAndReadOnlyAreOneKind(t *testing.T) {
+	for _, set := range [][]error{{ErrClosed, fat.ErrClosed, exfat.ErrClosed}, {fat.ErrReadOnly, exfat.ErrReadOnly}} {
+		for _, a := range set {
+			for _, b := range set {
+				if !errors.Is(fmt.Errorf("x: %w", a), b) {
+					t.Errorf("%q is not %q", a, b)
+				}
+			}
+		}
+	}
+	if !IsReadOnly(fat.ErrReadOnly) || !IsReadOnly(exfat.ErrReadOnly) || !IsReadOnly(fio.ErrReadOnly) || IsReadOnly(ErrClosed) {
+		t.Error("IsReadOnly")
+	}
+	if got := fat.ErrClosed.Error() + "|" + ErrClosed.Error(); got != "fat: volume is closed|vol: volume is closed" {
+		t.Errorf("texts: %s", got)
 	}
 }

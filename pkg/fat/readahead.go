@@ -50,15 +50,10 @@ func (v *Volume) ReadAheadFunc(n int, name func(int) string, o ReadAheadOptions)
 	return readahead.ForVolume(v.dev, n, name, v.flushData(), v.aheadSource, o)
 }
 
-// AheadSource tells where the named file's data lies, as ReadAheadFunc
-// asks it, with queued data flushed first: for a caller that builds its
-// own ReadAhead (pkg/vol, which serializes every call into the volume and
-// so resolves files under its lock).
+// AheadSource places one file as ReadAheadFunc does, queued data
+// flushed first, for pkg/vol's ReadAhead (which places under its lock).
 func (v *Volume) AheadSource(name string) readahead.Source {
-	if err := v.flushData(); err != nil {
-		return readahead.Source{Err: err}
-	}
-	return v.aheadSource(name)
+	return readahead.Flushed(v.flushData, v.aheadSource, name)
 }
 
 // aheadSource places a file's bytes on the volume, run by run.

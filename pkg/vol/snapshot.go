@@ -2,38 +2,24 @@ package vol
 
 import (
 	"io/fs"
-	"time"
+
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
-// The FileInfo and DirEntry values the file systems return read their
-// directory entry as it is now, and a writer changes it in place (a file
-// replaced keeps its entry). A locked volume hands out copies made under
-// its lock instead: a FileInfo describes the file as it was when asked.
+// A locked volume hands out copies, made under its lock, of the FileInfo
+// and DirEntry values the file systems return, so that none reads a
+// directory entry while a writer changes it in place (a file replaced
+// keeps its entry): a FileInfo describes the file as it was when asked.
 // Sys still returns the file system's own record (for Entry, Runs and
 // FileClusters, which read it under the lock).
 
-// info is a FileInfo as it was when copied.
-type info struct {
-	name string
-	size int64
-	mode fs.FileMode
-	mod  time.Time
-	sys  any
-}
-
-func (i *info) Name() string       { return i.name }
-func (i *info) Size() int64        { return i.size }
-func (i *info) Mode() fs.FileMode  { return i.mode }
-func (i *info) ModTime() time.Time { return i.mod }
-func (i *info) IsDir() bool        { return i.mode.IsDir() }
-func (i *info) Sys() any           { return i.sys }
-
-// snapInfo copies fi; the caller holds the volume's lock.
+// snapInfo copies fi (both file systems' FileInfo follow
+// fsutil.NewFileInfo's modes); the caller holds the volume's lock.
 func snapInfo(fi fs.FileInfo) fs.FileInfo {
 	if fi == nil {
 		return nil
 	}
-	return &info{name: fi.Name(), size: fi.Size(), mode: fi.Mode(), mod: fi.ModTime(), sys: fi.Sys()}
+	return fsutil.NewFileInfo(fi.Name(), fi.IsDir(), fi.Size(), fi.Mode().Perm()&0o200 == 0, fi.ModTime(), fi.Sys())
 }
 
 // dirEntry is a DirEntry as it was when copied; err is its Info's error

@@ -1,30 +1,60 @@
-// Package vol is what ftools' commands need of a volume, whatever its file
-// system: one interface, Volume, served by pkg/fat's and pkg/exfat's
-// volumes through two thin adapters (FAT and ExFAT), and Open, which picks
-// the file system from the boot sector.
+// Package vol reads and writes FAT12, FAT16, FAT32 and exFAT file systems
+// in image files, on block devices and in memory, without mounting them.
 //
-// It sits above both packages rather than inside cmd/internal/cmdutil
-// because it is a library's view of a volume (paths, data, changes,
-// statistics), not command-line plumbing: the end-to-end tests and any
-// other program that drives either format use it too. It never prints.
+// A Volume is one open file system: an io/fs.FS (with fs.ReadDirFS and
+// fs.StatFS) for reading, and methods beside it that change it. Open reads
+// the boot sector of a device from package
+// github.com/ftools/ftools/pkg/io (fio) and returns a Volume for whichever
+// file system is there:
 //
-// The two packages share method names and meanings; the adapters only
-// bridge the types that differ (attributes, writers, fallocate's options
-// and result, label and serial number fields) and add what each format
-// spells its own way (Type, Entry, FoldName). FAT-only features (FSINFO,
-// allocation policies other than contiguous, the short names' code page)
-// stay on *fat.Volume: callers reach it with AsFAT.
+//	dev, err := fio.Open("disk.img", fio.Options{Write: true, Sync: fio.SyncClose})
+//	v, err := vol.Open(dev)
 //
-// # Opening
+// fio.Open opens an image file or block device, a window of it at a byte
+// offset, or one partition of its MBR or GPT table (Options.Partition);
+// fio.NewMemDevice makes a device in memory. Formatting is pkg/fat's and
+// pkg/exfat's Format, each with its file system's parameters.
 //
-// Open takes a device the caller opened (and closes, after the volume).
-// OpenFile opens an image file or block device by path, and OpenBytes (an
-// image in memory), OpenReaderAt (read-only: every change fails, see
-// IsReadOnly), OpenReadWriterAt and OpenOSFile open one on bytes the
-// caller brings; the volumes these return own their device and close it
-// with themselves, leaving the caller's storage open. A device given
-// without a sync policy flushes when it closes (fio.SyncClose, the zero
-// value).
+// OpenFile does both steps for a path, and OpenBytes (an image in
+// memory), OpenReaderAt (read-only: every change fails, see IsReadOnly),
+// OpenReadWriterAt and OpenOSFile open a volume on bytes the caller
+// brings; the volumes these return own their device and close it with
+// themselves, leaving the caller's storage open.
+//
+// Reading goes through io/fs: fs.ReadFile, fs.WalkDir, fs.Glob and the like
+// take a Volume as they are. Paths are slash-separated, rooted or not, "."
+// is the root, and names match without regard to case, as the file system
+// compares them.
+//
+// Writing: Create returns a Writer for a new file, or for one that
+// replaces an existing file of that name once it is complete; Close
+// records the file, Abort drops it (and does nothing after Close, so
+// deferring it right after Create drops a file that fails half way).
+// Mkdir, MkdirAll, Remove, RemoveAll, Rename, SetAttr and SetLabel change
+// the tree. To update a file, read it and Create it again.
+//
+// Changes take effect on Commit or Close. Both write what changed in the
+// crash-safe order of the file system's package (data, then the
+// allocation table, then directory entries, with a flush between where
+// the device's sync policy asks for one), so that a crash or power cut
+// leaves the old state, the new one, or lost clusters a check frees, never
+// an entry over unwritten data. A file's data may go out before, into
+// clusters nothing names yet (the volume marked dirty first): a program
+// that stops before Commit leaves every file and folder as it was.
+// Close also clears the dirty bit the session set; a volume from Open
+// does not close the device, whose own Close flushes under every sync
+// policy but fio.SyncNone (the zero Options' policy is fio.SyncClose, the
+// commands' default).
+//
+// Errors: a missing or existing name is an *fs.PathError wrapping
+// fs.ErrNotExist or fs.ErrExist; IsFull tells a full volume or directory
+// (NoSpace says how much was needed); damage is an error naming the
+// structure and where it lies.
+//
+// What one file system has and the other has not stays on its own
+// package's Volume, reached with AsFAT and AsExFAT: FAT's FSINFO,
+// allocation policies and code page; checking and repairing (fat.Check
+// and fat.Repair, exfat.Check and exfat.Repair).
 //
 // # Lifetimes
 //

@@ -29,6 +29,12 @@ func (v *Volume) ReadAheadFunc(n int, name func(int) string, o ReadAheadOptions)
 	return readahead.ForVolume(v.dev, n, name, v.flushData(), v.aheadSource, o)
 }
 
+// AheadSource places one file as ReadAheadFunc does, queued data
+// flushed first, for pkg/vol's ReadAhead (which places under its lock).
+func (v *Volume) AheadSource(name string) readahead.Source {
+	return readahead.Flushed(v.flushData, v.aheadSource, name)
+}
+
 // aheadSource places a file's bytes on the volume: its valid data run by
 // run, then zeros up to its size.
 func (v *Volume) aheadSource(name string) readahead.Source {

@@ -43,17 +43,26 @@ var ErrReadAheadClosed = readahead.ErrClosed
 func (v *Volume) ReadAheadFunc(n int, name func(int) string, o ReadAheadOptions) *ReadAhead {
 	// Queued data (written earlier in this session) must be on the device
 	// before it is read back.
-	return readahead.ForVolume(v.dev, n, name, v.flushData(), func(name string) readahead.Source {
-		v.settle()
-		exts, size, err := v.dataExtents(name)
-		if err != nil {
-			return readahead.Source{Err: err}
-		}
-		l := v.layout
-		return readahead.Source{Name: name, Pieces: readahead.Runs(exts, size, func(e Extent) (int64, int64) {
-			return l.ClusterOffset(e.Start), int64(e.Len) * l.ClusterSize
-		})}
-	}, o)
+	return readahead.ForVolume(v.dev, n, name, v.flushData(), v.aheadSource, o)
+}
+
+// AheadSource places one file as ReadAheadFunc does, queued data
+// flushed first, for pkg/vol's ReadAhead (which places under its lock).
+func (v *Volume) AheadSource(name string) readahead.Source {
+	return readahead.Flushed(v.flushData, v.aheadSource, name)
+}
+
+// aheadSource places a file's bytes on the volume, run by run.
+func (v *Volume) aheadSource(name string) readahead.Source {
+	v.settle()
+	exts, size, err := v.dataExtents(name)
+	if err != nil {
+		return readahead.Source{Err: err}
+	}
+	l := v.layout
+	return readahead.Source{Name: name, Pieces: readahead.Runs(exts, size, func(e Extent) (int64, int64) {
+		return l.ClusterOffset(e.Start), int64(e.Len) * l.ClusterSize
+	})}
 }
 
 // dataExtents resolves a file's data: its clusters as runs, and its size.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ftools/ftools/pkg/internal/dircache"
+	"github.com/ftools/ftools/pkg/internal/fserr"
 	"github.com/ftools/ftools/pkg/internal/fsutil"
 	fio "github.com/ftools/ftools/pkg/io"
 )
@@ -291,7 +292,7 @@ func (v *Volume) Warnings() []string {
 }
 
 // ErrReadOnly is returned when a change is asked of a read-only volume.
-var ErrReadOnly = errors.New("fat: volume is open read-only")
+var ErrReadOnly error = fserr.ErrReadOnly.In("fat")
 
 // ErrNoFSInfo is returned when FSINFO is asked of a FAT12/16 volume.
 var ErrNoFSInfo = errors.New("fat: FAT12 and FAT16 volumes have no FSINFO sector")
@@ -606,7 +607,7 @@ func (v *Volume) readExtents(buf []byte, chain []Extent) error {
 }
 
 // ErrClosed is returned for a change asked of a volume after Close.
-var ErrClosed = errors.New("fat: volume is closed")
+var ErrClosed error = fserr.ErrClosed.In("fat")
 
 // Close commits everything pending and clears the dirty bit this session
 // set: after a barrier, so that the bit comes off only once everything

@@ -18,6 +18,7 @@ var (
 	ErrMounted     = errors.New("io: device is mounted")
 	ErrPartitioned = errors.New("io: whole disk holds a partition table")
 	ErrNoPartition = errors.New("io: no such partition")
+	ErrInUse       = errors.New("io: device in use by an open volume")
 )
 
 // maxPooled is how many IOSize buffers a Device keeps for reuse.
@@ -52,6 +53,7 @@ type Device struct {
 	st       Stats
 	unsynced bool // something was written since the last flush
 	closed   bool
+	holders  []string // what holds the device open (Hold)
 	elapsed  time.Duration
 	pool     [][]byte
 }
@@ -342,8 +344,15 @@ func (d *Device) FileDone() error {
 
 // Close syncs unless the policy is SyncNone (under SyncAlways too: the
 // device's cache may still hold what zeroing calls and the file system's
-// own bookkeeping did), then closes.
+// own bookkeeping did), then closes. A writable device that something
+// holds (Hold: an open volume, whose changes wait in memory) is not
+// closed: Close returns an error wrapping ErrInUse and naming the holder,
+// and the device stays usable, so that the volume's Close can still write
+// its changes and clear its dirty bit.
 func (d *Device) Close() error {
+	if err := d.inUse(); err != nil {
+		return err
+	}
 	var serr error
 	if d.policy != SyncNone {
 		serr = d.Sync()
@@ -422,4 +431,49 @@ func (d *Device) pwriteParallel(buf []byte, abs int64) error {
 		buf, abs = buf[n:], abs+int64(n)
 	}
 	return nil
+}
+
+// Hold marks the device as used by owner (such as "the FAT32 volume")
+// until release is called (once; later calls do nothing): meanwhile Close
+// refuses to close a writable device (ErrInUse). Hold fails with
+// ErrClosed on a closed device.
+func (d *Device) Hold(owner string) (release func(), err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, fmt.Errorf("io: %s: %w", d.path, ErrClosed)
+	}
+	d.holders = append(d.holders, owner)
+	done := false
+	return func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if done {
+			return
+		}
+		done = true
+		for i, h := range d.holders {
+			if h == owner {
+				d.holders = append(d.holders[:i], d.holders[i+1:]...)
+				break
+			}
+		}
+	}, nil
+}
+
+// inUse is Close's refusal while a writable device is held.
+func (d *Device) inUse() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.writable || len(d.holders) == 0 || d.closed {
+		return nil
+	}
+	return fmt.Errorf("io: %s: not closed: %s is still open on it (close it first): %w", d.path, d.holders[0], ErrInUse)
+}
+
+// Closed reports whether Close has closed the device.
+func (d *Device) Closed() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.closed
 }

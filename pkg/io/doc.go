@@ -16,6 +16,12 @@
 // I/O is refused (EINVAL) or pointless (tmpfs keeps data in the page cache
 // either way) it falls back to buffered I/O and says why in Stats.Fallback.
 //
+// A Device may also lie over storage the caller brings (source.go):
+// NewReaderDevice (an io.ReaderAt, read-only), NewReadWriterDevice (an
+// io.ReaderAt and io.WriterAt), NewFileDevice (an *os.File) and
+// NewBytesDevice (an image in a []byte). Their I/O is buffered, they take
+// no lock, and closing them leaves the caller's storage open.
+//
 // A Batch collects writes, then sorts and merges them and submits large
 // aligned writes of at most IOSize bytes. Stats counts every request that
 // reached the kernel.
@@ -26,7 +32,8 @@
 // SyncClose and SyncFile; nothing under SyncNone (request order, enough
 // for a process crash only) or SyncAlways (O_DSYNC writes; zeroing calls,
 // which O_DSYNC does not cover, flush themselves). Close flushes under
-// every policy but SyncNone, FileDone under SyncFile.
+// every policy but SyncNone, FileDone under SyncFile. The zero
+// SyncPolicy is SyncClose, the default.
 //
 // With FTOOLS_WRITE_LOG=FILE in the environment, Open records every write,
 // zeroing call and flush of every writable device into FILE (Record does

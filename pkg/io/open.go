@@ -12,7 +12,7 @@ type Options struct {
 	Offset     int64      // byte offset of the volume inside the file, device or partition (@@OFFSET)
 	Partition  int        // 1-based partition number (MBR or GPT); 0 = none
 	Buffered   bool       // force buffered I/O (no O_DIRECT)
-	Sync       SyncPolicy // when to flush
+	Sync       SyncPolicy // when to flush; the zero value is SyncClose, the default
 	IOSize     int        // largest request; 0 means DefaultIOSize; a multiple of the alignment
 	Force      bool       // allow writing a whole disk or image file that holds a partition table, or at an offset where no partition starts
 	MountsFile string     // default "/proc/self/mounts"; tests inject a fake one
@@ -69,7 +69,7 @@ const maxIOSize = 1 << 30
 // writing a whole disk (a block device or an image file) that holds a
 // partition table with partitions is refused unless o.Force.
 func Open(path string, o Options) (*Device, error) {
-	if o.Offset < 0 || o.Partition < 0 || o.IOSize < 0 || o.IOSize > maxIOSize || o.Sync < SyncNone || o.Sync > SyncAlways {
+	if o.Offset < 0 || o.Partition < 0 || o.IOSize < 0 || o.IOSize > maxIOSize || o.Sync < 0 || int(o.Sync) >= len(syncNames) {
 		return nil, fmt.Errorf("io: open %s: bad options (offset %d, partition %d, io size %d, sync %d)",
 			path, o.Offset, o.Partition, o.IOSize, int(o.Sync))
 	}

@@ -13,15 +13,18 @@ const DefaultIOSize = 4 << 20
 // SyncPolicy says when written data is flushed to stable storage.
 type SyncPolicy int
 
-// Sync policies, as chosen with --sync.
+// Sync policies, as chosen with --sync. The zero value is SyncClose, the
+// default: Options{} flushes when the device is closed, and a caller who
+// wants no flush at all says SyncNone.
 const (
-	SyncNone   SyncPolicy = iota // never flush; Close just closes
-	SyncClose                    // one flush when the device is closed
+	SyncClose  SyncPolicy = iota // one flush when the device is closed (the default)
+	SyncNone                     // never flush; Close just closes
 	SyncFile                     // a flush after every file (FileDone) and on close
 	SyncAlways                   // O_DSYNC: every write is durable when it returns
 )
 
-// DefaultSync is the policy commands use when --sync is not given.
+// DefaultSync is the policy commands use when --sync is not given, and
+// what the zero SyncPolicy means.
 const DefaultSync = SyncClose
 
 var syncNames = [...]string{SyncNone: "none", SyncClose: "close", SyncFile: "file", SyncAlways: "always"}

@@ -15,6 +15,12 @@
 // fio.NewMemDevice makes a device in memory. Formatting is pkg/fat's and
 // pkg/exfat's Format, each with its file system's parameters.
 //
+// OpenFile does both steps for a path, and OpenBytes (an image in
+// memory), OpenReaderAt (read-only: every change fails, see IsReadOnly),
+// OpenReadWriterAt and OpenOSFile open a volume on bytes the caller
+// brings; the volumes these return own their device and close it with
+// themselves, leaving the caller's storage open.
+//
 // Reading goes through io/fs: fs.ReadFile, fs.WalkDir, fs.Glob and the like
 // take a Volume as they are. Paths are slash-separated, rooted or not, "."
 // is the root, and names match without regard to case, as the file system
@@ -35,20 +41,54 @@
 // an entry over unwritten data. A file's data may go out before, into
 // clusters nothing names yet (the volume marked dirty first): a program
 // that stops before Commit leaves every file and folder as it was.
-// Close also clears the dirty bit the session set; it does not close the
-// device, whose own Close flushes under every sync policy but fio.SyncNone
-// (the zero Options' policy: ask for fio.SyncClose, the commands'
-// default).
+// Close also clears the dirty bit the session set; a volume from Open
+// does not close the device, whose own Close flushes under every sync
+// policy but fio.SyncNone (the zero Options' policy is fio.SyncClose, the
+// commands' default).
 //
 // Errors: a missing or existing name is an *fs.PathError wrapping
 // fs.ErrNotExist or fs.ErrExist; IsFull tells a full volume or directory
 // (NoSpace says how much was needed); damage is an error naming the
-// structure and where it lies. Use a Volume from one goroutine at a time.
+// structure and where it lies.
 //
 // What one file system has and the other has not stays on its own
 // package's Volume, reached with AsFAT and AsExFAT: FAT's FSINFO,
 // allocation policies and code page; checking and repairing (fat.Check
 // and fat.Repair, exfat.Check and exfat.Repair).
+//
+// # Lifetimes
+//
+// Close writes every change and clears the dirty bit. A Writer still open
+// then is dropped, as its Abort drops it (a file it was to replace stays
+// as it was), and Close returns an error naming the file (ErrWriterOpen):
+// half a file is never recorded. After Close every call that can fail
+// returns ErrClosed (reads of files opened before included; the facts
+// that cannot fail, such as Type or FreeClusters, answer from what the
+// volume last knew). While a volume is open, its device refuses to close
+// when writable (fio.ErrInUse): close the volume first. A read-only device
+// closed under a volume makes its next call fail (fio.ErrClosed).
+//
+// # Goroutines
+//
+// A Volume from Open or the other Open functions may be used from many
+// goroutines at once: each call into it, into a file it opened or into a
+// Writer it created holds one lock of the volume for its duration. So
+// reads from many goroutines are safe (one at a time: the file systems'
+// reads share caches of directories and FAT windows), writers are
+// serialized (one Write, Close or change at a time; several Writers may be
+// open, each used by one goroutine), and a reader sees a file as it was
+// or, once its Writer has closed, as it is now, never half written: a
+// FileInfo or listing is a copy taken when asked, and a read of a file
+// replaced, removed or renamed since it was opened fails with ErrChanged
+// (open it again) rather than read clusters that may by then hold other
+// data (the volume checks its open files after each change: close them
+// when done). A ReadAhead resolves each file under the lock and reads the
+// device outside it; the files it lists must not change until it has read
+// them. Writer.ReadFrom holds the lock for its whole copy: its source must
+// not read the same volume (a file of it is copied through a buffer
+// instead). The *fat.Volume and *exfat.Volume behind AsFAT and AsExFAT,
+// and the FAT and ExFAT adapters on their own, have no lock: one goroutine
+// at a time.
 package vol
 
 import (
@@ -207,8 +247,21 @@ type Volume interface {
 	SetClock(now func() time.Time)
 }
 
-// Open opens the FAT or exFAT volume on dev, as its boot sector says.
+// Open opens the FAT or exFAT volume on dev, as its boot sector says. The
+// caller closes the volume, then dev: while the volume is open, closing a
+// writable dev fails (fio.ErrInUse) and leaves both usable. See the
+// package doc for what is safe from several goroutines.
 func Open(dev *fio.Device) (Volume, error) {
+	v, err := openVolume(dev)
+	if err != nil {
+		return nil, err
+	}
+	return guard(v, nil)
+}
+
+// openVolume opens the file system's volume on dev behind its adapter,
+// unguarded.
+func openVolume(dev *fio.Device) (Volume, error) {
 	ex, err := IsExFAT(dev)
 	if err != nil {
 		return nil, err
@@ -239,8 +292,10 @@ func IsExFAT(dev *fio.Device) (bool, error) {
 	return exfat.IsExFAT(b), nil
 }
 
-// AsFAT returns the *fat.Volume behind v, or nil when v is not FAT.
+// AsFAT returns the *fat.Volume behind v, or nil when v is not FAT. It
+// bypasses v's lock (see Goroutines above).
 func AsFAT(v Volume) *fat.Volume {
+	v = unguarded(v)
 	if f, ok := v.(FAT); ok {
 		return f.Volume
 	}
@@ -248,11 +303,21 @@ func AsFAT(v Volume) *fat.Volume {
 }
 
 // AsExFAT returns the *exfat.Volume behind v, or nil when v is not exFAT.
+// It bypasses v's lock.
 func AsExFAT(v Volume) *exfat.Volume {
+	v = unguarded(v)
 	if x, ok := v.(ExFAT); ok {
 		return x.Volume
 	}
 	return nil
+}
+
+// unguarded is the adapter behind the Volume Open returned.
+func unguarded(v Volume) Volume {
+	if l, ok := v.(*locked); ok {
+		return l.Volume
+	}
+	return v
 }
 
 // NoSpace returns the *NoSpaceError err wraps (how much was needed and

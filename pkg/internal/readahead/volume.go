@@ -33,3 +33,13 @@ func Runs[R any](runs []R, size int64, run func(R) (off, n int64)) []Piece {
 	}
 	return out
 }
+
+// Flushed is place for a caller that builds its own ReadAhead over a
+// volume (pkg/vol): each file is placed after flush puts the volume's
+// queued data on the device.
+func Flushed(flush func() error, place func(name string) Source, name string) Source {
+	if err := flush(); err != nil {
+		return Source{Err: err}
+	}
+	return place(name)
+}

@@ -322,7 +322,7 @@ func (l *locked) Create(name string, sizeHint int64, mtime time.Time) (Writer, e
 }
 
 func (l *locked) ReadAhead(names []string, o ReadAheadOptions) *ReadAhead {
-	return l.ReadAheadFunc(len(names), func(i int) string { return names[i] }, o)
+	return l.ReadAheadFunc(len(names), nameAt(names), o)
 }
 
 // ReadAheadFunc resolves each file under the volume's lock (its workers

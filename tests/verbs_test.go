@@ -327,6 +327,17 @@ func TestFmvCaseOnlyDirectoryRename(t *testing.T) {
 	}
 	ok(t, "fcat", "-i", img, "::/Docs/IN.TXT")
 	fsckClean(t, img, 0)
+	// A move onto itself, spelled the same, is an error, as mv's is; the
+	// image stays as it was.
+	for _, c := range [][2]string{{"::/Docs", "::/Docs"}, {"::/Docs/IN.TXT", "::/Docs/IN.TXT"}} {
+		before := imageSum(t, img)
+		if msg := fails(t, "fmv", "-i", img, c[0], c[1]); !strings.Contains(msg, "are the same file") {
+			t.Errorf("fmv %s %s: %q", c[0], c[1], msg)
+		}
+		if imageSum(t, img) != before {
+			t.Errorf("fmv %s %s changed the image", c[0], c[1])
+		}
+	}
 	// Into itself is still refused, and a trailing slash means into.
 	if msg := fails(t, "fmv", "-i", img, "::/Docs", "::/Docs/"); !strings.Contains(msg, "into itself") {
 		t.Fatalf("fmv ::/Docs ::/Docs/: %q", msg)

@@ -150,6 +150,10 @@ func moveOne(v vol.Volume, s, dst cmdutil.Operand, dfi fs.FileInfo, many bool, s
 	// the source itself: that is a rename, as mv does on a case-insensitive
 	// file system, not a move into itself.
 	self := dfi != nil && sfi.Sys() == dfi.Sys() && !dst.Slash && !many
+	if self && sfi.Name() == path.Base(dst.Path) {
+		// mv's rule: a move onto itself, spelled the same, is an error.
+		return "", fmt.Errorf("%s and %s are the same file", cmdutil.Quote(s.Show(s.Path)), cmdutil.Quote(dst.Show(dst.Path)))
+	}
 	if dfi != nil && dfi.IsDir() && !self {
 		to = path.Join(dst.Path, sfi.Name())
 		if to, err = cmdutil.StoreName(stderr, "fmv", v, dst, to, false); err != nil {

@@ -12,8 +12,30 @@
 // bridge the types that differ (attributes, writers, fallocate's options
 // and result, label and serial number fields) and add what each format
 // spells its own way (Type, Entry, FoldName). FAT-only features (FSINFO,
-// allocation policies other than contiguous, the short names' code page)
-// stay on *fat.Volume: callers reach it with AsFAT.
+// allocation policies other than contiguous, the boot sector's label)
+// are the optional interface FATFeatures; the short names' code page is
+// SetCodePage. Format, Check, Repair, Describe and Room do for both file
+// systems what pkg/fat and pkg/exfat do for one.
+//
+// # Paths
+//
+// One rule, on both file systems alike:
+//
+//   - The io/fs methods (Open, Stat, ReadDir, and so fs.ReadFile,
+//     fs.WalkDir, fs.Glob...) take the names io/fs allows (fs.ValidPath):
+//     unrooted, slash-separated, without "." or ".." elements or
+//     backslashes, "." for the root; a trailing slash may follow, and
+//     says the name must be a directory (as for open(2): "file/" is an
+//     error, ErrNotDir). Any other name ("/a",
+//     "a/../b", "a/./b", `a\b`, "::/a", "") is refused with fs.ErrInvalid
+//     in an *fs.PathError, as io/fs asks, and testing/fstest.TestFS checks.
+//   - The methods that change the volume (Create, Mkdir, MkdirAll, Remove,
+//     RemoveAll, Empty, Rename, SetAttr, Fallocate, CheckTree) take volume
+//     paths, the toolkit's looser form: rooted or not, "\" read as "/",
+//     a leading "::" dropped, cleaned lexically ("a/../a/b" is "a/b",
+//     "/" and "." the root), with the same trailing-slash rule.
+//
+// Names match as the volume compares them: without case.
 package vol
 
 import (
@@ -100,9 +122,10 @@ type ReadAheadOptions = readahead.Options
 // pkg/fat's ReadAhead); both formats share its engine.
 type ReadAhead = readahead.ReadAhead
 
-// Volume is an open FAT12/16/32 or exFAT volume. Paths are volume paths,
-// rooted or not, "." for the root; names match as the volume compares
-// them (without case).
+// Volume is an open FAT12/16/32 or exFAT volume. Open, Stat and ReadDir
+// take io/fs names, the methods that change the volume volume paths
+// (see Paths in the package doc: the same rule on both); names match as
+// the volume compares them (without case).
 type Volume interface {
 	// Type is "FAT12", "FAT16", "FAT32" or "exFAT".
 	Type() string

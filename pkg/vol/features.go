@@ -2,6 +2,7 @@ package vol
 
 import (
 	"fmt"
+	"strings"
 	"syscall"
 
 	"github.com/ftools/ftools/pkg/exfat"
@@ -94,26 +95,28 @@ var _ FATFeatures = FAT{}
 // BootLabel is the label the boot sector holds.
 func (v FAT) BootLabel() string { return v.BootSector().Label() }
 
-// ProbeBootSector names the file system whose boot sector b (the first 512
-// bytes or more of a volume) holds: "FAT12", "FAT16", "FAT32" or "exFAT",
-// or an error when it is neither or does not decode.
-func ProbeBootSector(b []byte) (string, error) {
+// ProbeBootSector names the file system whose boot sector b (the first
+// 512 bytes or more of a volume) holds: "FAT12", "FAT16", "FAT32" or
+// "exFAT", with the label a FAT boot sector holds (trailing spaces
+// dropped; exFAT keeps its label in the root directory only), or an
+// error when b holds neither or does not decode.
+func ProbeBootSector(b []byte) (typ, label string, err error) {
 	if len(b) < 512 {
-		return "", fmt.Errorf("boot sector: %d bytes, want 512: %w", len(b), fat.ErrNotFAT)
+		return "", "", fmt.Errorf("boot sector: %d bytes, want 512: %w", len(b), fat.ErrNotFAT)
 	}
 	if exfat.IsExFAT(b) {
 		if _, err := exfat.DecodeBootSector(b); err != nil {
-			return "", err
+			return "", "", err
 		}
-		return "exFAT", nil
+		return "exFAT", "", nil
 	}
 	bs, err := fat.DecodeBootSector(b)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	l, err := bs.Layout()
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	return l.Type.String(), nil
+	return l.Type.String(), strings.TrimSpace(bs.Label()), nil
 }

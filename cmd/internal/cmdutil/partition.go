@@ -148,7 +148,7 @@ func probeFAT(path string, n int) string {
 	if _, err := d.ReadAt(b, 0); err != nil {
 		return ""
 	}
-	t, err := vol.ProbeBootSector(b)
+	t, _, err := vol.ProbeBootSector(b)
 	if err != nil {
 		return ""
 	}

@@ -128,12 +128,15 @@ func verify(c *cli.Context, spec string, m mode, compares []comparison, stdout, 
 	jsonOut := c.Bool(cmdutil.FlagJSON)
 	// fail ends a check that could not be made: the JSON object has the
 	// device and the error, with what is known (res, if the check ran).
+	// An exFAT volume's failure names its file system: it is known
+	// before the check.
+	fsType := ""
 	fail := func(res *result, dev *fio.Device, err error) error {
 		err = cmdutil.Exit(exitFailed, err)
 		if res != nil {
 			return finish(c, stdout, stderr, spec, m, *res, dev, err)
 		}
-		return cmdutil.Finish(c, stdout, stderr, &output{Device: spec}, nil, err)
+		return cmdutil.Finish(c, stdout, stderr, &output{Device: spec, FATType: fsType}, nil, err)
 	}
 	dev, err := cmdutil.OpenImage(c, spec, m.repair)
 	var readOnly error
@@ -154,14 +157,7 @@ func verify(c *cli.Context, spec string, m mode, compares []comparison, stdout, 
 		if c.Bool(flagSalvage) {
 			return cmdutil.Exit(exitUsage, fmt.Errorf("%s: --salvage saves lost FAT chains as FSCKnnnn.REC files; exFAT keeps free space in a bitmap, not chains, so --repair frees lost clusters as fsck.exfat does", spec))
 		}
-		// A failure names the file system: it is known before the check.
-		fail = func(res *result, dev *fio.Device, err error) error {
-			err = cmdutil.Exit(exitFailed, err)
-			if res != nil {
-				return finish(c, stdout, stderr, spec, m, *res, dev, err)
-			}
-			return cmdutil.Finish(c, stdout, stderr, &output{Device: spec, FATType: "exFAT"}, nil, err)
-		}
+		fsType = "exFAT"
 	}
 	// Files a repair makes get SOURCE_DATE_EPOCH when it is set.
 	opts := vol.CheckOptions{Salvage: m.salvage, Plan: m.verbose, Clock: cmdutil.Now}

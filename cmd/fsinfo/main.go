@@ -85,12 +85,13 @@ func show(c *cli.Context, spec string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer dev.Close()
-	if ex, err := vol.IsExFAT(dev); err != nil {
+	ex, err := vol.IsExFAT(dev)
+	if err != nil {
 		return fmt.Errorf("%s: %w", spec, err)
 	} else if ex && write {
 		return fmt.Errorf("%s: --next-cluster, --free-count and --recount set FSINFO, which FAT32 has and exFAT has not (exFAT counts free clusters in its allocation bitmap)", spec)
 	}
-	v, err := vol.Open(dev)
+	v, err := vol.OpenAs(dev, ex)
 	if err != nil {
 		return fmt.Errorf("%s: %w", spec, err)
 	}

@@ -160,7 +160,7 @@ func verify(c *cli.Context, spec string, m mode, compares []comparison, stdout, 
 		fsType = "exFAT"
 	}
 	// Files a repair makes get SOURCE_DATE_EPOCH when it is set.
-	opts := vol.CheckOptions{Salvage: m.salvage, Plan: m.verbose, Clock: cmdutil.Now}
+	opts := vol.CheckOptions{Salvage: m.salvage, Plan: m.verbose, Clock: cmdutil.Now, ExFAT: &ex}
 	var checked []string
 	opts.Visit, opts.Progress = visitors(m, jsonOut, stdout, stderr, &checked)
 	rep, err := vol.Check(dev, opts)

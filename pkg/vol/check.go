@@ -50,6 +50,9 @@ type CheckOptions struct {
 	// Clock, if not nil, dates what a repair creates (FAT's FSCKnnnn.REC
 	// files); time.Now otherwise.
 	Clock func() time.Time
+	// ExFAT, if not nil, is what IsExFAT said of the device, so that
+	// Check need not read the boot sector for it again; nil: Check asks.
+	ExFAT *bool
 }
 
 // RepairOptions tune Repair.
@@ -100,9 +103,11 @@ type checked interface {
 // report names the damage, and Repair copies the backup back. The error
 // is one the volume could not be checked for at all (not even opened);
 // what is wrong with it is in the report.
-func Check(dev *fio.Device, o CheckOptions) (*Report, error) {
-	ex, err := IsExFAT(dev)
-	if err != nil {
+func Check(dev *fio.Device, o CheckOptions) (_ *Report, err error) {
+	var ex bool
+	if o.ExFAT != nil {
+		ex = *o.ExFAT
+	} else if ex, err = IsExFAT(dev); err != nil {
 		return nil, err
 	}
 	r := &Report{}

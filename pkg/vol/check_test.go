@@ -96,3 +96,38 @@ func TestDescribe(t *testing.T) {
 		})
 	}
 }
+
+// A caller that asked IsExFAT already opens and checks without reading
+// the boot sector for it again: --stats counts the same requests as
+// when the commands opened pkg/fat and pkg/exfat themselves.
+func TestOpenAsReadsOnce(t *testing.T) {
+	for typ, v := range volumes(t) {
+		t.Run(typ, func(t *testing.T) {
+			if err := v.Close(); err != nil {
+				t.Fatal(err)
+			}
+			dev := v.Device()
+			ex, err := IsExFAT(dev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			count := func(f func() error) int64 {
+				before := dev.Stats().ReadRequests
+				if err := f(); err != nil {
+					t.Fatal(err)
+				}
+				return dev.Stats().ReadRequests - before
+			}
+			open := count(func() error { _, err := Open(dev); return err })
+			as := count(func() error { _, err := OpenAs(dev, ex); return err })
+			if as != open-1 {
+				t.Errorf("OpenAs read %d requests, Open %d: want one fewer", as, open)
+			}
+			check := count(func() error { _, err := Check(dev, CheckOptions{}); return err })
+			told := count(func() error { _, err := Check(dev, CheckOptions{ExFAT: &ex}); return err })
+			if told != check-1 {
+				t.Errorf("Check told the file system read %d requests, Check %d: want one fewer", told, check)
+			}
+		})
+	}
+}

@@ -200,7 +200,13 @@ func Open(dev *fio.Device) (Volume, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ex {
+	return OpenAs(dev, ex)
+}
+
+// OpenAs opens the volume on dev as exFAT or as FAT, as IsExFAT said,
+// without reading the boot sector for that again (Open does both).
+func OpenAs(dev *fio.Device, exFAT bool) (Volume, error) {
+	if exFAT {
 		v, err := exfat.Open(dev)
 		if err != nil {
 			return nil, err

@@ -103,8 +103,9 @@ type checked interface {
 // report names the damage, and Repair copies the backup back. The error
 // is one the volume could not be checked for at all (not even opened);
 // what is wrong with it is in the report.
-func Check(dev *fio.Device, o CheckOptions) (_ *Report, err error) {
+func Check(dev *fio.Device, o CheckOptions) (*Report, error) {
 	var ex bool
+	var err error
 	if o.ExFAT != nil {
 		ex = *o.ExFAT
 	} else if ex, err = IsExFAT(dev); err != nil {

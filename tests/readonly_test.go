@@ -26,6 +26,9 @@ func TestReadOnlyTargets(t *testing.T) {
 	ok(t, "fmkfs", "--size", "16M", "--fat", "16", clean)
 	ok(t, "cp", clean, dirty)
 	patchFile(t, dirty, func(b []byte) { b[37] |= 1 }) // the dirty bit
+	dirtyX := filepath.Join(mnt, "dirty-exfat.img")
+	ok(t, "fmkfs", "--size", "16M", "--type", "exfat", dirtyX)
+	patchFile(t, dirtyX, func(b []byte) { b[0x6A] |= 2 }) // VolumeDirty
 	ok(t, "mount", "-o", "remount,ro", mnt)
 	src := filepath.Join(dir, "x.txt")
 	writeFile(t, src, 100, 1)
@@ -66,5 +69,14 @@ func TestReadOnlyTargets(t *testing.T) {
 	}
 	if b, err := os.ReadFile(dirty); err != nil || b[37]&1 == 0 {
 		t.Errorf("the read-only image changed (%v)", err)
+	}
+	// exFAT the same: the report, then exit 8 saying why nothing was
+	// repaired, the image unchanged.
+	r = run(t, "fverify", "--repair", dirtyX)
+	if r.code != 8 || !strings.Contains(r.stdout, "dirty") || !strings.Contains(r.stderr, "nothing was repaired") || !strings.Contains(r.stderr, "read-only") {
+		t.Errorf("fverify --repair on a dirty read-only exFAT image: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if b, err := os.ReadFile(dirtyX); err != nil || b[0x6A]&2 == 0 {
+		t.Errorf("the read-only exFAT image changed (%v)", err)
 	}
 }

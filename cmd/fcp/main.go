@@ -16,7 +16,6 @@ import (
 
 	"github.com/ftools/ftools/cmd/internal/cmdutil"
 	"github.com/ftools/ftools/cmd/internal/cp"
-	"github.com/ftools/ftools/pkg/fat"
 	"github.com/ftools/ftools/pkg/vol"
 )
 
@@ -146,7 +145,7 @@ func fcp(c *cli.Context, stdout, stderr io.Writer) error {
 }
 
 // options turns the flags into the copy's options and allocation policy.
-func options(c *cli.Context, srcs []cmdutil.Operand) (cp.Options, fat.AllocPolicy, error) {
+func options(c *cli.Context, srcs []cmdutil.Operand) (cp.Options, vol.AllocPolicy, error) {
 	o := cp.Options{
 		Recursive:   c.Bool("recursive"),
 		Preserve:    c.Bool("preserve") && !c.Bool("no-preserve"),
@@ -184,12 +183,12 @@ func options(c *cli.Context, srcs []cmdutil.Operand) (cp.Options, fat.AllocPolic
 			return in.ReadString('\n')
 		}
 	}
-	var alloc fat.AllocPolicy
+	var alloc vol.AllocPolicy
 	switch c.String("alloc") {
 	case "contiguous":
-		alloc = fat.AllocContiguous
+		alloc = vol.AllocContiguous
 	case "first-fit":
-		alloc = fat.AllocFirstFit
+		alloc = vol.AllocFirstFit
 	default:
 		return o, 0, fmt.Errorf("--alloc %s: give contiguous or first-fit", c.String("alloc"))
 	}
@@ -228,12 +227,12 @@ func finish(c *cli.Context, stdout, stderr io.Writer, imgs cmdutil.Images, res *
 // setAlloc gives a FAT volume the allocation policy. exFAT volumes get
 // every file contiguous: first-fit follows FSINFO's hint, which exFAT
 // has not.
-func setAlloc(im *cmdutil.Image, alloc fat.AllocPolicy) error {
-	if im.FAT != nil {
-		im.FAT.SetAllocPolicy(alloc)
+func setAlloc(im *cmdutil.Image, alloc vol.AllocPolicy) error {
+	if f, ok := im.Vol.(vol.FATFeatures); ok {
+		f.SetAllocPolicy(alloc)
 		return nil
 	}
-	if alloc == fat.AllocFirstFit && im.Dev.Writable() {
+	if alloc == vol.AllocFirstFit && im.Dev.Writable() {
 		return fmt.Errorf("%s: --alloc first-fit places files as Linux's FAT driver and mcopy do, from FSINFO's next free cluster; an exFAT volume has no FSINFO, and fcp gives each file one contiguous run there", im.Spec)
 	}
 	return nil

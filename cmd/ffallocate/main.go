@@ -12,7 +12,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ftools/ftools/cmd/internal/cmdutil"
-	"github.com/ftools/ftools/pkg/fat"
 	fio "github.com/ftools/ftools/pkg/io"
 	"github.com/ftools/ftools/pkg/vol"
 )
@@ -116,7 +115,7 @@ func fallocate(c *cli.Context, arg string, stdout, stderr io.Writer) error {
 		out.Runs = append(out.Runs, runOut{Start: e.Start, Clusters: e.Len, Offset: im.Vol.ClusterOffset(e.Start)})
 		out.Allocated += int64(e.Len) * im.Vol.ClusterSize()
 	}
-	if noZero && len(res.Runs) > 0 && im.FAT != nil {
+	if noZero && len(res.Runs) > 0 && !vol.IsExFATVolume(im.Vol) {
 		cmdutil.Warn(stderr, "ffallocate", "warning: --no-zero: the new clusters' old contents are now readable in the file")
 	}
 	if !c.Bool(cmdutil.FlagJSON) {
@@ -133,10 +132,10 @@ func fallocate(c *cli.Context, arg string, stdout, stderr io.Writer) error {
 // fitsFormat refuses what the volume's format cannot hold: a FAT file
 // over 4 GiB - 1, and on exFAT, clusters past a file's end.
 func fitsFormat(c *cli.Context, im *cmdutil.Image, length int64) error {
-	if im.FAT != nil && length > fat.MaxFileSize {
-		return fmt.Errorf("--length %s: %w", c.String("length"), fat.ErrFileTooLarge)
+	if err := vol.FileSizeError(im.Vol, length); err != nil {
+		return fmt.Errorf("--length %s: %w", c.String("length"), err)
 	}
-	if im.ExFAT != nil && c.Bool("keep-size") {
+	if vol.IsExFATVolume(im.Vol) && c.Bool("keep-size") {
 		return errors.New("--keep-size: an exFAT file's clusters are as many as its size needs, so none can lie past its end; without -n the file takes LENGTH bytes and reads as zeros past what was written (its valid data length stays)")
 	}
 	return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ftools/ftools/cmd/internal/cmdutil"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 func main() { cmdutil.Main(run) }
@@ -175,8 +176,8 @@ func labelCmd(c *cli.Context, spec string, ch change, stdout, stderr io.Writer) 
 			out.RootLabel = &root
 		}
 	}
-	if im.FAT != nil {
-		out.BootLabel = im.FAT.BootSector().Label() // exFAT keeps its label in the root only
+	if f, ok := im.Vol.(vol.FATFeatures); ok {
+		out.BootLabel = f.BootLabel() // exFAT keeps its label in the root only
 	}
 	out.VolumeID = volumeID(v.Serial())
 	if err = errors.Join(err, imgs.Close()); err != nil {

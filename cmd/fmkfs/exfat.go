@@ -11,6 +11,7 @@ import (
 	"github.com/ftools/ftools/cmd/internal/cmdutil"
 	"github.com/ftools/ftools/pkg/exfat"
 	fio "github.com/ftools/ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // exfatOnlyFAT are the flags that shape a FAT and mean nothing to exFAT,
@@ -149,15 +150,8 @@ func formatExFAT(c *cli.Context, r *request, dev *fio.Device) (*exfat.BootSector
 		}
 		p.PartitionOffset = place.Start + dev.Start()
 	}
-	if _, _, err := exfat.Plan(p); err != nil {
-		return nil, nil, nil, err
-	}
-	wiped, err := clearRange(dev, p.Size)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	bs, l, err := exfat.Format(dev, p, formatClock(c))
-	return bs, l, wiped, err
+	f, err := vol.Format(dev, vol.FormatOptions{ExFAT: &p, Now: formatClock(c)})
+	return f.ExFATBoot, f.ExFATLayout, f.Wiped, err
 }
 
 // mkfsExFAT formats dev exFAT and reports as mkfs does for FAT: res

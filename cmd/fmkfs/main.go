@@ -14,6 +14,7 @@ import (
 	"github.com/ftools/ftools/pkg/exfat"
 	"github.com/ftools/ftools/pkg/fat"
 	fio "github.com/ftools/ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 func main() { cmdutil.Main(run) }
@@ -251,42 +252,10 @@ func format(c *cli.Context, r *request, dev *fio.Device) (*fat.BootSector, *fat.
 		}
 		p.HiddenSectors = uint32((place.Start + dev.Start()) / int64(ss))
 	}
-	// Plan before anything is written, then keep the wipe inside the
-	// volume's own range.
-	pp := p
-	if pp.SectorSize == 0 {
-		pp.SectorSize = dev.SectorSize()
-	}
-	if pp.Size == 0 {
-		pp.Size = dev.Size()
-	}
-	if _, _, err := fat.Plan(pp); err != nil {
-		return nil, nil, nil, err
-	}
-	wiped, err := clearRange(dev, pp.Size)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	bs, l, err := fat.Format(dev, p, formatClock(c))
-	return bs, l, wiped, err
-}
-
-// clearRange keeps dev to the size bytes the new volume takes and clears
-// the old signatures there, and nothing outside it. What it cleared is
-// made durable (a barrier) before the format zeroes anything: while an old
-// boot sector survives, zeros landing on the old volume's data would leave
-// it reading as valid with its files' bytes gone.
-func clearRange(dev *fio.Device, size int64) ([]fio.Signature, error) {
-	if size < dev.Size() {
-		if err := dev.Limit(size); err != nil {
-			return nil, err
-		}
-	}
-	wiped, err := fio.WipeSignatures(dev)
-	if err == nil && len(wiped) > 0 {
-		err = dev.Barrier()
-	}
-	return wiped, err
+	// vol.Format plans before anything is written, then keeps the wipe
+	// inside the volume's own range.
+	f, err := vol.Format(dev, vol.FormatOptions{FAT: &p, Now: formatClock(c)})
+	return f.FATBoot, f.FATLayout, f.Wiped, err
 }
 
 // formatClock is the time a format stamps: --invariant's, else the clock

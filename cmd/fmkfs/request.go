@@ -19,6 +19,7 @@ import (
 	"github.com/ftools/ftools/pkg/exfat"
 	"github.com/ftools/ftools/pkg/fat"
 	fio "github.com/ftools/ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // sdExclusive are the flags --sd cannot be combined with: it decides them.
@@ -378,10 +379,8 @@ func probeFS(path string, n int) (fs, label string) {
 	if _, err := d.ReadAt(b, 0); err != nil {
 		return "", ""
 	}
-	if bs, err := fat.DecodeBootSector(b); err == nil {
-		if l, err := bs.Layout(); err == nil {
-			return l.Type.String(), strings.TrimSpace(bs.Label())
-		}
+	if t, label, err := vol.ProbeBootSector(b); err == nil && t != "exFAT" {
+		return t, label
 	}
 	switch {
 	case string(b[3:11]) == "EXFAT   ":

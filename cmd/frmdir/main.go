@@ -10,7 +10,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ftools/ftools/cmd/internal/cmdutil"
-	"github.com/ftools/ftools/pkg/fat"
 	"github.com/ftools/ftools/pkg/vol"
 )
 
@@ -45,7 +44,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 				return fail(err)
 			}
 			if !fi.IsDir() {
-				return fail(fat.ErrNotDir)
+				return fail(vol.ErrNotDir)
 			}
 			if err := v.Remove(op.VolPath()); err != nil {
 				return fail(err)

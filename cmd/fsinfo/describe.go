@@ -3,11 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/ftools/ftools/cmd/internal/cmdutil"
-	"github.com/ftools/ftools/pkg/fat"
-	fio "github.com/ftools/ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // region is one part of the volume, as fsck.fat -v prints them.
@@ -58,7 +56,7 @@ type volumeInfo struct {
 }
 
 // alignment says whether the volume lines up with the erase blocks the SD
-// specification gives a card of the disk's size.
+// specification gives a card of the disk's size (vol.Alignment).
 type alignment struct {
 	DiskSize         int64 `json:"disk_size"`
 	BU               int64 `json:"sd_bu"`
@@ -68,73 +66,57 @@ type alignment struct {
 	DataAligned      bool  `json:"data_bu_aligned"`
 }
 
-func describe(v *fat.Volume) *volumeInfo {
-	bs, l, dev := v.BootSector(), v.Layout(), v.Device()
+// describe is a FAT volume's description as fsinfo shows it.
+func describe(d *vol.Description) *volumeInfo {
+	f := d.FAT
 	in := &volumeInfo{
-		Device:            dev.Path(),
-		VolumeStart:       dev.Start(),
-		FATType:           l.Type.String(),
-		OEMName:           strings.TrimRight(string(bs.OEMName[:]), " \x00"),
-		BytesPerSector:    int(bs.BytesPerSector),
-		SectorsPerCluster: int(bs.SectorsPerCluster),
-		ClusterSize:       l.ClusterSize,
-		ReservedSectors:   int(bs.ReservedSectors),
-		NumFATs:           l.NumFATs,
-		RootEntries:       int(bs.RootEntries),
-		TotalSectors:      l.TotalSize / l.SectorSize,
-		Media:             fmt.Sprintf("0x%02x", bs.Media),
-		FATSectors:        l.FATSize / l.SectorSize,
-		SectorsPerTrack:   int(bs.SectorsPerTrack),
-		Heads:             int(bs.Heads),
-		HiddenSectors:     bs.HiddenSectors,
-		DriveNumber:       fmt.Sprintf("0x%02x", bs.DriveNumber),
-		VolumeID:          fmt.Sprintf("%04X-%04X", bs.VolumeID>>16, bs.VolumeID&0xFFFF),
-		Label:             bs.Label(),
-		Dirty:             bs.Dirty(),
-		Clusters:          l.Clusters,
-		FreeClusters:      v.FreeClusters(),
-		Warnings:          append([]string{}, v.Warnings()...),
+		Device:            d.Device,
+		VolumeStart:       d.VolumeStart,
+		FATType:           d.Type,
+		OEMName:           f.OEMName,
+		BytesPerSector:    d.BytesPerSector,
+		SectorsPerCluster: f.SectorsPerCluster,
+		ClusterSize:       d.ClusterSize,
+		ReservedSectors:   f.ReservedSectors,
+		NumFATs:           d.NumFATs,
+		RootEntries:       f.RootEntries,
+		TotalSectors:      d.TotalSectors,
+		Media:             fmt.Sprintf("0x%02x", f.Media),
+		FATSectors:        d.FATSectors,
+		SectorsPerTrack:   f.SectorsPerTrack,
+		Heads:             f.Heads,
+		HiddenSectors:     f.HiddenSectors,
+		RootCluster:       d.RootCluster,
+		FSInfoSector:      f.FSInfoSector,
+		BackupBootSector:  f.BackupBootSector,
+		DriveNumber:       fmt.Sprintf("0x%02x", f.DriveNumber),
+		VolumeID:          volumeID(d.Serial),
+		Label:             d.Label,
+		Dirty:             d.Dirty,
+		Regions:           regions(d.Regions),
+		Clusters:          d.Clusters,
+		FreeClusters:      d.FreeClusters,
+		BadClusters:       d.BadClusters,
+		UsedClusters:      d.Clusters - d.FreeClusters - d.BadClusters,
+		FreeBytes:         int64(d.FreeClusters) * d.ClusterSize,
+		Alignment:         alignment(d.Alignment),
+		Warnings:          d.Warnings,
 	}
-	if l.Type == fat.FAT32 {
-		in.RootCluster = uint32(l.RootCluster)
-		in.FSInfoSector = int(bs.FSInfoSector)
-		in.BackupBootSector = int(bs.BackupBootSector)
-	}
-	in.BadClusters = v.BadClusters()
-	in.UsedClusters = l.Clusters - in.FreeClusters - in.BadClusters
-	in.FreeBytes = int64(in.FreeClusters) * l.ClusterSize
-	if fi := v.FSInfo(); fi != nil {
+	if fi := f.FSInfo; fi != nil {
 		fc, nc := fi.FreeCount, fi.NextFree
 		in.FreeCount, in.NextCluster = &fc, &nc
 	}
-	// Erase blocks belong to the whole card: on a partition device
-	// (/dev/sdb1) count from the disk's start, as sysfs places it.
-	start, disk := dev.Start(), dev.DiskSize()
-	if place, err := fio.BlockDiskPlace(dev.Path()); err == nil && place.Partition {
-		start, disk = start+place.Start, place.DiskSize
-	}
-	bu := fat.SDBoundaryUnit(disk)
-	data := start + l.DataOffset
-	in.Alignment = alignment{DiskSize: disk, BU: bu, PartitionStart: start, DataStart: data,
-		PartitionAligned: start%bu == 0, DataAligned: data%bu == 0}
-	add := func(name string, off, size int64) {
-		in.Regions = append(in.Regions, region{Name: name, Offset: off, Sector: off / l.SectorSize, Size: size})
-	}
-	add("boot sector", 0, l.SectorSize)
-	if l.Type == fat.FAT32 {
-		add("FSINFO", l.FSInfoOffset, l.SectorSize)
-		if l.BackupBootOffset != 0 {
-			add("backup boot sector", l.BackupBootOffset, l.SectorSize)
-		}
-	}
-	for i := 0; i < l.NumFATs; i++ {
-		add(fmt.Sprintf("FAT %d", i+1), l.FATCopyOffset(i), l.FATSize)
-	}
-	if l.Type != fat.FAT32 {
-		add("root directory", l.RootDirOffset, l.RootDirSize)
-	}
-	add("data area", l.DataOffset, l.TotalSize-l.DataOffset)
 	return in
+}
+
+func volumeID(serial uint32) string { return fmt.Sprintf("%04X-%04X", serial>>16, serial&0xFFFF) }
+
+func regions(rs []vol.Region) []region {
+	var out []region
+	for _, r := range rs {
+		out = append(out, region{Name: r.Name, Offset: r.Offset, Sector: r.Sector, Size: r.Size})
+	}
+	return out
 }
 
 func (in *volumeInfo) print(w io.Writer) {
@@ -195,7 +177,7 @@ func (in *volumeInfo) print(w io.Writer) {
 }
 
 func hint(n uint32) string {
-	if n == fat.FSInfoUnknown {
+	if n == vol.FSInfoUnknown {
 		return "unknown (0xffffffff)"
 	}
 	return fmt.Sprint(n)

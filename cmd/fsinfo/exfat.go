@@ -1,16 +1,11 @@
 package main
 
 import (
-	"encoding/hex"
 	"fmt"
 	"io"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/ftools/ftools/cmd/internal/cmdutil"
-	"github.com/ftools/ftools/pkg/exfat"
-	"github.com/ftools/ftools/pkg/fat"
-	fio "github.com/ftools/ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // exfatInfo is what fsinfo shows of an exFAT volume; its JSON form is
@@ -48,113 +43,43 @@ type exfatInfo struct {
 	cmdutil.Outcome
 }
 
-// showExFAT prints an exFAT volume: the boot regions, FAT, cluster heap,
-// allocation bitmap, up-case table and root directory, the free clusters
-// and the SD erase-block alignment. Nothing is written.
-func showExFAT(c *cli.Context, spec string, dev *fio.Device, stdout, stderr io.Writer) error {
-	v, err := exfat.Open(dev)
-	if err != nil {
-		return fmt.Errorf("%s: %w", spec, err)
-	}
-	in, err := describeExFAT(v)
-	if err != nil {
-		return fmt.Errorf("%s: %s", spec, cmdutil.ErrText(err))
-	}
-	var boot []byte
-	if c.Bool(cmdutil.FlagVerbose) {
-		boot = make([]byte, v.Layout().SectorSize)
-		if _, err := dev.ReadAt(boot, 0); err != nil {
-			return fmt.Errorf("%s: reading the boot sector: %s", spec, cmdutil.ErrText(err))
-		}
-	}
-	if err := v.Close(); err != nil {
-		return fmt.Errorf("%s: %w", spec, err)
-	}
-	if err := dev.Close(); err != nil {
-		return fmt.Errorf("%s: %w", spec, err)
-	}
-	if !c.Bool(cmdutil.FlagJSON) {
-		in.print(stdout)
-		if boot != nil {
-			fmt.Fprintf(stdout, "boot sector (%d bytes):\n%s", len(boot), hex.Dump(boot))
-		}
-	}
-	return cmdutil.Finish(c, stdout, stderr, in, dev.Stats, nil)
-}
-
-func describeExFAT(v *exfat.Volume) (*exfatInfo, error) {
-	bs, l, dev := v.BootSector(), v.Layout(), v.Device()
-	bm, up := v.SystemEntries()
-	label, err := v.Label()
-	if err != nil {
-		return nil, err
-	}
+// describeExFAT is an exFAT volume's description as fsinfo shows it: the
+// boot regions, FAT, cluster heap, allocation bitmap, up-case table and
+// root directory, the free clusters and the SD erase-block alignment.
+func describeExFAT(d *vol.Description) *exfatInfo {
+	x := d.ExFAT
 	in := &exfatInfo{
-		Device:         dev.Path(),
-		VolumeStart:    dev.Start(),
-		FATType:        "exFAT",
-		Revision:       fmt.Sprintf("%d.%02d", bs.Revision>>8, bs.Revision&0xFF),
-		BytesPerSector: int(l.SectorSize),
-		ClusterSize:    l.ClusterSize,
-		TotalSectors:   l.TotalSize / l.SectorSize,
-		PartitionStart: int64(bs.PartitionOffset),
-		NumFATs:        l.NumFATs,
-		FATSectors:     l.FATSize / l.SectorSize,
-		RootCluster:    uint32(l.RootCluster),
-		BitmapCluster:  uint32(bm.FirstCluster),
-		BitmapBytes:    bm.DataLength,
-		UpcaseCluster:  uint32(up.FirstCluster),
-		UpcaseBytes:    up.DataLength,
-		UpcaseChecksum: fmt.Sprintf("0x%08X", up.Checksum),
-		VolumeID:       fmt.Sprintf("%04X-%04X", bs.SerialNumber>>16, bs.SerialNumber&0xFFFF),
-		Label:          label,
-		Dirty:          bs.Dirty(),
-		MediaFailure:   bs.VolumeFlags&exfat.FlagMediaFailure != 0,
-		Clusters:       l.Clusters,
-		FreeClusters:   v.FreeClusters(),
-		Warnings:       append([]string{}, v.Warnings()...),
+		Device:         d.Device,
+		VolumeStart:    d.VolumeStart,
+		FATType:        d.Type,
+		Revision:       fmt.Sprintf("%d.%02d", x.Revision>>8, x.Revision&0xFF),
+		BytesPerSector: d.BytesPerSector,
+		ClusterSize:    d.ClusterSize,
+		TotalSectors:   d.TotalSectors,
+		PartitionStart: int64(x.PartitionOffset),
+		NumFATs:        d.NumFATs,
+		FATSectors:     d.FATSectors,
+		RootCluster:    d.RootCluster,
+		BitmapCluster:  x.BitmapCluster,
+		BitmapBytes:    x.BitmapBytes,
+		UpcaseCluster:  x.UpcaseCluster,
+		UpcaseBytes:    x.UpcaseBytes,
+		UpcaseChecksum: fmt.Sprintf("0x%08X", x.UpcaseChecksum),
+		VolumeID:       volumeID(d.Serial),
+		VolumeGUID:     x.VolumeGUID,
+		Label:          d.Label,
+		Dirty:          d.Dirty,
+		MediaFailure:   x.MediaFailure,
+		PercentInUse:   x.PercentInUse,
+		Regions:        regions(d.Regions),
+		Clusters:       d.Clusters,
+		FreeClusters:   d.FreeClusters,
+		UsedClusters:   d.Clusters - min(d.FreeClusters, d.Clusters),
+		FreeBytes:      int64(d.FreeClusters) * d.ClusterSize,
+		Alignment:      alignment(d.Alignment),
+		Warnings:       d.Warnings,
 	}
-	if g, ok := v.VolumeGUID(); ok {
-		in.VolumeGUID = exfat.FormatGUID(g)
-	}
-	if bs.PercentInUse != exfat.PercentUnknown {
-		p := bs.PercentInUse
-		in.PercentInUse = &p
-	}
-	in.UsedClusters = l.Clusters - min(in.FreeClusters, l.Clusters)
-	in.FreeBytes = int64(in.FreeClusters) * l.ClusterSize
-	// Erase blocks belong to the whole card: on a partition device
-	// (/dev/sdb1) count from the disk's start, as sysfs places it.
-	start, disk := dev.Start(), dev.DiskSize()
-	if place, err := fio.BlockDiskPlace(dev.Path()); err == nil && place.Partition {
-		start, disk = start+place.Start, place.DiskSize
-	}
-	bu := exfat.SDBoundaryUnit(disk) // SDXC; smaller cards have the FAT table's BU
-	if bu == 0 {
-		bu = fat.SDBoundaryUnit(disk)
-	}
-	data := start + l.HeapOffset
-	in.Alignment = alignment{DiskSize: disk, BU: bu, PartitionStart: start, DataStart: data,
-		PartitionAligned: start%bu == 0, DataAligned: data%bu == 0}
-	add := func(name string, off, size int64) {
-		in.Regions = append(in.Regions, region{Name: name, Offset: off, Sector: off / l.SectorSize, Size: size})
-	}
-	add("boot region", 0, 12*l.SectorSize)
-	add("backup boot region", l.BackupBootOffset, 12*l.SectorSize)
-	for i := 0; i < l.NumFATs; i++ {
-		add(fmt.Sprintf("FAT %d", i+1), l.FATCopyOffset(i), l.FATSize)
-	}
-	add("cluster heap", l.HeapOffset, l.HeapEnd()-l.HeapOffset)
-	if l.ValidCluster(bm.FirstCluster) {
-		add("allocation bitmap", l.ClusterOffset(bm.FirstCluster), int64(bm.DataLength))
-	}
-	if l.ValidCluster(up.FirstCluster) {
-		add("up-case table", l.ClusterOffset(up.FirstCluster), int64(up.DataLength))
-	}
-	if l.ValidCluster(l.RootCluster) {
-		add("root directory", l.ClusterOffset(l.RootCluster), l.ClusterSize)
-	}
-	return in, nil
+	return in
 }
 
 func (in *exfatInfo) print(w io.Writer) {

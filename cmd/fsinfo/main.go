@@ -12,7 +12,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ftools/ftools/cmd/internal/cmdutil"
-	"github.com/ftools/ftools/pkg/fat"
 	"github.com/ftools/ftools/pkg/vol"
 )
 
@@ -86,42 +85,55 @@ func show(c *cli.Context, spec string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer dev.Close()
-	if ex, err := vol.IsExFAT(dev); err != nil {
+	ex, err := vol.IsExFAT(dev)
+	if err != nil {
 		return fmt.Errorf("%s: %w", spec, err)
-	} else if ex {
-		if write {
-			return fmt.Errorf("%s: --next-cluster, --free-count and --recount set FSINFO, which FAT32 has and exFAT has not (exFAT counts free clusters in its allocation bitmap)", spec)
-		}
-		return showExFAT(c, spec, dev, stdout, stderr)
+	} else if ex && write {
+		return fmt.Errorf("%s: --next-cluster, --free-count and --recount set FSINFO, which FAT32 has and exFAT has not (exFAT counts free clusters in its allocation bitmap)", spec)
 	}
-	v, err := fat.Open(dev)
+	v, err := vol.OpenAs(dev, ex)
 	if err != nil {
 		return fmt.Errorf("%s: %w", spec, err)
 	}
-	var old fat.FSInfo
-	if fi := v.FSInfo(); fi != nil {
-		old = *fi
-	}
-	if recount {
-		err = v.Recount()
-	}
-	if err == nil && setFree {
-		err = v.SetFreeCount(free)
-	}
-	if err == nil && setNext {
-		err = v.SetNextCluster(next)
+	var old vol.FSInfo
+	if f, ok := v.(vol.FATFeatures); ok {
+		if fi := f.FSInfo(); fi != nil {
+			old = *fi
+		}
+		if recount {
+			err = f.Recount()
+		}
+		if err == nil && setFree {
+			err = f.SetFreeCount(free)
+		}
+		if err == nil && setNext {
+			err = f.SetNextCluster(next)
+		}
 	}
 	if err != nil {
 		v.Close()
 		return fmt.Errorf("%s: %s", spec, cmdutil.ErrText(err))
 	}
-	info := describe(v) // before Close: the FAT is valid until then
-	if write {
-		info.Changes = changes(old, v.FSInfo(), setNext || recount, setFree || recount)
+	d, err := vol.Describe(v) // before Close: the FAT is valid until then
+	if err != nil {
+		return fmt.Errorf("%s: %s", spec, cmdutil.ErrText(err))
+	}
+	var info cmdutil.Reporter
+	var fatInfo *volumeInfo
+	var exInfo *exfatInfo
+	if d.FAT != nil {
+		fatInfo = describe(d)
+		info = fatInfo
+		if write {
+			fatInfo.Changes = changes(old, d.FAT.FSInfo, setNext || recount, setFree || recount)
+		}
+	} else {
+		exInfo = describeExFAT(d)
+		info = exInfo
 	}
 	var boot []byte
 	if c.Bool(cmdutil.FlagVerbose) {
-		boot = make([]byte, v.Layout().SectorSize)
+		boot = make([]byte, d.BytesPerSector)
 		if _, err := dev.ReadAt(boot, 0); err != nil {
 			v.Close()
 			return fmt.Errorf("%s: reading the boot sector: %s", spec, cmdutil.ErrText(err))
@@ -133,14 +145,19 @@ func show(c *cli.Context, spec string, stdout, stderr io.Writer) error {
 	if err := dev.Close(); err != nil {
 		return fmt.Errorf("%s: %w", spec, err)
 	}
-	info.Dirty = v.BootSector().Dirty() // Close clears the bit this run set
+	if fatInfo != nil {
+		fatInfo.Dirty = vol.BootDirty(v) // Close clears the bit this run set
+	}
 	if !c.Bool(cmdutil.FlagJSON) {
-		if write {
-			for _, ch := range info.Changes {
+		switch {
+		case write:
+			for _, ch := range fatInfo.Changes {
 				fmt.Fprintf(stdout, "%s: FSINFO %s: %s -> %s\n", spec, strings.ReplaceAll(ch.Field, "_", " "), hint(ch.Old), hint(ch.New))
 			}
-		} else {
-			info.print(stdout)
+		case fatInfo != nil:
+			fatInfo.print(stdout)
+		default:
+			exInfo.print(stdout)
 		}
 		if boot != nil {
 			fmt.Fprintf(stdout, "boot sector (%d bytes):\n%s", len(boot), hex.Dump(boot))
@@ -151,7 +168,7 @@ func show(c *cli.Context, spec string, stdout, stderr io.Writer) error {
 
 // changes lists the FSINFO fields that were set, with their old and new
 // values.
-func changes(old fat.FSInfo, now *fat.FSInfo, next, free bool) []change {
+func changes(old vol.FSInfo, now *vol.FSInfo, next, free bool) []change {
 	var out []change
 	if free {
 		out = append(out, change{Field: "free_count", Old: old.FreeCount, New: now.FreeCount})

@@ -12,7 +12,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ftools/ftools/cmd/internal/cmdutil"
-	"github.com/ftools/ftools/pkg/fat"
 	fio "github.com/ftools/ftools/pkg/io"
 	"github.com/ftools/ftools/pkg/vol"
 )
@@ -129,12 +128,15 @@ func verify(c *cli.Context, spec string, m mode, compares []comparison, stdout, 
 	jsonOut := c.Bool(cmdutil.FlagJSON)
 	// fail ends a check that could not be made: the JSON object has the
 	// device and the error, with what is known (res, if the check ran).
+	// An exFAT volume's failure names its file system: it is known
+	// before the check.
+	fsType := ""
 	fail := func(res *result, dev *fio.Device, err error) error {
 		err = cmdutil.Exit(exitFailed, err)
 		if res != nil {
 			return finish(c, stdout, stderr, spec, m, *res, dev, err)
 		}
-		return cmdutil.Finish(c, stdout, stderr, &output{Device: spec}, nil, err)
+		return cmdutil.Finish(c, stdout, stderr, &output{Device: spec, FATType: fsType}, nil, err)
 	}
 	dev, err := cmdutil.OpenImage(c, spec, m.repair)
 	var readOnly error
@@ -147,44 +149,50 @@ func verify(c *cli.Context, spec string, m mode, compares []comparison, stdout, 
 		return fail(nil, nil, err)
 	}
 	defer dev.Close()
-	if ex, err := vol.IsExFAT(dev); err != nil {
-		return fail(nil, nil, fmt.Errorf("%s: %w", spec, err))
-	} else if ex {
-		return verifyExFAT(c, spec, m, compares, dev, stdout, stderr)
-	}
-	v, bootErr, err := fat.OpenForCheck(dev)
+	ex, err := vol.IsExFAT(dev)
 	if err != nil {
 		return fail(nil, nil, fmt.Errorf("%s: %w", spec, err))
 	}
-	v.Clock = cmdutil.Now // files a repair makes get SOURCE_DATE_EPOCH when it is set
-	opts := fat.CheckOptions{BootError: bootErr, Salvage: m.salvage}
+	if ex {
+		if c.Bool(flagSalvage) {
+			return cmdutil.Exit(exitUsage, fmt.Errorf("%s: --salvage saves lost FAT chains as FSCKnnnn.REC files; exFAT keeps free space in a bitmap, not chains, so --repair frees lost clusters as fsck.exfat does", spec))
+		}
+		fsType = "exFAT"
+	}
+	// Files a repair makes get SOURCE_DATE_EPOCH when it is set.
+	opts := vol.CheckOptions{Salvage: m.salvage, Plan: m.verbose, Clock: cmdutil.Now, ExFAT: &ex}
 	var checked []string
 	opts.Visit, opts.Progress = visitors(m, jsonOut, stdout, stderr, &checked)
-	rep, err := fat.Check(v, opts)
+	rep, err := vol.Check(dev, opts)
 	if err != nil {
 		return fail(nil, nil, fmt.Errorf("%s: %w", spec, err))
 	}
 	for _, cmp := range compares {
-		probs, err := fat.Compare(v, cmp.host, cmp.vol)
-		if err != nil {
+		if err := rep.Compare(cmp.host, cmp.vol); err != nil {
 			return fail(nil, nil, fmt.Errorf("--compare %s=%s: %w", cmp.host, cmp.vol, err))
 		}
-		rep.Problems = append(rep.Problems, probs...)
 	}
-	res := result{rep: rep, checked: checked, plan: rep.Plan()}
-	if readOnly != nil && !rep.Clean() {
+	res := result{rep: rep, checked: checked}
+	repair := (m.repair || m.dryRun) && rep.NeedsRepair()
+	if !repair || readOnly != nil {
+		res.plan = rep.Plan() // what -v and --json show of a repair not made
+	}
+	if readOnly != nil && rep.NeedsRepair() {
 		m.repair = false
 		return fail(&res, dev, fmt.Errorf("nothing was repaired: %w", readOnly))
 	}
-	if (m.repair || m.dryRun) && !rep.Clean() {
-		res.plan, err = fat.Repair(v, rep, fat.RepairOptions{DryRun: m.dryRun})
+	if repair {
+		res.plan, err = vol.Repair(rep, vol.RepairOptions{DryRun: m.dryRun})
 		res.repaired = m.repair
 		res.planned = true
 		if err != nil {
 			return fail(&res, nil, fmt.Errorf("%s: %w", spec, err))
 		}
 	}
-	if err := dev.Close(); err != nil {
+	if err := rep.Close(); err != nil {
+		return fail(nil, nil, fmt.Errorf("%s: %w", spec, err))
+	}
+	if err := dev.Close(); err != nil && !errors.Is(err, fio.ErrClosed) {
 		return fail(nil, nil, fmt.Errorf("%s: %w", spec, err))
 	}
 	switch {

@@ -7,13 +7,13 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ftools/ftools/cmd/internal/cmdutil"
-	"github.com/ftools/ftools/pkg/fat"
 	fio "github.com/ftools/ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // result is what verify has to print.
 type result struct {
-	rep      *fat.Report
+	rep      *vol.Report
 	checked  []string // -l with --json: the paths checked
 	plan     []string // the repair, one sentence per fix
 	planned  bool     // Repair worked the plan out (--repair or --dry-run)
@@ -24,11 +24,11 @@ type result struct {
 type output struct {
 	Device   string        `json:"device"`
 	FATType  string        `json:"fat_type,omitempty"`
-	Problems []fat.Problem `json:"problems"`
+	Problems []vol.Problem `json:"problems"`
 	Warnings []string      `json:"warnings"`
 	Fixes    []string      `json:"fixes"`          // the fixes made (--repair)
 	Plan     []string      `json:"plan,omitempty"` // the fixes planned, not made
-	Left     []fat.Problem `json:"left,omitempty"` // what the repair leaves (--repair, --dry-run)
+	Left     []vol.Problem `json:"left,omitempty"` // what the repair leaves (--repair, --dry-run)
 	Checked  []string      `json:"checked,omitempty"`
 	Summary  *summary      `json:"summary,omitempty"`
 	cmdutil.Outcome
@@ -51,7 +51,7 @@ type summary struct {
 	LostChains   int            `json:"lost_chains"`
 }
 
-func summarize(rep *fat.Report) *summary {
+func summarize(rep *vol.Report) *summary {
 	s := &summary{Clean: rep.Clean(), Omitted: rep.Omitted, Remaining: rep.Remaining(), Kinds: map[string]int{},
 		Files: rep.Files, Directories: rep.Dirs, Clusters: rep.Clusters, FreeClusters: rep.FreeClusters,
 		BadClusters: rep.BadClusters, LostClusters: rep.LostClusters, LostChains: rep.LostChains}
@@ -72,7 +72,7 @@ func finish(c *cli.Context, w, stderr io.Writer, spec string, m mode, res result
 	s := summarize(rep)
 	out := &output{Device: spec}
 	if c.Bool(cmdutil.FlagJSON) {
-		out = &output{Device: spec, FATType: rep.Type.String(), Problems: rep.Problems, Warnings: rep.Warnings,
+		out = &output{Device: spec, FATType: rep.Type, Problems: rep.Problems, Warnings: rep.Warnings,
 			Fixes: []string{}, Left: rep.Left, Checked: res.checked, Summary: s}
 		if res.repaired {
 			out.Fixes = res.plan
@@ -94,8 +94,14 @@ func statsOf(dev *fio.Device) func() fio.Stats {
 	return dev.Stats
 }
 
-func summaryLine(spec string, t fat.Type, s *summary) string {
+// summaryLine is the last line of the text output. exFAT's leaves out
+// bad clusters and lost chains, which it has not.
+func summaryLine(spec string, t string, s *summary) string {
 	used := s.Clusters - min(s.FreeClusters, s.Clusters)
+	if t == "exFAT" {
+		return fmt.Sprintf("%s: exFAT, %d files, %d directories, %d/%d clusters used, %d lost: %s",
+			spec, s.Files, s.Directories, used, s.Clusters, s.LostClusters, verdict(s))
+	}
 	return fmt.Sprintf("%s: %s, %d files, %d directories, %d/%d clusters used, %d bad, %d lost in %d chains: %s",
 		spec, t, s.Files, s.Directories, used, s.Clusters, s.BadClusters, s.LostClusters, s.LostChains, verdict(s))
 }

@@ -2,8 +2,6 @@ package fat
 
 import (
 	"fmt"
-	"io/fs"
-	"strings"
 
 	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
@@ -14,20 +12,10 @@ var (
 	namesDir  = fsutil.NamesDir
 )
 
-// checkFSName refuses a name that io/fs does not allow (fs.ValidPath),
-// or that holds a backslash (FAT's other separator) or starts with "::"
-// (the toolkit's mark of a volume path), allowing only a
-// trailing slash (the name must be a directory).
-func checkFSName(op, name string) error {
-	n := name
-	if len(n) > 1 {
-		n = strings.TrimSuffix(n, "/")
-	}
-	if !fs.ValidPath(n) || strings.Contains(n, `\`) || strings.HasPrefix(n, "::") {
-		return &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
-	}
-	return nil
-}
+// checkFSName refuses what io/fs does not allow, with a trailing slash
+// allowed (see fsutil.CheckFSName); pkg/vol applies the same rule to
+// exFAT's io/fs methods.
+var checkFSName = fsutil.CheckFSName
 
 // rootDir loads the root directory.
 func (v *Volume) rootDir() (*dir, error) {

@@ -12,8 +12,8 @@
 //
 // fio.Open opens an image file or block device, a window of it at a byte
 // offset, or one partition of its MBR or GPT table (Options.Partition);
-// fio.NewMemDevice makes a device in memory. Formatting is pkg/fat's and
-// pkg/exfat's Format, each with its file system's parameters.
+// fio.NewMemDevice makes a device in memory. Format makes a new file
+// system of either kind (each with its own parameters).
 //
 // OpenFile does both steps for a path, and OpenBytes (an image in
 // memory), OpenReaderAt (read-only: every change fails, see IsReadOnly),
@@ -22,9 +22,8 @@
 // themselves, leaving the caller's storage open.
 //
 // Reading goes through io/fs: fs.ReadFile, fs.WalkDir, fs.Glob and the like
-// take a Volume as they are. Paths are slash-separated, rooted or not, "."
-// is the root, and names match without regard to case, as the file system
-// compares them.
+// take a Volume as they are. Names match without regard to case, as the
+// file system compares them; see Paths for the names each method takes.
 //
 // Writing: Create returns a Writer for a new file, or for one that
 // replaces an existing file of that name once it is complete; Close
@@ -51,10 +50,13 @@
 // (NoSpace says how much was needed); damage is an error naming the
 // structure and where it lies.
 //
-// What one file system has and the other has not stays on its own
-// package's Volume, reached with AsFAT and AsExFAT: FAT's FSINFO,
-// allocation policies and code page; checking and repairing (fat.Check
-// and fat.Repair, exfat.Check and exfat.Repair).
+// Format, Check, Repair, Describe and Room do for both file systems what
+// pkg/fat and pkg/exfat do for one, with one report and one description
+// type. FAT-only features (FSINFO, allocation policies other than
+// contiguous, the boot sector's label) are the optional interface
+// FATFeatures; the short names' code page is SetCodePage. The rest of
+// each file system's own surface stays on its package's Volume, reached
+// with AsFAT and AsExFAT.
 //
 // # Lifetimes
 //
@@ -89,6 +91,26 @@
 // instead). The *fat.Volume and *exfat.Volume behind AsFAT and AsExFAT,
 // and the FAT and ExFAT adapters on their own, have no lock: one goroutine
 // at a time.
+//
+// # Paths
+//
+// One rule, on both file systems alike:
+//
+//   - The io/fs methods (Open, Stat, ReadDir, and so fs.ReadFile,
+//     fs.WalkDir, fs.Glob...) take the names io/fs allows (fs.ValidPath):
+//     unrooted, slash-separated, without "." or ".." elements or
+//     backslashes, "." for the root; a trailing slash may follow, and
+//     says the name must be a directory (as for open(2): "file/" is an
+//     error, ErrNotDir). Any other name ("/a",
+//     "a/../b", "a/./b", `a\b`, "::/a", "") is refused with fs.ErrInvalid
+//     in an *fs.PathError, as io/fs asks, and testing/fstest.TestFS checks.
+//   - The methods that change the volume (Create, Mkdir, MkdirAll, Remove,
+//     RemoveAll, Empty, Rename, SetAttr, Fallocate, CheckTree) take volume
+//     paths, the toolkit's looser form: rooted or not, "\" read as "/",
+//     a leading "::" dropped, cleaned lexically ("a/../a/b" is "a/b",
+//     "/" and "." the root), with the same trailing-slash rule.
+//
+// Names match as the volume compares them: without case.
 package vol
 
 import (
@@ -176,9 +198,10 @@ type ReadAheadOptions = readahead.Options
 // pkg/fat's ReadAhead); both formats share its engine.
 type ReadAhead = readahead.ReadAhead
 
-// Volume is an open FAT12/16/32 or exFAT volume. Paths are volume paths,
-// rooted or not, "." for the root; names match as the volume compares
-// them (without case).
+// Volume is an open FAT12/16/32 or exFAT volume. Open, Stat and ReadDir
+// take io/fs names, the methods that change the volume volume paths
+// (see Paths in the package doc: the same rule on both); names match as
+// the volume compares them (without case).
 type Volume interface {
 	// Type is "FAT12", "FAT16", "FAT32" or "exFAT".
 	Type() string
@@ -266,7 +289,13 @@ func openVolume(dev *fio.Device) (Volume, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ex {
+	return OpenAs(dev, ex)
+}
+
+// OpenAs opens the volume on dev as exFAT or as FAT, as IsExFAT said,
+// without reading the boot sector for that again (Open does both).
+func OpenAs(dev *fio.Device, exFAT bool) (Volume, error) {
+	if exFAT {
 		v, err := exfat.Open(dev)
 		if err != nil {
 			return nil, err

@@ -10,7 +10,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ftools/ftools/pkg/fat"
 	fio "github.com/ftools/ftools/pkg/io"
 	"github.com/ftools/ftools/pkg/vol"
 )
@@ -169,7 +168,7 @@ func completePath(w io.Writer, fl []cli.Flag, prev []string, cur string) {
 		o.Partition, _ = autoPartition(p)
 	}
 	if n, err := strconv.Atoi(flagValue(fl, prev, FlagCodePage)); err == nil {
-		fat.SetCodePage(n)
+		vol.SetCodePage(n)
 	}
 	dev, err := fio.Open(p, o)
 	if err != nil {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ftools/ftools/pkg/fat"
 	fio "github.com/ftools/ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // Flag names shared by the commands; man pages and completion use them too.
@@ -64,21 +64,21 @@ func ImageFlags() []cli.Flag {
 // (fmkfs takes it alone, for the label it writes).
 func CodePageFlag() cli.Flag {
 	var pages []string
-	for _, n := range fat.CodePages() {
+	for _, n := range vol.CodePages() {
 		pages = append(pages, strconv.Itoa(n))
 	}
-	return Values(&cli.IntFlag{Name: FlagCodePage, Value: fat.DefaultCodePage,
+	return Values(&cli.IntFlag{Name: FlagCodePage, Value: vol.DefaultCodePage,
 		Usage: fmt.Sprintf("DOS code page `N` of short names and labels, as mtools' and mkfs.fat's (one of %s)", strings.Join(pages, ", "))}, pages...)
 }
 
 // applyCodePage makes --codepage the code page of every volume the command
 // opens. Commands that lack the flag get the default.
 func applyCodePage(c *cli.Context) error {
-	n := fat.DefaultCodePage
+	n := vol.DefaultCodePage
 	if c.IsSet(FlagCodePage) {
 		n = c.Int(FlagCodePage)
 	}
-	if err := fat.SetCodePage(n); err != nil {
+	if err := vol.SetCodePage(n); err != nil {
 		return fmt.Errorf("--codepage: %w", err)
 	}
 	return nil

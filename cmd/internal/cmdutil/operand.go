@@ -8,8 +8,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ftools/ftools/pkg/exfat"
-	"github.com/ftools/ftools/pkg/fat"
 	fio "github.com/ftools/ftools/pkg/io"
 	"github.com/ftools/ftools/pkg/vol"
 )
@@ -120,16 +118,14 @@ func ImageOperand(c *cli.Context, arg string) (Operand, error) {
 }
 
 // Image is one open image: its device and volume, FAT or exFAT as its
-// boot sector says. FAT and ExFAT are the same volume typed, for what
-// only one format has (FSINFO, the FAT's checks); the other is nil.
+// boot sector says (what only FAT has, FSINFO and allocation policies,
+// is vol.FATFeatures).
 type Image struct {
-	Spec  string
-	Dev   *fio.Device
-	Vol   vol.Volume
-	FAT   *fat.Volume
-	ExFAT *exfat.Volume
-	id    imageID // as the spec names it
-	at    imageID // where the volume was found: the partition chosen too
+	Spec string
+	Dev  *fio.Device
+	Vol  vol.Volume
+	id   imageID // as the spec names it
+	at   imageID // where the volume was found: the partition chosen too
 }
 
 // imageID says which volume a spec names, however it is spelled: "a.img",
@@ -212,7 +208,7 @@ func (ims Images) Open(c *cli.Context, spec string, write bool) (*Image, error) 
 		return nil, fmt.Errorf("%s: %w", spec, err)
 	}
 	v.SetClock(Now)
-	im = &Image{Spec: spec, Dev: dev, Vol: v, FAT: vol.AsFAT(v), ExFAT: vol.AsExFAT(v), id: id, at: at}
+	im = &Image{Spec: spec, Dev: dev, Vol: v, id: id, at: at}
 	if id.offset < 0 {
 		im.at.offset = -1
 	}

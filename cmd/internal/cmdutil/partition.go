@@ -6,9 +6,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ftools/ftools/pkg/exfat"
-	"github.com/ftools/ftools/pkg/fat"
 	fio "github.com/ftools/ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // PartitionRule is how partitions are numbered, for messages about
@@ -149,21 +148,11 @@ func probeFAT(path string, n int) string {
 	if _, err := d.ReadAt(b, 0); err != nil {
 		return ""
 	}
-	if exfat.IsExFAT(b) {
-		if _, err := exfat.DecodeBootSector(b); err != nil {
-			return ""
-		}
-		return "exFAT"
-	}
-	bs, err := fat.DecodeBootSector(b)
+	t, _, err := vol.ProbeBootSector(b)
 	if err != nil {
 		return ""
 	}
-	l, err := bs.Layout()
-	if err != nil {
-		return ""
-	}
-	return l.Type.String()
+	return t
 }
 
 // HumanSize writes a size in binary units with one decimal ("2.0 GiB"),

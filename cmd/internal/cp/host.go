@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ftools/ftools/pkg/fat"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 // hostSide is the host's file system.
@@ -170,7 +170,7 @@ func (hostSide) storeName(name string) nameFix { return hostName(name) }
 
 // fold keys host names case-insensitively too: a case-insensitive host
 // file system would take "A" and "a" (from a damaged image) for one file.
-func (hostSide) fold(name string) string { return fat.FoldName(name) }
+func (hostSide) fold(name string) string { return vol.FoldName(name) }
 
 type hostFile struct {
 	f        *os.File

@@ -14,7 +14,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ftools/ftools/cmd/internal/cmdutil"
-	"github.com/ftools/ftools/pkg/fat"
 	fio "github.com/ftools/ftools/pkg/io"
 	"github.com/ftools/ftools/pkg/vol"
 )
@@ -22,7 +21,7 @@ import (
 // fixture is an in-memory FAT16 volume named "img" and a host folder.
 type fixture struct {
 	t     *testing.T
-	vol   *fat.Volume
+	vol   vol.Volume
 	host  string
 	warns []string
 }
@@ -30,14 +29,14 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	dev := fio.NewMemDevice(32<<20, 512)
-	if _, _, err := fat.Format(dev, fat.FormatParams{Size: 32 << 20, Type: fat.FAT16}, time.Unix(0, 0)); err != nil {
+	if _, err := vol.Format(dev, vol.FormatOptions{FAT: &vol.FATParams{Size: 32 << 20, Type: 16}, Now: time.Unix(0, 0)}); err != nil {
 		t.Fatal(err)
 	}
-	v, err := fat.Open(dev)
+	v, err := vol.Open(dev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v.Clock = func() time.Time { return time.Date(2024, 1, 2, 3, 4, 6, 0, time.UTC) }
+	v.SetClock(func() time.Time { return time.Date(2024, 1, 2, 3, 4, 6, 0, time.UTC) })
 	return &fixture{t: t, vol: v, host: t.TempDir()}
 }
 
@@ -105,7 +104,7 @@ func (f *fixture) plan(o Options, args ...string) (*Plan, error) {
 	}
 	f.warns = nil
 	o.Warn = func(l string) { f.warns = append(f.warns, l) }
-	return NewPlan(ops[:len(ops)-1], ops[len(ops)-1], map[string]vol.Volume{"img": vol.FAT{Volume: f.vol}}, o)
+	return NewPlan(ops[:len(ops)-1], ops[len(ops)-1], map[string]vol.Volume{"img": f.vol}, o)
 }
 
 // copy plans and runs fcp ARGS.
@@ -388,7 +387,7 @@ func TestExpandLiteralWins(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ends, _, err := expand(op, volSide{vol: vol.FAT{Volume: f.vol}, spec: "img"})
+		ends, _, err := expand(op, volSide{vol: f.vol, spec: "img"})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.arg, err)
 		}

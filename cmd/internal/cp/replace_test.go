@@ -39,7 +39,7 @@ func TestPlanReplaceRoom(t *testing.T) {
 			f := newFixture(t)
 			oldData := bytes.Repeat([]byte{'o'}, int(tc.old))
 			f.volWrite("k.bin", oldData)
-			cs := f.vol.Layout().ClusterSize
+			cs := f.vol.ClusterSize()
 			fill := int64(f.vol.FreeClusters())*cs - tc.left
 			f.volWrite("filler", make([]byte, fill))
 			newData := bytes.Repeat([]byte{'n'}, int(tc.size))

@@ -2,17 +2,14 @@ package cp
 
 import (
 	"fmt"
-	"path"
-	"unicode/utf16"
 
-	"github.com/ftools/ftools/pkg/fat"
 	"github.com/ftools/ftools/pkg/vol"
 )
 
 // The plan checks, before anything is written, that the volume it copies
 // into has room for each file and directory: clusters for the data, and
 // slots in the destination directory (the FAT12/16 root holds a fixed
-// number; any other directory at most fat.MaxDirEntries). What does not
+// number; any other directory at most 65,536): vol.Room counts them. What does not
 // fit is named and left out of the plan, in plan order, so the rest is
 // copied as mcopy would copy it. The estimate never asks for more than the
 // volume will really take (deleted slots are counted free, a directory
@@ -22,27 +19,10 @@ import (
 // only clusters are counted: its directories grow by whole clusters to
 // 256 MiB, and what does not fit there is named by Run.
 
-// roomPlan is what the destination volume has left as the plan uses it up.
-type roomPlan struct {
-	vs    volSide
-	fv    *fat.Volume // nil on exFAT: clusters only
-	cs    int64       // cluster size
-	free  int64       // clusters
-	dirs  map[string]*dirRoom
-	names *fat.ShortNameSet // scratch, for MakeShortName
-}
-
-// dirRoom is one destination directory's slots.
-type dirRoom struct {
-	used  int64 // slots taken: live records, the label, "." and ".."
-	alloc int64 // slots its clusters hold (the fixed root: all it can hold)
-	fixed string
-}
-
 // checkRoom drops from the plan, naming each, the items the destination
 // volume has no room for.
 func (p *Plan) checkRoom() {
-	var r *roomPlan
+	var r *vol.Room
 	for i := 0; i < p.items.len(); i++ {
 		it := p.items.at(i)
 		if it.stdout || it.kind == itemNone || it.kind == itemDirDone {
@@ -54,38 +34,39 @@ func (p *Plan) checkRoom() {
 			continue
 		}
 		if r == nil {
-			r = newRoomPlan(vs)
+			r = vol.NewRoom(vs.vol)
 		}
 		var why string
 		switch it.kind {
 		case itemMkdir:
 			if !it.exists {
-				why = r.add(dst.path, 1, true)
+				why = roomText(r.Add(dst.path, 0, true))
 			}
 		case itemFile:
-			clusters := (max(it.size, 0) + r.cs - 1) / r.cs
-			if r.fv != nil && it.size > fat.MaxFileSize {
+			clusters := r.Clusters(it.size)
+			if err := vol.FileSizeError(vs.vol, it.size); err != nil {
 				// The format's limit, not the room, is what the user
 				// must hear about: no FAT volume takes this file.
-				why = errText(fat.ErrFileTooLarge)
+				why = errText(err)
 			} else if it.exists {
 				// The replaced file's clusters are freed only when the
 				// copy commits: the new data needs room of its own, or
 				// else (tight) the old file is emptied and committed
 				// first, and the new one written into its clusters.
-				why = r.take(clusters)
+				why = roomText(r.Take(clusters))
 				if why != "" && p.o.tightOK(it) {
-					switch held := r.held(dst.path); {
-					case clusters <= r.free+held:
+					switch held := r.Held(dst.path); {
+					case clusters <= r.Free()+held:
 						it.tight = true
-						r.free += held - clusters
+						r.Give(held)
+						r.Take(clusters) // fits: checked above
 						why = ""
 					case held > 0:
-						why += fmt.Sprintf(", and the file it replaces holds %d", held*r.cs)
+						why += fmt.Sprintf(", and the file it replaces holds %d", held*vs.vol.ClusterSize())
 					}
 				}
 			} else {
-				why = r.add(dst.path, clusters, false)
+				why = roomText(r.Add(dst.path, it.size, false))
 			}
 		}
 		if why == "" {
@@ -144,31 +125,12 @@ func (p *Plan) dropItem(j int) {
 	it.kind = itemNone
 }
 
-func newRoomPlan(vs volSide) *roomPlan {
-	return &roomPlan{vs: vs, fv: vol.AsFAT(vs.vol), cs: vs.vol.ClusterSize(), free: int64(vs.vol.FreeClusters()), dirs: map[string]*dirRoom{}, names: fat.NewShortNameSet()}
-}
-
-// take uses n clusters, or says why the volume cannot give them.
-func (r *roomPlan) take(n int64) string {
-	if n > r.free {
-		return errText(&fat.NoSpaceError{Need: n * r.cs, Free: r.free * r.cs})
+// roomText is why a member does not fit, "" when it does.
+func roomText(err error) string {
+	if err == nil {
+		return ""
 	}
-	r.free -= n
-	return ""
-}
-
-// held is how many clusters the volume file at p holds (0 when that
-// cannot be told: no room is counted that might not be there).
-func (r *roomPlan) held(p string) int64 {
-	fi, err := r.vs.vol.Stat(p)
-	if err != nil {
-		return 0
-	}
-	n, err := r.vs.vol.FileClusters(fi)
-	if err != nil {
-		return 0
-	}
-	return n
+	return errText(err)
 }
 
 // tightOK reports whether a file may be written into the clusters of the
@@ -177,97 +139,4 @@ func (r *roomPlan) held(p string) int64 {
 // that it cannot outgrow them once the old file is gone.
 func (o *Options) tightOK(it *item) bool {
 	return !it.stdin && !it.stream && !o.Text
-}
-
-// add stores a new member at p, a file of clusters clusters or (isDir) a
-// directory of one, or says why it does not fit.
-func (r *roomPlan) add(p string, clusters int64, isDir bool) string {
-	if r.fv == nil {
-		return r.take(clusters)
-	}
-	d := r.dir(path.Dir(p))
-	n := r.slots(path.Base(p))
-	perCluster := r.cs / fat.DirEntrySize
-	var grow int64
-	switch {
-	case d.fixed != "" && d.used+n > d.alloc:
-		return d.fixed
-	case d.used+n > fat.MaxDirEntries:
-		return "directory is full: " + fat.DirLimit
-	case d.used+n > d.alloc:
-		grow = (d.used + n - d.alloc + perCluster - 1) / perCluster
-	}
-	if why := r.take(clusters + grow); why != "" {
-		return why
-	}
-	d.used += n
-	d.alloc += grow * perCluster
-	if isDir {
-		r.dirs[fat.FoldName(p)] = &dirRoom{used: 2, alloc: perCluster}
-	}
-	return ""
-}
-
-// slots is how many directory slots a new member named name takes: its
-// short entry and, when the name is not a plain 8.3 name, its long name.
-func (r *roomPlan) slots(name string) int64 {
-	info, err := fat.MakeShortName(name, r.names)
-	if err != nil || !info.NeedLong {
-		return 1
-	}
-	units := int64(len(utf16.Encode([]rune(name))))
-	return 1 + (units+12)/13
-}
-
-// dir is what the plan knows of directory p: what the volume holds there,
-// read once, then what the plan has added.
-func (r *roomPlan) dir(p string) *dirRoom {
-	key := fat.FoldName(path.Clean(p))
-	if d := r.dirs[key]; d != nil {
-		return d
-	}
-	d := &dirRoom{}
-	r.dirs[key] = d
-	v := r.fv
-	l := v.Layout()
-	perCluster := l.ClusterSize / fat.DirEntrySize
-	var first fat.Cluster
-	if fi, err := v.Stat(p); err == nil {
-		if rec, ok := fi.Sys().(*fat.Record); ok && rec != nil {
-			first = rec.Entry.Cluster
-		}
-	}
-	switch {
-	case first == 0 && l.Type != fat.FAT32:
-		d.alloc = l.RootDirSize / fat.DirEntrySize
-		d.fixed = fmt.Sprintf("directory is full: the %s root directory holds at most %d entries", l.Type, d.alloc)
-	case first == 0:
-		first = l.RootCluster
-		fallthrough
-	default:
-		if chain, err := fat.Chain(v.Table(), first); err == nil {
-			d.alloc = int64(len(chain)) * perCluster
-		}
-	}
-	if first != 0 && first != l.RootCluster {
-		d.used = 2 // "." and ".."
-	}
-	if first == 0 || first == l.RootCluster {
-		if _, ok, err := v.RootLabel(); err == nil && ok {
-			d.used++
-		}
-	}
-	if ents, err := v.ReadDir(p); err == nil {
-		for _, e := range ents {
-			if fi, err := e.Info(); err == nil {
-				if rec, ok := fi.Sys().(*fat.Record); ok && rec != nil {
-					d.used += int64(rec.Slots)
-				}
-			}
-		}
-	}
-	if d.alloc < d.used {
-		d.alloc = d.used
-	}
-	return d
 }

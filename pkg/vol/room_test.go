@@ -1,0 +1,107 @@
+package vol
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ftools/ftools/pkg/fat"
+	fio "github.com/ftools/ftools/pkg/io"
+)
+
+// A Room counts clusters on both file systems, and on FAT the slots a
+// directory needs: a full fixed root and a directory grown by a cluster.
+func TestRoom(t *testing.T) {
+	for typ, v := range volumes(t) {
+		t.Run(typ, func(t *testing.T) {
+			r := NewRoom(v)
+			cs := v.ClusterSize()
+			free := r.Free()
+			if free != int64(v.FreeClusters()) {
+				t.Fatalf("Free %d, want %d", free, v.FreeClusters())
+			}
+			if err := r.Add("d", 0, true); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Add("d/f.bin", 3*cs-1, false); err != nil {
+				t.Fatal(err)
+			}
+			if got := free - r.Free(); got != 1+3 {
+				t.Fatalf("a directory and a 3-cluster file took %d clusters, want 4", got)
+			}
+			// A folder's cluster holds cs/32 slots: on FAT, "." and ".."
+			// and one 8.3 name each leave room for cs/32-3 more before
+			// the directory grows; exFAT counts no slots.
+			per := cs / 32
+			for i := range per - 3 {
+				if err := r.Add(fmt.Sprintf("d/F%d", i), 0, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := r.Free()
+			if err := r.Add("d/LAST", 0, false); err != nil {
+				t.Fatal(err)
+			}
+			grew := before - r.Free()
+			if want := map[string]int64{"FAT32": 1, "exFAT": 0}[typ]; grew != want {
+				t.Errorf("one name past a full cluster of slots took %d clusters, want %d", grew, want)
+			}
+			left := r.Free()
+			err := r.Add("big", (left+1)*cs, false)
+			if !IsFull(err) || NoSpace(err) == nil || r.Free() != left {
+				t.Fatalf("Add past the free space: %v (free %d, was %d), want a NoSpaceError and nothing taken", err, r.Free(), left)
+			}
+			if err := r.Take(left); err != nil || r.Free() != 0 {
+				t.Fatalf("Take(all): %v, %d left", err, r.Free())
+			}
+			r.Give(2)
+			if err := r.Take(3); NoSpace(err) == nil {
+				t.Fatalf("Take(3) of 2: %v", err)
+			}
+		})
+	}
+}
+
+// The FAT12/16 root holds a fixed number of slots: the Room refuses the
+// name that would not fit, naming the limit, and wraps ErrDirFull.
+func TestRoomFixedRoot(t *testing.T) {
+	dev := fio.NewMemDevice(16<<20, 512)
+	if _, _, err := fat.Format(dev, fat.FormatParams{Size: 16 << 20, Type: fat.FAT16, RootEntries: 16}, stamp); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Open(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRoom(v)
+	for i := range 16 {
+		if err := r.Add(fmt.Sprintf("F%d", i), 0, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = r.Add("ONE.MORE", 0, false)
+	if !errors.Is(err, fat.ErrDirFull) || !strings.Contains(err.Error(), "root directory holds at most 16 entries") {
+		t.Fatalf("17th name in a 16-entry root: %v", err)
+	}
+}
+
+// EntrySlots is each file system's count for one name.
+func TestEntrySlots(t *testing.T) {
+	vs := volumes(t)
+	for _, c := range []struct {
+		name       string
+		fat, exfat int
+	}{
+		{"A.TXT", 1, 3},
+		{"Long Name.txt", 2, 3},
+		{strings.Repeat("x", 30), 4, 4},
+	} {
+		if got := EntrySlots(vs["FAT32"], c.name); got != c.fat {
+			t.Errorf("FAT %q: %d, want %d", c.name, got, c.fat)
+		}
+		if got := EntrySlots(vs["exFAT"], c.name); got != c.exfat {
+			t.Errorf("exFAT %q: %d, want %d", c.name, got, c.exfat)
+		}
+	}
+}

@@ -171,17 +171,11 @@ func (f *File) Read(p []byte) (int, error) {
 
 // Seek sets the offset of the next Read.
 func (f *File) Seek(offset int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekCurrent:
-		offset += f.off
-	case io.SeekEnd:
-		offset += f.rec.Size()
+	var size int64
+	if !f.isDir() {
+		size = f.rec.Size()
 	}
-	if offset < 0 {
-		return 0, &fs.PathError{Op: "seek", Path: f.name, Err: fs.ErrInvalid}
-	}
-	f.off = offset
-	return offset, nil
+	return fsutil.Seek(&f.off, offset, whence, size, f.name)
 }
 
 // ReadAt reads len(p) bytes from offset off of the file. Bytes past the

@@ -151,6 +151,15 @@ func (f *File) Read(p []byte) (int, error) {
 	return fsutil.ReadOn(p, &f.off, int64(f.rec.Entry.Size), f.ReadAt)
 }
 
+// Seek sets the offset of the next Read.
+func (f *File) Seek(offset int64, whence int) (int64, error) {
+	var size int64
+	if !f.isDir() {
+		size = int64(f.rec.Entry.Size)
+	}
+	return fsutil.Seek(&f.off, offset, whence, size, f.name)
+}
+
 // ReadAt reads len(p) bytes from offset off of the file: one request per
 // contiguous run of clusters the range covers. Finding the run that holds
 // off is a binary search over the runs, so reading a file costs time in

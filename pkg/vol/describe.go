@@ -87,20 +87,25 @@ type Alignment struct {
 }
 
 // Describe describes v. Call it before Close: the FAT is read then.
-func Describe(v Volume) (*Description, error) {
-	switch v := v.(type) {
-	case FAT:
-		return describeFAT(v.Volume), nil
-	case ExFAT:
-		return describeExFAT(v.Volume)
-	}
-	return nil, fmt.Errorf("vol: Describe: %T is neither FAT nor exFAT", v)
+func Describe(v Volume) (d *Description, err error) {
+	err = within(v, "describe", func(v Volume) error {
+		switch v := v.(type) {
+		case FAT:
+			d = describeFAT(v.Volume)
+			return nil
+		case ExFAT:
+			d, err = describeExFAT(v.Volume)
+			return err
+		}
+		return fmt.Errorf("vol: Describe: %T is neither FAT nor exFAT", v)
+	})
+	return d, err
 }
 
 // BootDirty reports whether v's boot sector has the dirty bit set now:
 // after Close, as Close left it (cleared when this session set it).
 func BootDirty(v Volume) bool {
-	switch v := v.(type) {
+	switch v := unguarded(v).(type) {
 	case FAT:
 		return v.BootSector().Dirty()
 	case ExFAT:

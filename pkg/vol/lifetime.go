@@ -72,8 +72,12 @@ func guard(v Volume, owned *fio.Device) (Volume, error) {
 		}
 		return nil, err
 	}
-	return &locked{Volume: v, files: map[*lockedFile]struct{}{}, writers: map[*lockedWriter]struct{}{},
-		release: release, owned: owned}, nil
+	l := &locked{Volume: v, files: map[*lockedFile]struct{}{}, writers: map[*lockedWriter]struct{}{},
+		release: release, owned: owned}
+	if f, ok := v.(FAT); ok {
+		return &lockedFAT{locked: l, fat: f}, nil
+	}
+	return l, nil
 }
 
 // usable is the error of a call on a closed volume, or on one whose

@@ -343,7 +343,10 @@ func AsExFAT(v Volume) *exfat.Volume {
 
 // unguarded is the adapter behind the Volume Open returned.
 func unguarded(v Volume) Volume {
-	if l, ok := v.(*locked); ok {
+	switch l := v.(type) {
+	case *locked:
+		return l.Volume
+	case *lockedFAT:
 		return l.Volume
 	}
 	return v

@@ -44,6 +44,27 @@ func (i *FileInfo) ModTime() time.Time { return i.mod }
 func (i *FileInfo) IsDir() bool        { return i.mode.IsDir() }
 func (i *FileInfo) Sys() any           { return i.sys }
 
+// Seek is an open file's Seek on both codecs: it sets the offset *off of
+// the next Read from offset and whence (io.SeekStart, io.SeekCurrent or
+// io.SeekEnd, the end being size bytes in); a negative result or an
+// unknown whence is fs.ErrInvalid, naming the file.
+func Seek(off *int64, offset int64, whence int, size int64, name string) (int64, error) {
+	switch whence {
+	case io.SeekStart:
+	case io.SeekCurrent:
+		offset += *off
+	case io.SeekEnd:
+		offset += size
+	default:
+		offset = -1
+	}
+	if offset < 0 {
+		return 0, &fs.PathError{Op: "seek", Path: name, Err: fs.ErrInvalid}
+	}
+	*off = offset
+	return offset, nil
+}
+
 // ReadOn is an open file's Read on both codecs: it reads at the file's
 // offset *off with readAt, no further than the file's size bytes (io.EOF
 // at the end), and moves the offset past what it read.

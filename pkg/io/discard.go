@@ -69,3 +69,40 @@ func (d *Device) Discard(off, n int64, secure bool) (int64, error) {
 		return 0, fmt.Errorf("io: %s: discard %d bytes at byte %d: %w", d.path, e-s, s, err)
 	}
 }
+
+// DiscardResult is what DiscardAll did.
+type DiscardResult struct {
+	Bytes       int64 `json:"bytes"`       // bytes handed to the device (0 when unsupported)
+	Secure      bool  `json:"secure"`      // BLKSECDISCARD was asked for
+	Punched     bool  `json:"punched"`     // an image file: the range was punched out of it
+	Unsupported bool  `json:"unsupported"` // the device or file cannot (securely) discard: nothing was done
+}
+
+// DiscardAll discards the whole volume window of d before a format
+// writes it. What was written before it (the old signatures a format
+// clears) is flushed first, whatever the policy: a discarded block may
+// read back its old bytes, and the bytes it held before a write still in
+// a cache may be those of a boot sector that claims a valid file system.
+// A Barrier follows, so that the format's writes come after the discard.
+// A device or file that cannot discard is no error: the result says so.
+func DiscardAll(d *Device, secure bool) (DiscardResult, error) {
+	res := DiscardResult{Secure: secure, Punched: !d.blockDev}
+	d.mu.Lock()
+	unsynced := d.unsynced
+	d.mu.Unlock()
+	if unsynced {
+		if err := d.Sync(); err != nil {
+			return res, err
+		}
+	}
+	n, err := d.Discard(0, d.size, secure)
+	if errors.Is(err, ErrDiscardUnsupported) {
+		res.Unsupported, res.Punched = true, false
+		return res, nil
+	}
+	if err != nil {
+		return res, err
+	}
+	res.Bytes = n
+	return res, d.Barrier()
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -100,6 +101,17 @@ func TestDiscardOSFileAndMemory(t *testing.T) {
 	}
 }
 
+// loggedOps reads the ops the log at logPath holds for the image at p.
+func loggedOps(t *testing.T, logPath, p string) []writelog.Op {
+	t.Helper()
+	recs, err := writelog.ReadFile(logPath)
+	must(t, err)
+	abs, _ := filepath.Abs(p)
+	ops, err := writelog.Ops(recs, abs)
+	must(t, err)
+	return ops
+}
+
 // The write log records a discard with its absolute range, and Ops hands
 // it to Replay.
 func TestDiscardRecorded(t *testing.T) {
@@ -113,11 +125,7 @@ func TestDiscardRecorded(t *testing.T) {
 	_, err = d.Discard(8192, 65536, false)
 	must(t, err)
 	must(t, d.Close())
-	recs, err := writelog.ReadFile(logPath)
-	must(t, err)
-	abs, _ := filepath.Abs(p)
-	ops, err := writelog.Ops(recs, abs)
-	must(t, err)
+	ops := loggedOps(t, logPath, p)
 	if len(ops) != 1 || ops[0].Kind != writelog.KindDiscard || ops[0].Off != 4096+8192 || ops[0].N != 65536 {
 		t.Fatalf("ops %+v", ops)
 	}
@@ -140,5 +148,51 @@ func TestDiscardLoopDevice(t *testing.T) {
 	must(t, d.Close())
 	if after := allocated(t, img); before-after < 4<<20-65536 {
 		t.Errorf("backing file allocation went from %d to %d bytes", before, after)
+	}
+}
+
+// DiscardAll flushes what was written before it, whatever the policy,
+// then discards the whole window, then (under a flushing policy) flushes
+// again; a secure discard a file cannot do is reported, not an error,
+// and leaves the bytes.
+func TestDiscardAllOrder(t *testing.T) {
+	for _, pol := range []SyncPolicy{SyncNone, SyncClose} {
+		p := fullImage(t, 1<<20)
+		logPath := filepath.Join(t.TempDir(), "log")
+		l, err := writelog.Create(logPath)
+		must(t, err)
+		d, err := Open(p, Options{Write: true, Sync: pol})
+		must(t, err)
+		must(t, d.Record(l))
+		_, err = d.WriteAt(make([]byte, 512), 0)
+		must(t, err)
+		res, err := DiscardAll(d, false)
+		must(t, err)
+		if res.Bytes != 1<<20 || !res.Punched || res.Unsupported {
+			t.Errorf("%v: %+v", pol, res)
+		}
+		must(t, d.Close())
+		ops := loggedOps(t, logPath, p)
+		var kinds string
+		for _, o := range ops {
+			kinds += string(o.Kind)
+		}
+		want := "WFD"
+		if pol == SyncClose {
+			want = "WFDF"
+		}
+		if !strings.HasPrefix(kinds, want) { // Close may flush again
+			t.Errorf("%v: ops %q, want %q", pol, kinds, want)
+		}
+	}
+	p := fullImage(t, 1<<20)
+	d, err := Open(p, Options{Write: true})
+	must(t, err)
+	res, err := DiscardAll(d, true)
+	must(t, err)
+	must(t, d.Close())
+	got, _ := os.ReadFile(p)
+	if !res.Unsupported || res.Bytes != 0 || got[4096] != 0xA5 {
+		t.Errorf("secure discard of a file: %+v, byte %#x", res, got[4096])
 	}
 }

@@ -152,7 +152,7 @@ func formatExFAT(c *cli.Context, r *request, dev *fio.Device) (*exfat.BootSector
 	if _, _, err := exfat.Plan(p); err != nil {
 		return nil, nil, nil, err
 	}
-	wiped, err := clearRange(dev, p.Size)
+	wiped, err := clearRange(dev, p.Size, &r.disc)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -58,6 +58,7 @@ func flags() []cli.Flag {
 		cmdutil.RefuseValue("l", "fmkfs does not read a bad block list (mkfs.fat -l): SD cards and USB sticks remap bad blocks themselves"),
 	}
 	fl = append(fl, cmdutil.CodePageFlag())
+	fl = append(fl, discardFlags()...)
 	fl = append(fl, cmdutil.IOFlags(true)...)
 	return append(fl, cmdutil.OutputFlags()...)
 }
@@ -126,7 +127,8 @@ type result struct {
 	Hidden      uint32          `json:"hidden_sectors"`
 	VolumeID    string          `json:"volume_id"`
 	Label       string          `json:"label"`
-	Wiped       []fio.Signature `json:"wiped"` // old signatures cleared (offsets from the start of the disk)
+	Wiped       []fio.Signature `json:"wiped"`             // old signatures cleared (offsets from the start of the disk)
+	Discard     *discardResult  `json:"discard,omitempty"` // what the discard did (none with --no-discard)
 	SD          *sdResult       `json:"sd,omitempty"`
 	cmdutil.Outcome
 }
@@ -150,6 +152,7 @@ type request struct {
 	o      fio.Options
 	exfat  bool                // --type exfat
 	x      *exfat.FormatParams // exFAT's parameters (--type exfat, or --sd for an SDXC card)
+	disc   discardRequest      // --no-discard, --secure-erase, and what the discard did
 }
 
 func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
@@ -157,6 +160,7 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	r.disc = discardOf(c)
 	size, err := prepareTarget(c, r)
 	if err != nil {
 		return err
@@ -263,7 +267,7 @@ func format(c *cli.Context, r *request, dev *fio.Device) (*fat.BootSector, *fat.
 	if _, _, err := fat.Plan(pp); err != nil {
 		return nil, nil, nil, err
 	}
-	wiped, err := clearRange(dev, pp.Size)
+	wiped, err := clearRange(dev, pp.Size, &r.disc)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -275,8 +279,9 @@ func format(c *cli.Context, r *request, dev *fio.Device) (*fat.BootSector, *fat.
 // the old signatures there, and nothing outside it. What it cleared is
 // made durable (a barrier) before the format zeroes anything: while an old
 // boot sector survives, zeros landing on the old volume's data would leave
-// it reading as valid with its files' bytes gone.
-func clearRange(dev *fio.Device, size int64) ([]fio.Signature, error) {
+// it reading as valid with its files' bytes gone. Then the range is
+// discarded (unless --no-discard), after a flush of what was cleared.
+func clearRange(dev *fio.Device, size int64, disc *discardRequest) ([]fio.Signature, error) {
 	if size < dev.Size() {
 		if err := dev.Limit(size); err != nil {
 			return nil, err
@@ -285,6 +290,9 @@ func clearRange(dev *fio.Device, size int64) ([]fio.Signature, error) {
 	wiped, err := fio.WipeSignatures(dev)
 	if err == nil && len(wiped) > 0 {
 		err = dev.Barrier()
+	}
+	if err == nil {
+		err = disc.run(dev)
 	}
 	return wiped, err
 }
@@ -321,6 +329,7 @@ func printResultTail(w io.Writer, res *result) {
 			fmt.Fprintf(w, "cleared the old %s at byte %d\n", s.Name, s.Offset)
 		}
 	}
+	printDiscard(w, res.Target, res.Discard)
 }
 
 // closeFormatted closes the device a format wrote (the format's error,
@@ -339,6 +348,7 @@ func closeFormatted(r *request, dev *fio.Device, wiped []fio.Signature, err erro
 		res.Wiped = append(res.Wiped, w)
 	}
 	*total = total.Add(dev.Stats())
+	res.Discard = r.disc.res
 	if r.table.kind != "" && dev.IsBlockDevice() {
 		if err := fio.RereadPartitions(r.path); err != nil {
 			cmdutil.Warn(stderr, "fmkfs", "%s", cmdutil.Message(err))

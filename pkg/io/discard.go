@@ -83,8 +83,10 @@ type DiscardResult struct {
 // clears) is flushed first, whatever the policy: a discarded block may
 // read back its old bytes, and the bytes it held before a write still in
 // a cache may be those of a boot sector that claims a valid file system.
-// A Barrier follows, so that the format's writes come after the discard.
-// A device or file that cannot discard is no error: the result says so.
+// No flush follows: the discard is complete when it returns, before the
+// format issues its first write, so a cut leaves each block discarded or
+// as written after it. A device or file that cannot discard is no error:
+// the result says so.
 func DiscardAll(d *Device, secure bool) (DiscardResult, error) {
 	res := DiscardResult{Secure: secure, Punched: !d.blockDev}
 	d.mu.Lock()
@@ -104,5 +106,5 @@ func DiscardAll(d *Device, secure bool) (DiscardResult, error) {
 		return res, err
 	}
 	res.Bytes = n
-	return res, d.Barrier()
+	return res, nil
 }

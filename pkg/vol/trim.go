@@ -16,6 +16,10 @@ type TrimOptions struct {
 	Minimum int64
 	// DryRun finds the runs and discards nothing.
 	DryRun bool
+	// Visit, if set, is told each run discarded (or, with DryRun, that
+	// would be): its first cluster, its clusters, and its byte offset on
+	// the volume and length.
+	Visit func(start, n uint32, off, size int64)
 }
 
 // TrimResult is what Trim found and did.
@@ -120,6 +124,9 @@ func Trim(dev *fio.Device, o TrimOptions) (*TrimResult, error) {
 		}
 		res.Runs++
 		res.Bytes += bytes
+		if o.Visit != nil {
+			o.Visit(start, n, offset(start), bytes)
+		}
 		if o.DryRun || res.Unsupported {
 			return nil
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ftools/ftools/pkg/exfat"
+	"github.com/ftools/ftools/pkg/io/writelog"
 )
 
 // The power-cut tests of the exFAT writers: as tests/replay_test.go does
@@ -73,6 +74,7 @@ func recordExFAT(t *testing.T, rc *replayCase) *replayRun {
 	fsckExFAT(t, img, 0)
 	base := filepath.Join(dir, "base.img")
 	ok(t, "cp", "--sparse=always", img, base)
+	ok(t, "cp", "--sparse=always", img, base+".kept")
 	before, err := readVolume(img)
 	if err != nil {
 		t.Fatalf("reading the prepared image: %v", err)
@@ -84,7 +86,7 @@ func recordExFAT(t *testing.T, rc *replayCase) *replayRun {
 	if err != nil {
 		t.Fatalf("reading the image after the run: %v", err)
 	}
-	return &replayRun{rc: rc, before: before, after: after, ops: ops, state: base}
+	return &replayRun{rc: rc, before: before, after: after, ops: ops, state: base, base: base + ".kept"}
 }
 
 // fsckExFATState runs fsck.exfat -n on the state and returns an error
@@ -211,6 +213,8 @@ func exfatReplayCases() []*replayCase {
 			args: []string{"fattrib", "+r", "+h", "-i", "IMG", "::/old/file with a long name 04.bin", "::/A/HELLO.TXT"}, minFlushes: 3},
 		{name: "exfat-flabel", prepare: exfatOldTree,
 			args: []string{"flabel", "-i", "IMG", "New label"}, minFlushes: 2},
+		{name: "exfat-ftrim", prepare: trimmable(exfatOldTree),
+			args: []string{"ftrim", "IMG"}},
 		{name: "exfat-ffallocate-new", prepare: exfatOldTree,
 			args: []string{"ffallocate", "-l", "300K", "-i", "IMG", "::/B/preallocated file.bin"}, minFlushes: 3},
 		{name: "exfat-ffallocate-extend", prepare: exfatOldTree,
@@ -239,6 +243,9 @@ func TestExFATReplayFmkfs(t *testing.T) {
 	rc := &replayCase{name: "exfat-fmkfs", prepare: exfatOldTree, format: true, exfat: true,
 		args: []string{"fmkfs", "--type", "exfat", "--label", "New", "IMG"}, minFlushes: 1}
 	rr := recordExFAT(t, rc)
+	if writelog.Discards(rr.ops) != 1 {
+		t.Errorf("fmkfs logged %d discards, want 1 (the volume's range)", writelog.Discards(rr.ops))
+	}
 	n, err := rr.replay(t, 300)
 	if err != nil {
 		t.Fatal(err)

@@ -77,6 +77,7 @@ func TestJSONShapeEveryCommand(t *testing.T) {
 		"fattrib":    {{[]string{"-i", img, "::/moved.txt"}, 0}, {[]string{"+h", "-i", img, "::/nope"}, 1}},
 		"flabel":     {{[]string{img}, 0}, {[]string{missing}, 1}},
 		"fverify":    {{[]string{img}, 0}, {[]string{missing}, 8}},
+		"ftrim":      {{[]string{img}, 0}, {[]string{missing}, 1}},
 		"fcat":       {{}, {[]string{"-i", img, "::/A.TXT"}, 1}}, // fcat refuses --json: stdout is the data
 	}
 	for _, cmd := range commands {

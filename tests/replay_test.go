@@ -196,6 +196,7 @@ type replayRun struct {
 	before, after *tree
 	ops           []writelog.Op
 	state         string // the image file Replay rewrites
+	base          string // the image before the run, kept
 }
 
 // recordRun prepares the image, runs the case's command with the write log
@@ -218,6 +219,7 @@ func recordRun(t *testing.T, rc *replayCase) *replayRun {
 	}
 	base := filepath.Join(dir, "base.img")
 	ok(t, "cp", "--sparse=always", img, base)
+	ok(t, "cp", "--sparse=always", img, base+".kept")
 	before, err := readVolume(img)
 	if err != nil {
 		t.Fatalf("reading the prepared image: %v", err)
@@ -228,7 +230,7 @@ func recordRun(t *testing.T, rc *replayCase) *replayRun {
 	if err != nil {
 		t.Fatalf("reading the image after the run: %v", err)
 	}
-	return &replayRun{rc: rc, before: before, after: after, ops: ops, state: base}
+	return &replayRun{rc: rc, before: before, after: after, ops: ops, state: base, base: base + ".kept"}
 }
 
 // runLogged runs the case's command on img with the write log on, checks
@@ -253,6 +255,30 @@ func runLogged(t *testing.T, rc *replayCase, img, dir string) []writelog.Op {
 	if code != rc.exit {
 		t.Fatalf("%s: exit %d, want %d\n%s", strings.Join(args, " "), code, rc.exit, out)
 	}
+	ops := loggedOps(t, logPath, img)
+	writes, flushes := writelog.Counts(ops)
+	if writes == 0 {
+		t.Fatalf("%s wrote nothing", strings.Join(args, " "))
+	}
+	if flushes < rc.minFlushes {
+		t.Errorf("%s issued %d flushes, want at least %d", strings.Join(args, " "), flushes, rc.minFlushes)
+	}
+	if !rc.prefixOnly && writesStructure(ops) && ops[len(ops)-1].Kind != writelog.KindFlush {
+		t.Errorf("%s: the last write is not followed by a flush: exit 0 would not mean durable", strings.Join(args, " "))
+	}
+	if boot != nil {
+		if err := dirtyFirst(boot, ops, !rc.prefixOnly && !slices.Contains(args, "always")); err != nil {
+			t.Errorf("%s: %v", strings.Join(args, " "), err)
+		}
+	}
+	t.Logf("%s: %d writes, %d flushes", strings.Join(args[:1], " "), writes, flushes)
+	return ops
+}
+
+// loggedOps reads the changes and flushes the write log at logPath holds
+// for the image img.
+func loggedOps(t *testing.T, logPath, img string) []writelog.Op {
+	t.Helper()
 	recs, err := writelog.ReadFile(logPath)
 	if err != nil {
 		t.Fatal(err)
@@ -262,22 +288,6 @@ func runLogged(t *testing.T, rc *replayCase, img, dir string) []writelog.Op {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writes, flushes := writelog.Counts(ops)
-	if writes == 0 {
-		t.Fatalf("%s wrote nothing", strings.Join(args, " "))
-	}
-	if flushes < rc.minFlushes {
-		t.Errorf("%s issued %d flushes, want at least %d", strings.Join(args, " "), flushes, rc.minFlushes)
-	}
-	if !rc.prefixOnly && ops[len(ops)-1].Kind != writelog.KindFlush {
-		t.Errorf("%s: the last write is not followed by a flush: exit 0 would not mean durable", strings.Join(args, " "))
-	}
-	if boot != nil {
-		if err := dirtyFirst(boot, ops, !rc.prefixOnly && !slices.Contains(args, "always")); err != nil {
-			t.Errorf("%s: %v", strings.Join(args, " "), err)
-		}
-	}
-	t.Logf("%s: %d writes, %d flushes", strings.Join(args[:1], " "), writes, flushes)
 	return ops
 }
 
@@ -316,7 +326,7 @@ func dirtyFirst(boot []byte, ops []writelog.Op, flushes bool) error {
 		metaStart = int64(le.Uint16(boot[14:])) * bps
 		metaEnd = metaStart + int64(boot[16])*int64(le.Uint16(boot[22:]))*bps + int64(le.Uint16(boot[17:]))*32
 	}
-	if dirty(boot) || len(ops) == 0 {
+	if dirty(boot) || !writesStructure(ops) {
 		return nil
 	}
 	if op := ops[0]; op.Kind != writelog.KindWrite || op.Off != 0 || len(op.Data) < 512 || !dirty(op.Data) {
@@ -339,6 +349,18 @@ func dirtyFirst(boot []byte, ops []writelog.Op, flushes bool) error {
 	return nil
 }
 
+// writesStructure reports whether ops write anything: a run that only
+// discards free clusters (ftrim) changes no structure, so it needs no
+// dirty flag, and no flush at its end (a discard owes none).
+func writesStructure(ops []writelog.Op) bool {
+	for _, o := range ops {
+		if o.Kind == writelog.KindWrite || o.Kind == writelog.KindZero {
+			return true
+		}
+	}
+	return false
+}
+
 // replay checks every crash state of a recorded run and returns the number
 // of states checked.
 func (rr *replayRun) replay(t *testing.T, seed uint64) (int, error) {
@@ -354,7 +376,18 @@ func (rr *replayRun) replay(t *testing.T, seed uint64) (int, error) {
 	case rr.rc.format:
 		check = rr.checkFormatState
 	}
-	return writelog.Replay(rr.state, rr.ops, opts, func(writelog.State) error { return rr.keepFailed(t, check()) })
+	n, err := writelog.Replay(rr.state, rr.ops, opts, func(writelog.State) error { return rr.keepFailed(t, check()) })
+	if err != nil || writelog.Discards(rr.ops) == 0 {
+		return n, err
+	}
+	// A discarded range may read back its old bytes as well as zeros:
+	// the other world too, from the image before the run.
+	if out, err := exec.Command("cp", "--sparse=always", rr.base, rr.state).CombinedOutput(); err != nil {
+		return n, fmt.Errorf("restoring the image before the run: %v %s", err, out)
+	}
+	opts.DiscardKeepsOld = true
+	m, err := writelog.Replay(rr.state, rr.ops, opts, func(writelog.State) error { return rr.keepFailed(t, check()) })
+	return n + m, err
 }
 
 // keepFailed keeps the image of a state that failed, for a look with
@@ -816,11 +849,24 @@ func replayCases() []*replayCase {
 			oldTree(t, img, dir)
 			ok(t, "fsinfo", "--free-count", "7", img)
 		}, damaged: true, args: []string{"fsinfo", "--recount", "IMG"}, minFlushes: 2},
+		{name: "ftrim", fat: "32", prepare: trimmable(oldTree),
+			args: []string{"ftrim", "IMG"}},
+		{name: "ftrim-fat16", fat: "16", prepare: trimmable(oldTree),
+			args: []string{"ftrim", "--minimum", "4K", "IMG"}},
 		{name: "fverify-repair", fat: "32", prepare: func(t *testing.T, img, dir string) {
 			oldTree(t, img, dir)
 			ok(t, "fsinfo", "--free-count", "7", img)
 			damageFAT2(t, img)
 		}, damaged: true, args: []string{"fverify", "--repair", "IMG"}, exit: 1, minFlushes: 1},
+	}
+}
+
+// trimmable is prepare (a tree of files) with one directory of them
+// removed: free clusters that hold old data, for ftrim to discard.
+func trimmable(prepare func(t *testing.T, img, dir string)) func(t *testing.T, img, dir string) {
+	return func(t *testing.T, img, dir string) {
+		prepare(t, img, dir)
+		ok(t, "frm", "-r", "-i", img, "::/old")
 	}
 }
 
@@ -919,6 +965,9 @@ func TestReplayFmkfs(t *testing.T) {
 			rc := &replayCase{name: "fmkfs-" + tc.name, fat: tc.fat, size: tc.size, prepare: tc.prepare, format: true, tableAt: at,
 				args: append(args, "IMG"), minFlushes: 2}
 			rr := recordRun(t, rc)
+			if writelog.Discards(rr.ops) != 1 {
+				t.Errorf("fmkfs logged %d discards, want 1 (the volume's range)", writelog.Discards(rr.ops))
+			}
 			rr.oldFilesZeroed(t)
 			n, err := rr.replay(t, uint64(100+i))
 			if err != nil {

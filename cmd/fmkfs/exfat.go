@@ -150,7 +150,8 @@ func formatExFAT(c *cli.Context, r *request, dev *fio.Device) (*exfat.BootSector
 		}
 		p.PartitionOffset = place.Start + dev.Start()
 	}
-	f, err := vol.Format(dev, vol.FormatOptions{ExFAT: &p, Now: formatClock(c)})
+	f, err := vol.Format(dev, vol.FormatOptions{ExFAT: &p, Now: formatClock(c), Discard: !r.disc.off, SecureErase: r.disc.secure})
+	r.disc.res = f.Discard
 	return f.ExFATBoot, f.ExFATLayout, f.Wiped, err
 }
 

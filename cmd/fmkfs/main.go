@@ -59,6 +59,7 @@ func flags() []cli.Flag {
 		cmdutil.RefuseValue("l", "fmkfs does not read a bad block list (mkfs.fat -l): SD cards and USB sticks remap bad blocks themselves"),
 	}
 	fl = append(fl, cmdutil.CodePageFlag())
+	fl = append(fl, discardFlags()...)
 	fl = append(fl, cmdutil.IOFlags(true)...)
 	return append(fl, cmdutil.OutputFlags()...)
 }
@@ -127,7 +128,8 @@ type result struct {
 	Hidden      uint32          `json:"hidden_sectors"`
 	VolumeID    string          `json:"volume_id"`
 	Label       string          `json:"label"`
-	Wiped       []fio.Signature `json:"wiped"` // old signatures cleared (offsets from the start of the disk)
+	Wiped       []fio.Signature `json:"wiped"`             // old signatures cleared (offsets from the start of the disk)
+	Discard     *discardResult  `json:"discard,omitempty"` // what the discard did (none with --no-discard)
 	SD          *sdResult       `json:"sd,omitempty"`
 	cmdutil.Outcome
 }
@@ -151,6 +153,7 @@ type request struct {
 	o      fio.Options
 	exfat  bool                // --type exfat
 	x      *exfat.FormatParams // exFAT's parameters (--type exfat, or --sd for an SDXC card)
+	disc   discardRequest      // --no-discard, --secure-erase, and what the discard did
 }
 
 func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
@@ -158,6 +161,7 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	r.disc = discardOf(c)
 	size, err := prepareTarget(c, r)
 	if err != nil {
 		return err
@@ -254,7 +258,8 @@ func format(c *cli.Context, r *request, dev *fio.Device) (*fat.BootSector, *fat.
 	}
 	// vol.Format plans before anything is written, then keeps the wipe
 	// inside the volume's own range.
-	f, err := vol.Format(dev, vol.FormatOptions{FAT: &p, Now: formatClock(c)})
+	f, err := vol.Format(dev, vol.FormatOptions{FAT: &p, Now: formatClock(c), Discard: !r.disc.off, SecureErase: r.disc.secure})
+	r.disc.res = f.Discard
 	return f.FATBoot, f.FATLayout, f.Wiped, err
 }
 
@@ -290,6 +295,7 @@ func printResultTail(w io.Writer, res *result) {
 			fmt.Fprintf(w, "cleared the old %s at byte %d\n", s.Name, s.Offset)
 		}
 	}
+	printDiscard(w, res.Target, res.Discard)
 }
 
 // closeFormatted closes the device a format wrote (the format's error,
@@ -308,6 +314,7 @@ func closeFormatted(r *request, dev *fio.Device, wiped []fio.Signature, err erro
 		res.Wiped = append(res.Wiped, w)
 	}
 	*total = total.Add(dev.Stats())
+	res.Discard = r.disc.res
 	if r.table.kind != "" && dev.IsBlockDevice() {
 		if err := fio.RereadPartitions(r.path); err != nil {
 			cmdutil.Warn(stderr, "fmkfs", "%s", cmdutil.Message(err))

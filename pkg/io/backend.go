@@ -17,6 +17,10 @@ type backend interface {
 	// Zero makes [off, off+n) read as zeros with one fallocate or ioctl,
 	// or returns errZeroUnsupported without doing any I/O.
 	Zero(off, n int64) error
+	// Discard tells the device [off, off+n) (whole logical sectors) may
+	// be dropped, with one ioctl or fallocate, or returns
+	// errDiscardUnsupported without doing any I/O.
+	Discard(off, n int64, secure bool) error
 	Close() error
 }
 
@@ -72,6 +76,9 @@ func (m *memBackend) Zero(off, n int64) error {
 	clear(m.data[off : off+n])
 	return nil
 }
+
+// Discard zeroes the range: a discarded range may read back as zeros.
+func (m *memBackend) Discard(off, n int64, secure bool) error { return m.Zero(off, n) }
 
 func (m *memBackend) Sync() error {
 	if m.closed {

@@ -36,6 +36,10 @@ func (b *osFileBackend) Sync() error { return b.f.Sync() }
 
 func (b *osFileBackend) Zero(off, n int64) error { return errZeroUnsupported }
 
+func (b *osFileBackend) Discard(off, n int64, secure bool) error {
+	return discardFile(b.f, off, n, secure)
+}
+
 func (b *osFileBackend) Close() error {
 	if err := b.f.Close(); err != nil {
 		return fmt.Errorf("io: %s: close: %w", b.path, err)

@@ -1,7 +1,7 @@
 package io
 
 // NewFaultyMemDevice is NewMemDevice with a fault injector for tests of
-// the writers' error paths: every write and zeroing call asks fail first
+// the writers' error paths: every write, zeroing call and discard asks fail first
 // (with its absolute offset and length), and a non-nil error fails that
 // request with nothing written.
 func NewFaultyMemDevice(size int64, sectorSize int, fail func(off, n int64) error) *Device {
@@ -27,4 +27,11 @@ func (f *faultyBackend) Zero(off, n int64) error {
 		return err
 	}
 	return f.memBackend.Zero(off, n)
+}
+
+func (f *faultyBackend) Discard(off, n int64, secure bool) error {
+	if err := f.fail(off, n); err != nil {
+		return err
+	}
+	return f.memBackend.Discard(off, n, secure)
 }

@@ -221,6 +221,8 @@ func (s Stats) Add(t Stats) Stats {
 	s.Flushes += t.Flushes
 	s.ZeroRequests += t.ZeroRequests
 	s.ZeroBytes += t.ZeroBytes
+	s.DiscardRequests += t.DiscardRequests
+	s.DiscardBytes += t.DiscardBytes
 	s.MaxReadsInFlight = max(s.MaxReadsInFlight, t.MaxReadsInFlight)
 	s.Elapsed += t.Elapsed
 	s.Direct, s.Align, s.Fallback, s.Policy = t.Direct, t.Align, t.Fallback, t.Policy

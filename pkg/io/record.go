@@ -45,7 +45,7 @@ func (d *Device) recordFromEnv() error {
 	return d.Record(l)
 }
 
-// Record logs every later write, zeroing call and flush of d into l, with
+// Record logs every later write, zeroing call, discard and flush of d into l, with
 // absolute offsets, under d's path made absolute. It is meant for tests.
 func (d *Device) Record(l *writelog.Logger) error {
 	d.mu.Lock()
@@ -96,6 +96,13 @@ func (r *recorder) Zero(off, n int64) error {
 		return err
 	}
 	return r.log.Zero(r.dev, off, n)
+}
+
+func (r *recorder) Discard(off, n int64, secure bool) error {
+	if err := r.inner.Discard(off, n, secure); err != nil {
+		return err
+	}
+	return r.log.Discard(r.dev, off, n)
 }
 
 func (r *recorder) Close() error {

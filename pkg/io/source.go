@@ -158,6 +158,10 @@ func (b *readerBackend) Sync() error {
 
 func (b *readerBackend) Zero(off, n int64) error { return errZeroUnsupported }
 
+// Discard is not something a caller's storage offers: a format writes
+// what it must and leaves the rest.
+func (b *readerBackend) Discard(off, n int64, secure bool) error { return errDiscardUnsupported }
+
 // Close forgets the storage; the caller closes it.
 func (b *readerBackend) Close() error {
 	b.closed = true

@@ -11,16 +11,20 @@ import (
 // Stats counts what reached the kernel: every pread, pwrite, fallocate,
 // ioctl and fdatasync the Device issued.
 type Stats struct {
-	WriteRequests int64         `json:"write_requests"`
-	WriteBytes    int64         `json:"write_bytes"`
-	ReadRequests  int64         `json:"read_requests"`
-	ReadBytes     int64         `json:"read_bytes"`
-	Flushes       int64         `json:"flushes"`
-	ZeroRequests  int64         `json:"zero_requests"` // successful fallocate / BLKZEROOUT calls
-	ZeroBytes     int64         `json:"zero_bytes"`    // bytes those calls covered
-	Elapsed       time.Duration `json:"-"`             // since Open (or until Close)
-	Direct        bool          `json:"direct"`
-	Align         int           `json:"align"` // alignment of direct requests (1 when buffered)
+	WriteRequests int64 `json:"write_requests"`
+	WriteBytes    int64 `json:"write_bytes"`
+	ReadRequests  int64 `json:"read_requests"`
+	ReadBytes     int64 `json:"read_bytes"`
+	Flushes       int64 `json:"flushes"`
+	ZeroRequests  int64 `json:"zero_requests"` // successful fallocate / BLKZEROOUT calls
+	ZeroBytes     int64 `json:"zero_bytes"`    // bytes those calls covered
+	// DiscardRequests counts successful BLKDISCARD / BLKSECDISCARD ioctls
+	// and hole punches (Discard), DiscardBytes the bytes they covered.
+	DiscardRequests int64         `json:"discard_requests"`
+	DiscardBytes    int64         `json:"discard_bytes"`
+	Elapsed         time.Duration `json:"-"` // since Open (or until Close)
+	Direct          bool          `json:"direct"`
+	Align           int           `json:"align"` // alignment of direct requests (1 when buffered)
 	// Fallback says why buffered I/O is in use although direct I/O was
 	// asked for; "" when direct I/O is in use or buffered I/O was forced.
 	Fallback string     `json:"fallback"`
@@ -65,6 +69,9 @@ func (s Stats) WriteTo(w goio.Writer) (int64, error) {
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "zeroed: %s, %s\n", requests(s.ZeroRequests), humanBytes(s.ZeroBytes))
+	if s.DiscardRequests > 0 {
+		fmt.Fprintf(&b, "discarded: %s, %s\n", requests(s.DiscardRequests), humanBytes(s.DiscardBytes))
+	}
 	fmt.Fprintf(&b, "flushes: %d (sync=%s)\n", s.Flushes, s.Policy)
 	secs := s.Elapsed.Seconds()
 	if secs > 0 {

@@ -30,6 +30,12 @@ type FormatOptions struct {
 	// default Format clears them, and only them, first, and makes that
 	// durable before it zeroes anything (see Formatted.Wiped).
 	KeepSignatures bool
+	// Discard discards the volume's range once the old signatures are
+	// cleared and flushed, before the format writes: a block device gets
+	// BLKDISCARD (BLKSECDISCARD with SecureErase), an image file has the
+	// range punched out so that it stays sparse. A device that cannot
+	// discard is no error (Formatted.Discard says so). Off by default.
+	Discard, SecureErase bool
 }
 
 // Formatted is what Format made.
@@ -37,6 +43,8 @@ type Formatted struct {
 	Type  string          // "FAT12", "FAT16", "FAT32" or "exFAT"
 	Size  int64           // the volume's bytes
 	Wiped []fio.Signature // the signatures cleared first
+	// Discard is what the discard did; nil when none was asked for.
+	Discard *fio.DiscardResult
 
 	// The boot sector and layout of the file system made (the other
 	// pair is nil).
@@ -66,7 +74,7 @@ func Format(dev *fio.Device, o FormatOptions) (*Formatted, error) {
 	if o.ExFAT != nil {
 		p := *o.ExFAT
 		deviceDefaults(dev, &p.Size, &p.SectorSize)
-		f.Wiped, err = planWipeFormat(dev, p.Size, o.KeepSignatures,
+		f.Wiped, err = planWipeFormat(dev, p.Size, o, &f.Discard,
 			func() error { _, _, err := exfat.Plan(p); return err },
 			func() (err error) { f.ExFATBoot, f.ExFATLayout, err = exfat.Format(dev, p, now); return err })
 		if err != nil {
@@ -80,7 +88,7 @@ func Format(dev *fio.Device, o FormatOptions) (*Formatted, error) {
 	p := *o.FAT
 	pp := p
 	deviceDefaults(dev, &pp.Size, &pp.SectorSize)
-	f.Wiped, err = planWipeFormat(dev, pp.Size, o.KeepSignatures,
+	f.Wiped, err = planWipeFormat(dev, pp.Size, o, &f.Discard,
 		func() error { _, _, err := fat.Plan(pp); return err },
 		func() (err error) { f.FATBoot, f.FATLayout, err = fat.Format(dev, p, now); return err })
 	if err != nil {
@@ -102,14 +110,24 @@ func deviceDefaults(dev *fio.Device, size *int64, sector *int) {
 
 // planWipeFormat keeps the order of a format on either file system: plan
 // (nothing is written when the parameters are impossible), clear the
-// volume's range of size bytes, format.
-func planWipeFormat(dev *fio.Device, size int64, keep bool, plan, format func() error) ([]fio.Signature, error) {
+// volume's range of size bytes (and discard it when o asks), format.
+func planWipeFormat(dev *fio.Device, size int64, o FormatOptions, disc **fio.DiscardResult, plan, format func() error) ([]fio.Signature, error) {
 	if err := plan(); err != nil {
 		return nil, err
 	}
-	wiped, err := clearRange(dev, size, keep)
+	wiped, err := clearRange(dev, size, o.KeepSignatures)
 	if err != nil {
 		return nil, err
+	}
+	if o.Discard {
+		// DiscardAll flushes what clearRange wrote first, whatever the
+		// sync policy: a cut must not leave an old boot sector over
+		// discarded data.
+		res, err := fio.DiscardAll(dev, o.SecureErase)
+		if err != nil {
+			return wiped, err
+		}
+		*disc = &res
 	}
 	return wiped, format()
 }

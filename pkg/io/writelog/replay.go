@@ -28,6 +28,12 @@ type Options struct {
 	PrefixOnly bool
 	// Seed makes the random choices repeatable.
 	Seed uint64
+	// DiscardKeepsOld replays the world where every discarded range reads
+	// back its old bytes: discards are left out. Without it a discard
+	// lands as zeros, like a zeroing call (or is lost, in the states that
+	// lose writes). A device may do either, so tests replay a log with
+	// discards both ways.
+	DiscardKeepsOld bool
 }
 
 // State describes one crash state Replay built.
@@ -80,6 +86,9 @@ func Replay(path string, ops []Op, opts Options, check func(State) error) (int, 
 	epoch := 0
 	var cur []Op
 	for _, o := range ops {
+		if o.Kind == KindDiscard && opts.DiscardKeepsOld {
+			continue
+		}
 		if o.Kind == KindFlush {
 			if err := r.epoch(epoch, cur); err != nil {
 				return r.n, err

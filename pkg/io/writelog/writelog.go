@@ -1,5 +1,5 @@
 // Package writelog records what a program wrote to its devices (every
-// write, zeroing call and flush, with offsets and bytes) and rebuilds the
+// write, zeroing call, discard and flush, with offsets and bytes) and rebuilds the
 // images a power cut could have left behind, the way dm-log-writes and
 // CrashMonkey test kernel file systems.
 //
@@ -12,7 +12,10 @@
 // and any order, each one possibly torn into units of a chosen size (a
 // logical sector, or 4 KiB); writes before that flush are all on stable
 // storage. A device opened with O_DSYNC makes every write durable when it
-// returns, so each of its writes ends an epoch of its own.
+// returns, so each of its writes ends an epoch of its own. A discarded
+// range may afterwards read back as zeros or as its old bytes, whatever
+// flushes follow: Replay covers one world or the other (see
+// Options.DiscardKeepsOld), and tests replay both.
 package writelog
 
 import (
@@ -29,11 +32,12 @@ type Kind byte
 
 // Record kinds, as stored.
 const (
-	KindOpen  Kind = 'O' // a device was opened for writing
-	KindWrite Kind = 'W' // bytes were written
-	KindZero  Kind = 'Z' // a range was zeroed by one call (fallocate, BLKZEROOUT)
-	KindFlush Kind = 'F' // a flush (fdatasync) completed
-	KindClose Kind = 'C' // the device was closed
+	KindOpen    Kind = 'O' // a device was opened for writing
+	KindWrite   Kind = 'W' // bytes were written
+	KindZero    Kind = 'Z' // a range was zeroed by one call (fallocate, BLKZEROOUT)
+	KindDiscard Kind = 'D' // a range was discarded by one call (BLKDISCARD, a punched hole)
+	KindFlush   Kind = 'F' // a flush (fdatasync) completed
+	KindClose   Kind = 'C' // the device was closed
 )
 
 func (k Kind) String() string {
@@ -44,6 +48,8 @@ func (k Kind) String() string {
 		return "write"
 	case KindZero:
 		return "zero"
+	case KindDiscard:
+		return "discard"
 	case KindFlush:
 		return "flush"
 	case KindClose:
@@ -56,8 +62,8 @@ func (k Kind) String() string {
 type Record struct {
 	Kind  Kind
 	Dev   uint64 // the device, as numbered by its Open record
-	Off   int64  // Write, Zero: absolute byte offset
-	N     int64  // Write: len(Data); Zero: bytes zeroed; Open: the device's size
+	Off   int64  // Write, Zero, Discard: absolute byte offset
+	N     int64  // Write: len(Data); Zero, Discard: bytes zeroed or discarded; Open: the device's size
 	Data  []byte // Write only
 	Path  string // Open only: the path the program opened
 	DSync bool   // Open only: every write is durable when it returns (O_DSYNC)
@@ -109,6 +115,11 @@ func (l *Logger) Zero(dev uint64, off, n int64) error {
 	return l.put(Record{Kind: KindZero, Dev: dev, Off: off, N: n})
 }
 
+// Discard logs n bytes at off discarded by one call.
+func (l *Logger) Discard(dev uint64, off, n int64) error {
+	return l.put(Record{Kind: KindDiscard, Dev: dev, Off: off, N: n})
+}
+
 // Flush logs a completed flush.
 func (l *Logger) Flush(dev uint64) error { return l.put(Record{Kind: KindFlush, Dev: dev}) }
 
@@ -131,7 +142,8 @@ func (l *Logger) put(r Record) error {
 
 // encode lays a record out as: kind, device (8 bytes), then per kind
 // open: size (8), flags (1), path length (4), path; write: offset (8),
-// length (4), bytes; zero: offset (8), length (8); flush, close: nothing.
+// length (4), bytes; zero, discard: offset (8), length (8); flush, close:
+// nothing.
 // Integers are little-endian.
 func encode(r Record) []byte {
 	le := binary.LittleEndian
@@ -152,7 +164,7 @@ func encode(r Record) []byte {
 		b = le.AppendUint64(b, uint64(r.Off))
 		b = le.AppendUint32(b, uint32(len(r.Data)))
 		b = append(b, r.Data...)
-	case KindZero:
+	case KindZero, KindDiscard:
 		b = le.AppendUint64(b, uint64(r.Off))
 		b = le.AppendUint64(b, uint64(r.N))
 	}
@@ -160,7 +172,7 @@ func encode(r Record) []byte {
 }
 
 // fixedSize is the size of each kind's fields after the kind and device.
-var fixedSize = map[Kind]int{KindOpen: 13, KindWrite: 12, KindZero: 16, KindFlush: 0, KindClose: 0}
+var fixedSize = map[Kind]int{KindOpen: 13, KindWrite: 12, KindZero: 16, KindDiscard: 16, KindFlush: 0, KindClose: 0}
 
 // ErrShort says a buffer ends inside a record (a log still being written,
 // or cut short).
@@ -193,7 +205,7 @@ func Decode(b []byte) (Record, int, error) {
 		rec.Off = int64(le.Uint64(f))
 		rec.N = int64(le.Uint32(f[8:]))
 		tail = rec.N
-	case KindZero:
+	case KindZero, KindDiscard:
 		rec.Off = int64(le.Uint64(f))
 		rec.N = int64(le.Uint64(f[8:]))
 	}
@@ -250,16 +262,16 @@ func ReadFile(path string) ([]Record, error) {
 
 // Op is one change to a device's contents, or a barrier, in log order.
 type Op struct {
-	Kind Kind   // KindWrite, KindZero or KindFlush
+	Kind Kind   // KindWrite, KindZero, KindDiscard or KindFlush
 	Off  int64  // absolute byte offset
 	N    int64  // bytes
-	Data []byte // KindWrite: the bytes; nil for KindZero
+	Data []byte // KindWrite: the bytes; nil for KindZero and KindDiscard
 }
 
 // ErrNoDevice says a log holds no device opened on the path asked for.
 var ErrNoDevice = errors.New("writelog: no device with that path in the log")
 
-// Ops returns, in log order, the writes, zeroing calls and flushes of every
+// Ops returns, in log order, the writes, zeroing calls, discards and flushes of every
 // device the log says was opened at path (a program may open one image
 // several times, one after another). A write to a device opened with
 // O_DSYNC is followed by a flush: it was durable when it returned.
@@ -278,7 +290,7 @@ func Ops(recs []Record, path string) ([]Op, error) {
 			continue
 		}
 		switch r.Kind {
-		case KindWrite, KindZero:
+		case KindWrite, KindZero, KindDiscard:
 			ops = append(ops, Op{Kind: r.Kind, Off: r.Off, N: r.N, Data: r.Data})
 			if dsync && r.Kind == KindWrite {
 				ops = append(ops, Op{Kind: KindFlush})
@@ -293,7 +305,8 @@ func Ops(recs []Record, path string) ([]Op, error) {
 	return ops, nil
 }
 
-// Counts returns the writes (zeroing calls included) and flushes in ops.
+// Counts returns the writes (zeroing calls and discards included) and
+// flushes in ops.
 func Counts(ops []Op) (writes, flushes int) {
 	for _, o := range ops {
 		if o.Kind == KindFlush {
@@ -303,4 +316,15 @@ func Counts(ops []Op) (writes, flushes int) {
 		}
 	}
 	return writes, flushes
+}
+
+// Discards counts the discards in ops.
+func Discards(ops []Op) int {
+	n := 0
+	for _, o := range ops {
+		if o.Kind == KindDiscard {
+			n++
+		}
+	}
+	return n
 }

@@ -206,3 +206,41 @@ func TestReplayStates(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// A discard is a record of its own; Replay lands it as zeros (or loses
+// it) by default, and leaves it out with DiscardKeepsOld: the two worlds a
+// device may give.
+func TestReplayDiscard(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log")
+	l, err := Create(path)
+	must(t, err)
+	a, err := l.Open("/img/a", 8192, false)
+	must(t, err)
+	must(t, l.Discard(a, 4096, 4096))
+	must(t, l.Flush(a))
+	recs, err := ReadFile(path)
+	must(t, err)
+	ops, err := Ops(recs, "/img/a")
+	must(t, err)
+	if len(ops) != 2 || ops[0].Kind != KindDiscard || ops[0].Off != 4096 || ops[0].N != 4096 || Discards(ops) != 1 {
+		t.Fatalf("ops %+v", ops)
+	}
+	for _, keep := range []bool{false, true} {
+		img := filepath.Join(t.TempDir(), "img")
+		must(t, os.WriteFile(img, bytes.Repeat([]byte{7}, 8192), 0o644))
+		var last []byte
+		if _, err := Replay(img, ops, Options{DiscardKeepsOld: keep}, func(State) error {
+			last, err = os.ReadFile(img)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		want := byte(0)
+		if keep {
+			want = 7
+		}
+		if last[4096] != want || last[0] != 7 {
+			t.Errorf("DiscardKeepsOld %v: byte 4096 is %d, want %d", keep, last[4096], want)
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package vol
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ftools/ftools/pkg/exfat"
+	"github.com/ftools/ftools/pkg/fat"
+	fio "github.com/ftools/ftools/pkg/io"
+)
+
+// TrimOptions tune Trim.
+type TrimOptions struct {
+	// Minimum is the smallest run of free clusters worth discarding, in
+	// bytes (fstrim's --minimum); shorter runs are left. 0: every run.
+	Minimum int64
+	// DryRun finds the runs and discards nothing.
+	DryRun bool
+	// Visit, if set, is told each run discarded (or, with DryRun, that
+	// would be): its first cluster, its clusters, and its byte offset on
+	// the volume and length.
+	Visit func(start, n uint32, off, size int64)
+}
+
+// TrimResult is what Trim found and did.
+type TrimResult struct {
+	Type         string `json:"fat_type"`
+	ClusterSize  int64  `json:"cluster_size"`
+	FreeClusters int64  `json:"free_clusters"` // in every run found, short ones included
+	Runs         int    `json:"runs"`          // runs discarded (with DryRun: that would be)
+	Bytes        int64  `json:"bytes"`         // bytes those runs hold
+	Skipped      int    `json:"skipped_runs"`  // runs shorter than Minimum, left alone
+	SkippedBytes int64  `json:"skipped_bytes"`
+	// Unsupported: the device or file system cannot discard; nothing
+	// was discarded (Runs and Bytes say what would have been).
+	Unsupported bool `json:"unsupported"`
+	Punched     bool `json:"punched"` // an image file: the runs were punched out of it
+	DryRun      bool `json:"dry_run"`
+}
+
+// ErrDamaged says Trim refused a volume its check found damaged.
+var ErrDamaged = errors.New("vol: the volume is damaged")
+
+// DamagedError is Trim's refusal of a damaged volume: how many problems
+// the check (fverify's) found, and the first.
+type DamagedError struct {
+	Problems int
+	First    string
+}
+
+func (e *DamagedError) Error() string {
+	return fmt.Sprintf("the volume is damaged (%d problems; the first: %s): nothing was discarded; run fverify, and fverify --repair to repair it", e.Problems, e.First)
+}
+
+func (e *DamagedError) Unwrap() error { return ErrDamaged }
+
+// Trim discards every run of free clusters of the FAT or exFAT volume on
+// dev (fstrim for a volume that is not mounted): BLKDISCARD on a block
+// device, a punched hole in an image file (see fio.Device.Discard). A
+// free cluster is one every FAT copy marks free (FAT) or the allocation
+// bitmap marks free and no chain reaches (exFAT). The volume is checked
+// first, as fverify checks it, and refused (DamagedError) unless the
+// check is clean: then nothing is written. Discarding free clusters
+// changes no structure, so any subset of the discards leaves the volume
+// as it was; dev must be writable unless o.DryRun. A device that cannot
+// discard is no error: the result says so.
+func Trim(dev *fio.Device, o TrimOptions) (*TrimResult, error) {
+	ex, err := IsExFAT(dev)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		res     = &TrimResult{DryRun: o.DryRun}
+		offset  func(c uint32) int64
+		each    func(fn func(start, n uint32) error) error
+		closeFn func() error
+	)
+	if ex {
+		v, _, err := exfat.OpenForCheck(dev)
+		if err != nil {
+			return nil, err
+		}
+		defer v.Close()
+		rep, err := exfat.Check(v, exfat.CheckOptions{})
+		if err != nil {
+			return nil, err
+		}
+		if !rep.Clean() {
+			return nil, damaged(len(rep.Problems)+rep.Omitted, rep.Problems)
+		}
+		res.Type, res.ClusterSize = "exFAT", v.Layout().ClusterSize
+		offset = func(c uint32) int64 { return v.Layout().ClusterOffset(exfat.Cluster(c)) }
+		each = func(fn func(start, n uint32) error) error {
+			return v.FreeRuns(func(e exfat.Extent) error { return fn(uint32(e.Start), e.Len) })
+		}
+		closeFn = v.Close
+	} else {
+		v, bootErr, err := fat.OpenForCheck(dev)
+		if err != nil {
+			return nil, err
+		}
+		defer v.Close()
+		rep, err := fat.Check(v, fat.CheckOptions{BootError: bootErr})
+		if err != nil {
+			return nil, err
+		}
+		if !rep.Clean() {
+			return nil, damaged(len(rep.Problems)+rep.Omitted, rep.Problems)
+		}
+		res.Type, res.ClusterSize = v.Layout().Type.String(), v.Layout().ClusterSize
+		offset = func(c uint32) int64 { return v.Layout().ClusterOffset(fat.Cluster(c)) }
+		each = func(fn func(start, n uint32) error) error {
+			return v.FreeRuns(func(e fat.Extent) error { return fn(uint32(e.Start), e.Len) })
+		}
+		closeFn = v.Close
+	}
+	err = each(func(start, n uint32) error {
+		bytes := int64(n) * res.ClusterSize
+		res.FreeClusters += int64(n)
+		if bytes < o.Minimum {
+			res.Skipped++
+			res.SkippedBytes += bytes
+			return nil
+		}
+		res.Runs++
+		res.Bytes += bytes
+		if o.Visit != nil {
+			o.Visit(start, n, offset(start), bytes)
+		}
+		if o.DryRun || res.Unsupported {
+			return nil
+		}
+		_, err := dev.Discard(offset(start), bytes, false)
+		if errors.Is(err, fio.ErrDiscardUnsupported) {
+			res.Unsupported = true
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return res, err
+	}
+	res.Punched = !o.DryRun && !res.Unsupported && res.Runs > 0 && !dev.IsBlockDevice()
+	return res, closeFn()
+}
+
+// damaged is the refusal of a volume whose check found n problems.
+func damaged[P fmt.Stringer](n int, ps []P) error {
+	first := "too many to list"
+	if len(ps) > 0 {
+		first = ps[0].String()
+	}
+	return &DamagedError{Problems: n, First: first}
+}

@@ -3,6 +3,7 @@ package exfat
 import (
 	"bytes"
 	"errors"
+	"github.com/ftools/ftools/pkg/internal/readahead"
 	"io"
 	"slices"
 	"strings"
@@ -33,7 +34,7 @@ func TestCutShortImage(t *testing.T) {
 	if err != nil {
 		t.Fatalf("opening the cut image to read: %v", err)
 	}
-	ra := v.ReadAheadFunc(len(names), func(i int) string { return names[i] }, ReadAheadOptions{})
+	ra := readahead.NewFunc(v.dev, len(names), func(i int) readahead.Source { return v.AheadSource(names[i]) }, readahead.Options{})
 	defer ra.Close()
 	voltest.CutShortReads(t, names, data, func(n string) (io.Reader, error) { return v.Open(n) }, ra)
 	rep, err := Check(v, CheckOptions{})

@@ -19,7 +19,7 @@
 // backup boot region when the main one is damaged) and offers an io/fs
 // view (FS passes testing/fstest) and a writer side (Create, Mkdir,
 // Remove, RemoveAll, Empty, Rename, SetAttr, SetLabel, Fallocate) and a
-// ReadAheadFunc for copying files out. Check, Repair (with a dry run) and
+// AheadSource for copying files out. Check, Repair (with a dry run) and
 // Compare are fverify's, checking what fsck.exfat checks. pkg/vol puts
 // this package and pkg/fat behind one interface for the commands. Errors name the
 // structure, field and byte offset (*FormatError) and wrap ErrNotExFAT,

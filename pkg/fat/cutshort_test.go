@@ -3,6 +3,7 @@ package fat
 import (
 	"bytes"
 	"fmt"
+	"github.com/ftools/ftools/pkg/internal/readahead"
 	"io"
 	"path/filepath"
 	"slices"
@@ -55,7 +56,7 @@ func testCutShort(t *testing.T, size, totalOff int64) {
 	if err != nil {
 		t.Fatalf("opening the cut image to read: %v", err)
 	}
-	ra := v.ReadAheadFunc(len(names), func(i int) string { return names[i] }, ReadAheadOptions{})
+	ra := readahead.NewFunc(v.dev, len(names), func(i int) readahead.Source { return v.AheadSource(names[i]) }, readahead.Options{})
 	defer ra.Close()
 	voltest.CutShortReads(t, names, data, func(n string) (io.Reader, error) { return v.Open(strings.TrimPrefix(n, "/")) }, ra)
 	rep, err := Check(v, CheckOptions{})

@@ -3,6 +3,7 @@ package fat
 import (
 	"bytes"
 	"errors"
+	"github.com/ftools/ftools/pkg/internal/readahead"
 	"io"
 	"io/fs"
 	"math/rand"
@@ -97,7 +98,7 @@ func TestReadAhead(t *testing.T) {
 	names := []string{"a.bin", "b.bin", "c.bin", "d.bin", "e.bin", "f.bin", "g.bin", "big.bin", "frag.bin", "missing.bin", "gap2.bin"}
 
 	before := dev.Stats()
-	ra := v.ReadAheadFunc(len(names), func(i int) string { return names[i] }, ReadAheadOptions{Workers: 3})
+	ra := readahead.NewFunc(v.dev, len(names), func(i int) readahead.Source { return v.AheadSource(names[i]) }, readahead.Options{Workers: 3})
 	defer ra.Close()
 	for i, name := range names {
 		f, err := ra.File(i)
@@ -156,7 +157,7 @@ func TestReadAheadSkip(t *testing.T) {
 		names = append(names, name)
 		raPut(t, v, name, b)
 	}
-	ra := v.ReadAheadFunc(len(names), func(i int) string { return names[i] }, ReadAheadOptions{Workers: 2, Buffers: 3})
+	ra := readahead.NewFunc(v.dev, len(names), func(i int) readahead.Source { return v.AheadSource(names[i]) }, readahead.Options{Workers: 2, Buffers: 3})
 	f, err := ra.File(1)
 	if err != nil {
 		t.Fatal(err)
@@ -182,14 +183,14 @@ func TestReadAheadSkip(t *testing.T) {
 	ra.Close()
 
 	// Closing in the middle, with reads in flight, returns.
-	ra = v.ReadAheadFunc(len(names), func(i int) string { return names[i] }, ReadAheadOptions{})
+	ra = readahead.NewFunc(v.dev, len(names), func(i int) readahead.Source { return v.AheadSource(names[i]) }, readahead.Options{})
 	if f, err := ra.File(0); err != nil {
 		t.Fatal(err)
 	} else if _, err := f.Chunk(); err != nil {
 		t.Fatal(err)
 	}
 	ra.Close()
-	if _, err := ra.File(5); !errors.Is(err, ErrReadAheadClosed) {
+	if _, err := ra.File(5); !errors.Is(err, readahead.ErrClosed) {
 		t.Fatalf("File after Close: %v", err)
 	}
 }

@@ -1,38 +1,11 @@
 package fat
 
 import (
-	"strings"
 	"testing"
 	"time"
 
 	fio "github.com/ftools/ftools/pkg/io"
 )
-
-// NameSlots counts what the writer stores: one short entry for a plain
-// 8.3 name (any case the short entry's case bits keep), and a long name's
-// slots, one per 13 UTF-16 units, otherwise.
-func TestNameSlots(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		want int
-	}{
-		{"A.TXT", 1},
-		{"readme.txt", 1},    // lower case kept by the case bits
-		{"ReadMe.txt", 2},    // mixed case needs the long name
-		{"a b.txt", 2},       // a space is not 8.3
-		{"abcdefghi.txt", 2}, // 13 units: one long slot
-		{"abcdefghijklm", 2},
-		{"abcdefghijklmn", 3},
-		{"été.txt", 2},
-		{"😀.txt", 2}, // a surrogate pair is two units
-		{strings.Repeat("x", 255), 1 + 20},
-		{"a/b", 1}, // refused: Create names the fault
-	} {
-		if got := NameSlots(c.name); got != c.want {
-			t.Errorf("NameSlots(%q) = %d, want %d", c.name, got, c.want)
-		}
-	}
-}
 
 // DirRoom reads what a directory holds: the fixed FAT16 root's size and
 // its label, a subdirectory's "." and "..", each member's slots.

@@ -86,7 +86,10 @@ func TestRoomFixedRoot(t *testing.T) {
 	}
 }
 
-// EntrySlots is each file system's count for one name.
+// EntrySlots is each file system's count for one name: on FAT one short
+// entry for a plain 8.3 name (any case the short entry's case bits keep),
+// and a long name's slots, one per 13 UTF-16 units, otherwise; on exFAT a
+// File, a Stream Extension and one File Name entry per 15 UTF-16 units.
 func TestEntrySlots(t *testing.T) {
 	vs := volumes(t)
 	for _, c := range []struct {
@@ -94,8 +97,21 @@ func TestEntrySlots(t *testing.T) {
 		fat, exfat int
 	}{
 		{"A.TXT", 1, 3},
+		{"readme.txt", 1, 3},    // lower case kept by the case bits
+		{"ReadMe.txt", 2, 3},    // mixed case needs the long name
+		{"a b.txt", 2, 3},       // a space is not 8.3
+		{"abcdefghi.txt", 2, 3}, // 13 units: one long slot
+		{"abcdefghijklm", 2, 3},
+		{"abcdefghijklmn", 3, 3},
 		{"Long Name.txt", 2, 3},
+		{"été.txt", 2, 3},
+		{"😀.txt", 2, 3}, // a surrogate pair is two units
+		{strings.Repeat("x", 15), 3, 3},
+		{strings.Repeat("x", 16), 3, 4},
+		{strings.Repeat("😀", 8), 3, 4}, // 16 units
 		{strings.Repeat("x", 30), 4, 4},
+		{strings.Repeat("x", 255), 1 + 20, 2 + 17},
+		{"a/b", 1, 2}, // refused: Create names the fault
 	} {
 		if got := EntrySlots(vs["FAT32"], c.name); got != c.fat {
 			t.Errorf("FAT %q: %d, want %d", c.name, got, c.fat)

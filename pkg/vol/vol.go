@@ -194,8 +194,17 @@ type FallocateResult struct {
 // ReadAheadOptions size a ReadAhead.
 type ReadAheadOptions = readahead.Options
 
-// ReadAhead reads a list of files' data ahead of its consumer (see
-// pkg/fat's ReadAhead); both formats share its engine.
+// ReadAhead reads the data of a list of files, in the order given, with
+// several large aligned requests in flight ahead of its consumer, so that
+// reading the volume overlaps whatever the consumer does with the data.
+// Contiguous data is read in requests of the device's I/O size;
+// consecutive small files that lie next to each other share requests.
+// Where each file lies is worked out a little ahead of the consumer, so
+// memory stays bounded however many files the list holds; the consumer
+// must not change the listed files until it has read them. Files are
+// taken with File(i) for increasing i (files skipped over are dropped
+// unread); Close stops the reads and must be called. On exFAT, bytes past
+// a file's valid data length come as zeros, without a read.
 type ReadAhead = readahead.ReadAhead
 
 // Volume is an open FAT12/16/32 or exFAT volume. Open, Stat and ReadDir
@@ -372,10 +381,27 @@ func (v FAT) ReadAhead(names []string, o ReadAheadOptions) *ReadAhead {
 	return v.ReadAheadFunc(len(names), nameAt(names), o)
 }
 
+// ReadAheadFunc starts reading n files whose names name gives, asked for
+// as the read-ahead reaches them.
+func (v FAT) ReadAheadFunc(n int, name func(int) string, o ReadAheadOptions) *ReadAhead {
+	return readahead.NewFunc(v.Device(), n, placeEach(name, v.AheadSource), o)
+}
+
 // ReadAhead starts reading the named files (volume paths): ReadAheadFunc
 // over a list.
 func (v ExFAT) ReadAhead(names []string, o ReadAheadOptions) *ReadAhead {
 	return v.ReadAheadFunc(len(names), nameAt(names), o)
+}
+
+// ReadAheadFunc starts reading n files whose names name gives, asked for
+// as the read-ahead reaches them.
+func (v ExFAT) ReadAheadFunc(n int, name func(int) string, o ReadAheadOptions) *ReadAhead {
+	return readahead.NewFunc(v.Device(), n, placeEach(name, v.AheadSource), o)
+}
+
+// placeEach places the i-th file, named by name, with place.
+func placeEach(name func(int) string, place func(string) readahead.Source) func(int) readahead.Source {
+	return func(i int) readahead.Source { return place(name(i)) }
 }
 
 func nameAt(names []string) func(int) string { return func(i int) string { return names[i] } }

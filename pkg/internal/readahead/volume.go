@@ -1,6 +1,5 @@
 package readahead
 
-
 // Runs places the first size bytes of a file, whose clusters are runs, on
 // the device: run gives a run's byte offset and length. Runs past size are
 // not read.

@@ -38,23 +38,15 @@ const phaseOpen = phaseFinal + 1
 // An Updater is used from one goroutine; the file must not be renamed or
 // removed while it is open.
 type Updater struct {
+	f      fsutil.FileUpdate
 	v      *Volume
 	parent *dir
 	rec    *Record
-	path   string
 
 	chain    []Extent // the file's clusters now
 	onDisk   int64    // how many of them the entry on disk names
 	diskLast Cluster  // the last of those (0: none)
-	size     int64
-	pos      int64
-	append   bool
-	changed  bool // the entry must be written (size, clusters, time)
-	done     bool
 }
-
-// updateFlags are the flags OpenFile takes.
-const updateFlags = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREATE | os.O_EXCL | os.O_TRUNC
 
 // OpenFile opens the file name for writing in place. flag is os.O_WRONLY
 // or os.O_RDWR, with any of os.O_APPEND (every Write goes to the end),
@@ -63,8 +55,8 @@ const updateFlags = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREATE | os.O_E
 // See Updater for what a crash leaves.
 func (v *Volume) OpenFile(name string, flag int) (*Updater, error) {
 	p := "/" + cleanPath(name)
-	if flag&^updateFlags != 0 || flag&(os.O_WRONLY|os.O_RDWR) == 0 {
-		return nil, &fs.PathError{Op: "open", Path: p, Err: fmt.Errorf("%w: flags %#x: OpenFile opens a file for writing (os.O_WRONLY or os.O_RDWR, with O_APPEND, O_CREATE, O_EXCL, O_TRUNC); read with Open", fs.ErrInvalid, flag)}
+	if err := fsutil.CheckUpdateFlags(flag, p); err != nil {
+		return nil, err
 	}
 	if namesDir(name) {
 		return nil, &fs.PathError{Op: "open", Path: p + "/", Err: ErrIsDir}
@@ -112,14 +104,15 @@ func (v *Volume) OpenFile(name string, flag int) (*Updater, error) {
 	if have*v.layout.ClusterSize < size {
 		return nil, &fs.PathError{Op: "open", Path: p, Err: damaged(fmt.Errorf("%w: the file's size is %d bytes but its chain holds %d clusters of %d bytes", ErrCorrupt, size, have, v.layout.ClusterSize))}
 	}
-	u := &Updater{v: v, parent: parent, rec: r, path: p, chain: chain, onDisk: have, size: size, append: flag&os.O_APPEND != 0}
+	u := &Updater{v: v, parent: parent, rec: r, chain: chain, onDisk: have}
+	u.f = fsutil.FileUpdate{Path: p, Size: size, Append: flag&os.O_APPEND != 0, MaxSize: MaxFileSize, TooLarge: ErrFileTooLarge}
 	if len(chain) > 0 {
 		u.diskLast = chain[len(chain)-1].End() - 1
 	}
 	parent.node.Pin() // until Close
 	if flag&os.O_TRUNC != 0 && size > 0 {
 		if err := u.Truncate(0); err != nil {
-			u.done = true
+			u.f.Done = true
 			parent.node.Unpin()
 			return nil, err
 		}
@@ -138,8 +131,8 @@ func extentClusters(exts []Extent) int64 {
 
 // usable refuses a call on a closed Updater or volume.
 func (u *Updater) usable(op string) error {
-	if u.done {
-		return &fs.PathError{Op: op, Path: u.path, Err: fs.ErrClosed}
+	if err := u.f.Closed(op); err != nil {
+		return err
 	}
 	if u.v.closed {
 		return ErrClosed
@@ -148,28 +141,21 @@ func (u *Updater) usable(op string) error {
 }
 
 // Name is the file's volume path.
-func (u *Updater) Name() string { return u.path }
+func (u *Updater) Name() string { return u.f.Path }
 
 // Size is the file's size as written so far.
-func (u *Updater) Size() int64 { return u.size }
+func (u *Updater) Size() int64 { return u.f.Size }
 
 // Write writes p at the current offset (at the end under O_APPEND) and
 // moves the offset past it.
-func (u *Updater) Write(p []byte) (int, error) {
-	if u.append {
-		u.pos = u.size
-	}
-	n, err := u.writeAt("write", p, u.pos)
-	u.pos += int64(n)
-	return n, err
-}
+func (u *Updater) Write(p []byte) (int, error) { return u.f.Write(p, u.writeAt) }
 
 // WriteAt writes p at byte off of the file, making it longer if it ends
 // past the end (a gap between the old end and off reads as zeros). It
 // is refused under O_APPEND, as os.File refuses it.
 func (u *Updater) WriteAt(p []byte, off int64) (int, error) {
-	if u.append {
-		return 0, &fs.PathError{Op: "writeat", Path: u.path, Err: fmt.Errorf("%w: WriteAt on a file opened with O_APPEND", fs.ErrInvalid)}
+	if err := u.f.CheckWriteAt(); err != nil {
+		return 0, err
 	}
 	return u.writeAt("writeat", p, off)
 }
@@ -178,26 +164,23 @@ func (u *Updater) writeAt(op string, p []byte, off int64) (int, error) {
 	if err := u.usable(op); err != nil {
 		return 0, err
 	}
-	if off < 0 {
-		return 0, &fs.PathError{Op: op, Path: u.path, Err: fmt.Errorf("%w: negative offset %d", fs.ErrInvalid, off)}
+	if err := u.f.CheckRange(op, off, int64(len(p))); err != nil {
+		return 0, err
 	}
 	if len(p) == 0 {
 		return 0, nil
 	}
 	end := off + int64(len(p))
-	if off > MaxFileSize || end > MaxFileSize {
-		return 0, &fs.PathError{Op: op, Path: u.path, Err: ErrFileTooLarge}
-	}
-	if end > u.size {
+	if end > u.f.Size {
 		if err := u.extend(off, end); err != nil {
 			return 0, err
 		}
 	}
 	if err := u.put(p, off); err != nil {
-		return 0, &fs.PathError{Op: op, Path: u.path, Err: err}
+		return 0, &fs.PathError{Op: op, Path: u.f.Path, Err: err}
 	}
-	u.size = max(u.size, end)
-	u.changed = true
+	u.f.Size = max(u.f.Size, end)
+	u.f.Changed = true
 	return len(p), nil
 }
 
@@ -207,11 +190,11 @@ func (u *Updater) writeAt(op string, p []byte, off int64) (int, error) {
 // are zeroed.
 func (u *Updater) extend(off, end int64) error {
 	if err := u.grow(end); err != nil {
-		return &fs.PathError{Op: "write", Path: u.path, Err: err}
+		return &fs.PathError{Op: "write", Path: u.f.Path, Err: err}
 	}
-	if off > u.size {
-		if err := u.zero(u.size, off); err != nil {
-			return &fs.PathError{Op: "write", Path: u.path, Err: err}
+	if off > u.f.Size {
+		if err := fsutil.ZeroRange(u.put, u.f.Size, off); err != nil {
+			return &fs.PathError{Op: "write", Path: u.f.Path, Err: err}
 		}
 	}
 	return nil
@@ -254,57 +237,22 @@ func (u *Updater) grow(n int64) error {
 	return nil
 }
 
-// zeroBlock is what zero writes from.
-var zeroBlock = make([]byte, 64<<10)
-
-// zero writes zeros over bytes [from, to) of the file.
-func (u *Updater) zero(from, to int64) error {
-	for from < to {
-		n := min(to-from, int64(len(zeroBlock)))
-		if err := u.put(zeroBlock[:n], from); err != nil {
-			return err
-		}
-		from += n
-	}
-	return nil
-}
-
 // put queues p at byte pos of the file, which its chain covers, through
 // the volume's data stream (which reads the rest of a partial block
 // before it writes it).
 func (u *Updater) put(p []byte, pos int64) error {
 	v := u.v
-	cs := v.layout.ClusterSize
-	skip := pos / cs
-	within := pos % cs
-	for _, e := range u.chain {
-		if skip >= int64(e.Len) {
-			skip -= int64(e.Len)
-			continue
-		}
-		off := v.layout.ClusterOffset(e.Start+Cluster(skip)) + within
-		room := (int64(e.Len)-skip)*cs - within
-		n := min(room, int64(len(p)))
-		if err := v.writeData(off, p[:n]); err != nil {
-			return err
-		}
-		p = p[n:]
-		skip, within = 0, 0
-		if len(p) == 0 {
-			return nil
-		}
+	offset := func(c uint32) int64 { return v.layout.ClusterOffset(Cluster(c)) }
+	covered, err := fsutil.PutRuns(p, pos, u.chain, Extent.run, v.layout.ClusterSize, offset, v.writeData)
+	if err == nil && !covered {
+		err = fmt.Errorf("%w: write past the file's chain", ErrCorrupt)
 	}
-	return fmt.Errorf("%w: write past the file's chain", ErrCorrupt)
+	return err
 }
 
 // Seek sets the offset of the next Write (io.Seeker); an offset past the
 // end is allowed, and a Write there leaves zeros in between.
-func (u *Updater) Seek(offset int64, whence int) (int64, error) {
-	if u.done {
-		return 0, &fs.PathError{Op: "seek", Path: u.path, Err: fs.ErrClosed}
-	}
-	return fsutil.SeekTo(&u.pos, offset, whence, u.size, u.path)
-}
+func (u *Updater) Seek(offset int64, whence int) (int64, error) { return u.f.Seek(offset, whence) }
 
 // Truncate changes the file's size to n. A longer file gets zeros (and
 // the clusters to hold them); a shorter one keeps the clusters its size
@@ -314,21 +262,18 @@ func (u *Updater) Truncate(n int64) error {
 	if err := u.usable("truncate"); err != nil {
 		return err
 	}
-	if n < 0 {
-		return &fs.PathError{Op: "truncate", Path: u.path, Err: fmt.Errorf("%w: negative size %d", fs.ErrInvalid, n)}
+	if err := u.f.CheckRange("truncate", n, 0); err != nil {
+		return err
 	}
-	if n > MaxFileSize {
-		return &fs.PathError{Op: "truncate", Path: u.path, Err: ErrFileTooLarge}
-	}
-	if n == u.size {
+	if n == u.f.Size {
 		return nil
 	}
-	u.changed = true
-	if n > u.size {
+	u.f.Changed = true
+	if n > u.f.Size {
 		if err := u.extend(n, n); err != nil {
 			return err
 		}
-		u.size = n
+		u.f.Size = n
 		return nil
 	}
 	return u.shrink(n)
@@ -338,7 +283,7 @@ func (u *Updater) Truncate(n int64) error {
 func (u *Updater) shrink(n int64) error {
 	v := u.v
 	keep := v.clustersFor(n)
-	u.size = n
+	u.f.Size = n
 	// Clusters added since the entry was written: nothing on disk names
 	// them (the link to them is held), so they are free at once.
 	if added := extentClusters(u.chain) - u.onDisk; added > 0 {
@@ -361,7 +306,7 @@ func (u *Updater) shrink(n int64) error {
 	// Clusters the entry on disk names: the entry first, then the free.
 	kept, freed := fsutil.SplitExtents(u.chain, keep, Extent.size, Extent.split)
 	if err := v.guardFree(freed); err != nil {
-		return &fs.PathError{Op: "truncate", Path: u.path, Err: err}
+		return &fs.PathError{Op: "truncate", Path: u.f.Path, Err: err}
 	}
 	if len(kept) > 0 {
 		last := kept[len(kept)-1].End() - 1
@@ -374,7 +319,7 @@ func (u *Updater) shrink(n int64) error {
 	u.chain, u.onDisk = kept, keep
 	v.pendingFree = append(v.pendingFree, freed...)
 	u.record()
-	u.changed = false
+	u.f.Changed = false
 	return v.Commit()
 }
 
@@ -388,7 +333,7 @@ func (u *Updater) record() {
 		first = u.chain[0].Start
 	}
 	now := v.Now()
-	r.Entry.Cluster, r.Entry.Size = first, uint32(u.size)
+	r.Entry.Cluster, r.Entry.Size = first, uint32(u.f.Size)
 	r.Entry.Attr |= AttrArchive
 	r.Entry.SetTimes(r.Entry.CreateTimeValue(), now, now)
 	grown := false
@@ -417,9 +362,9 @@ func (u *Updater) Sync() error {
 	if err := u.usable("sync"); err != nil {
 		return err
 	}
-	if u.changed {
+	if u.f.Changed {
 		u.record()
-		u.changed = false
+		u.f.Changed = false
 	}
 	return u.v.Commit()
 }
@@ -428,21 +373,21 @@ func (u *Updater) Sync() error {
 // for the volume's next commit; under --sync file the volume commits and
 // flushes here. A second Close does nothing.
 func (u *Updater) Close() error {
-	if u.done {
+	if u.f.Done {
 		return nil
 	}
 	if u.v.closed {
-		u.done = true
+		u.f.Done = true
 		u.parent.node.Unpin()
 		return ErrClosed
 	}
-	u.done = true
+	u.f.Done = true
 	defer u.parent.node.Unpin()
-	if !u.changed {
+	if !u.f.Changed {
 		return nil
 	}
 	u.record()
-	u.changed = false
+	u.f.Changed = false
 	return fsutil.FileDone(u.v.dev, u.v.Commit)
 }
 

@@ -57,31 +57,8 @@ type Updater struct {
 // See Updater for what a crash leaves.
 func (v *Volume) OpenFile(name string, flag int) (*Updater, error) {
 	p := "/" + cleanPath(name)
-	if err := fsutil.CheckUpdateFlags(flag, p); err != nil {
-		return nil, err
-	}
-	if err := v.begin(); err != nil {
-		return nil, err
-	}
-	if err := v.settleWrite(); err != nil {
-		return nil, err
-	}
-	_, r, err := v.lookup("open", name)
-	switch {
-	case errors.Is(err, fs.ErrNotExist) && flag&os.O_CREATE != 0:
-		w, err := v.Create(name, 0, v.Now())
-		if err != nil {
-			return nil, err
-		}
-		if err := w.Close(); err != nil {
-			return nil, err
-		}
-	case err != nil:
-		return nil, err
-	case r != nil && flag&(os.O_CREATE|os.O_EXCL) == os.O_CREATE|os.O_EXCL:
-		return nil, pathErr("open", name, fs.ErrExist)
-	}
-	parent, r, err := v.changes().Entry("open", name)
+	create := func() (io.Closer, error) { return v.Create(name, 0, v.Now()) }
+	parent, r, err := fsutil.OpenUpdate(p, name, flag, v.changes(), create)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +77,7 @@ func (v *Volume) OpenFile(name string, flag int) (*Updater, error) {
 	size := int64(s.DataLength)
 	u := &Updater{v: v, parent: parent, rec: r, chain: chain, onDisk: extentsClusters(chain),
 		chained: !s.NoFATChain() && len(chain) > 0, valid: int64(min(s.ValidDataLength, s.DataLength))}
-	u.f = fsutil.FileUpdate{Path: p, Size: size, Append: flag&os.O_APPEND != 0, MaxSize: math.MaxInt64, TooLarge: errors.New("exfat: file too large")}
+	u.f = fsutil.FileUpdate{C: (*updateOps)(u), Path: p, Size: size, Append: flag&os.O_APPEND != 0, MaxSize: math.MaxInt64, TooLarge: errors.New("exfat: file too large")}
 	parent.node.Pin() // until Close
 	if flag&os.O_TRUNC != 0 && size > 0 {
 		if err := u.Truncate(0); err != nil {
@@ -112,14 +89,6 @@ func (v *Volume) OpenFile(name string, flag int) (*Updater, error) {
 	return u, nil
 }
 
-// usable refuses a call on a closed Updater or volume.
-func (u *Updater) usable(op string) error {
-	if err := u.f.Closed(op); err != nil {
-		return err
-	}
-	return u.v.begin()
-}
-
 // Name is the file's volume path.
 func (u *Updater) Name() string { return u.f.Path }
 
@@ -128,39 +97,49 @@ func (u *Updater) Size() int64 { return u.f.Size }
 
 // Write writes p at the current offset (at the end under O_APPEND) and
 // moves the offset past it.
-func (u *Updater) Write(p []byte) (int, error) { return u.f.Write(p, u.writeAt) }
+func (u *Updater) Write(p []byte) (int, error) { return u.f.Write(p) }
 
 // WriteAt writes p at byte off of the file, making it longer if it ends
 // past the end (a gap reads as zeros). It is refused under O_APPEND, as
 // os.File refuses it.
-func (u *Updater) WriteAt(p []byte, off int64) (int, error) {
-	if err := u.f.CheckWriteAt(); err != nil {
-		return 0, err
-	}
-	return u.writeAt("writeat", p, off)
-}
+func (u *Updater) WriteAt(p []byte, off int64) (int, error) { return u.f.WriteAt(p, off) }
 
-func (u *Updater) writeAt(op string, p []byte, off int64) (int, error) {
-	if err := u.usable(op); err != nil {
-		return 0, err
+// Seek sets the offset of the next Write (io.Seeker); an offset past the
+// end is allowed, and a Write there leaves zeros in between.
+func (u *Updater) Seek(offset int64, whence int) (int64, error) { return u.f.Seek(offset, whence) }
+
+// Truncate changes the file's size to n. A longer file gets zeros (and
+// the clusters to hold them) up to its new size, which becomes its valid
+// data length too; a shorter one keeps the clusters its size needs: those
+// it had on disk are freed after its entry says the new size (this
+// commits the volume), those the Updater added are freed at once.
+func (u *Updater) Truncate(n int64) error { return u.f.Truncate(n) }
+
+// Sync records the file's entry set as it is now and commits the volume.
+func (u *Updater) Sync() error { return u.f.Sync() }
+
+// Close records the file's entry set (sizes, clusters, modification time)
+// for the volume's next commit; under --sync file the volume commits and
+// flushes here. A second Close does nothing.
+func (u *Updater) Close() error { return u.f.Close() }
+
+// updateOps is an Updater as the shared fsutil.FileUpdate drives it.
+type updateOps Updater
+
+func (o *updateOps) Begin() error                  { return o.v.begin() }
+func (o *updateOps) Reach(off, end int64) error    { return (*Updater)(o).reach(off, end) }
+func (o *updateOps) Put(p []byte, pos int64) error { return (*Updater)(o).put(p, pos) }
+func (o *updateOps) Wrote(off, end int64)          { o.valid = max(o.valid, end) }
+func (o *updateOps) Shrink(n int64) error          { return (*Updater)(o).shrink(n) }
+func (o *updateOps) Record() error                 { return (*Updater)(o).record(true) }
+func (o *updateOps) Commit() error                 { return o.v.Commit() }
+func (o *updateOps) FileDone() error               { return fsutil.FileDone(o.v.dev, o.v.Commit) }
+func (o *updateOps) Unpin()                        { o.parent.node.Unpin() }
+func (o *updateOps) Closed() error {
+	if o.v.closed {
+		return errClosedWriter
 	}
-	if err := u.f.CheckRange(op, off, int64(len(p))); err != nil {
-		return 0, err
-	}
-	if len(p) == 0 {
-		return 0, nil
-	}
-	end := off + int64(len(p))
-	if err := u.reach(off, end); err != nil {
-		return 0, pathErr(op, u.f.Path, err)
-	}
-	if err := u.put(p, off); err != nil {
-		return 0, pathErr(op, u.f.Path, err)
-	}
-	u.valid = max(u.valid, end)
-	u.f.Size = max(u.f.Size, end)
-	u.f.Changed = true
-	return len(p), nil
+	return nil
 }
 
 // reach makes the file ready for a write of [off, end): clusters for end
@@ -212,48 +191,14 @@ func (u *Updater) grow(n int64) error {
 func (u *Updater) put(p []byte, pos int64) error {
 	v := u.v
 	offset := func(c uint32) int64 { return v.layout.ClusterOffset(Cluster(c)) }
-	covered, err := fsutil.PutRuns(p, pos, u.chain, Extent.run, v.layout.ClusterSize, offset, v.writeData)
-	if err == nil && !covered {
-		err = fmt.Errorf("%w: write past the file's clusters", ErrCorrupt)
-	}
-	return err
-}
-
-// Seek sets the offset of the next Write (io.Seeker); an offset past the
-// end is allowed, and a Write there leaves zeros in between.
-func (u *Updater) Seek(offset int64, whence int) (int64, error) { return u.f.Seek(offset, whence) }
-
-// Truncate changes the file's size to n. A longer file gets zeros (and
-// the clusters to hold them) up to its new size, which becomes its valid
-// data length too; a shorter one keeps the clusters its size needs: those
-// it had on disk are freed after its entry says the new size (this
-// commits the volume), those the Updater added are freed at once.
-func (u *Updater) Truncate(n int64) error {
-	if err := u.usable("truncate"); err != nil {
-		return err
-	}
-	if err := u.f.CheckRange("truncate", n, 0); err != nil {
-		return err
-	}
-	if n == u.f.Size {
-		return nil
-	}
-	u.f.Changed = true
-	if n > u.f.Size {
-		if err := u.reach(n, n); err != nil {
-			return pathErr("truncate", u.f.Path, err)
-		}
-		u.f.Size = n
-		return nil
-	}
-	return u.shrink(n)
+	return fsutil.PutRuns(p, pos, u.chain, Extent.run, v.layout.ClusterSize, offset, v.writeData, ErrCorrupt)
 }
 
 // shrink cuts the file to n bytes.
 func (u *Updater) shrink(n int64) error {
 	v := u.v
 	keep := v.clustersFor(n)
-	u.f.Size, u.valid = n, min(u.valid, n)
+	u.valid = min(u.valid, n)
 	split := func(exts []Extent, k int64) ([]Extent, []Extent) {
 		return fsutil.SplitExtents(exts, k, func(e Extent) uint32 { return e.Len }, func(e Extent, m uint32) (Extent, Extent) {
 			return Extent{e.Start, m}, Extent{e.Start + Cluster(m), e.Len - m}
@@ -283,7 +228,7 @@ func (u *Updater) shrink(n int64) error {
 	}
 	if u.chained && len(kept) > 0 {
 		if err := v.fat.Set(kept[len(kept)-1].End()-1, fatEOC); err != nil {
-			return pathErr("truncate", u.f.Path, err)
+			return err
 		}
 	}
 	return nil
@@ -306,7 +251,7 @@ func (u *Updater) record(withFAT bool) error {
 		} else {
 			if u.relink && withFAT {
 				if err := v.fat.setChain(u.chain); err != nil {
-					return pathErr("write", u.f.Path, err)
+					return err
 				}
 			}
 			u.chained = true
@@ -317,46 +262,10 @@ func (u *Updater) record(withFAT bool) error {
 	r.Set.File.Attr |= AttrArchive
 	r.Set.File.Modify, r.Set.File.Access = MakeTimestamp(now), accessStamp(now)
 	if err := u.parent.update(r); err != nil {
-		return pathErr("write", u.f.Path, err)
+		return err
 	}
 	u.onDisk, u.relink = extentsClusters(u.chain), false
 	return nil
-}
-
-// Sync records the file's entry as it is now and commits the volume.
-func (u *Updater) Sync() error {
-	if err := u.usable("sync"); err != nil {
-		return err
-	}
-	if u.f.Changed {
-		if err := u.record(true); err != nil {
-			return err
-		}
-		u.f.Changed = false
-	}
-	return u.v.Commit()
-}
-
-// Close records the file's entry set (sizes, clusters, modification time)
-// for the volume's next commit; under --sync file the volume commits and
-// flushes here. A second Close does nothing.
-func (u *Updater) Close() error {
-	if u.f.Done {
-		return nil
-	}
-	u.f.Done = true
-	defer u.parent.node.Unpin()
-	if u.v.closed {
-		return errClosedWriter
-	}
-	if !u.f.Changed {
-		return nil
-	}
-	if err := u.record(true); err != nil {
-		return err
-	}
-	u.f.Changed = false
-	return fsutil.FileDone(u.v.dev, u.v.Commit)
 }
 
 var (

@@ -2,7 +2,6 @@ package exfat
 
 import (
 	"bytes"
-	"errors"
 	"io/fs"
 	"os"
 	"testing"
@@ -38,51 +37,45 @@ func updateVolume(t *testing.T, cs int, size int) (*Volume, []byte, func() *Volu
 }
 
 func TestUpdaterWrites(t *testing.T) {
-	for _, tc := range voltest.UpdateCases() {
-		t.Run(tc.Name, func(t *testing.T) {
-			v, model, reopen := updateVolume(t, tc.ClusterSize, tc.Size)
-			u, err := v.OpenFile("a/f.bin", tc.Flag)
-			if err != nil {
-				t.Fatal(err)
-			}
-			model = voltest.RunUpdate(t, u, model, tc.Flag, tc.Ops)
-			v = reopen()
-			got, err := fs.ReadFile(v, "a/f.bin")
-			if err != nil {
-				t.Fatal(err)
-			}
-			voltest.SameBytes(t, got, model)
-			if b, err := fs.ReadFile(v, "b.bin"); err != nil || !bytes.Equal(b, voltest.Pattern(3000, 2)) {
-				t.Fatalf("b.bin changed: %v", err)
-			}
-			rep, err := Check(v, CheckOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !rep.Clean() {
-				t.Fatalf("check: %+v", rep.Problems)
-			}
-			fi, err := v.Stat("a/f.bin")
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := fi.Sys().(*Record)
-			s := r.Set.Stream
-			if s.ValidDataLength > s.DataLength {
-				t.Errorf("ValidDataLength %d past DataLength %d", s.ValidDataLength, s.DataLength)
-			}
-			exts, err := v.RecordExtents(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if runs := len(exts); tc.Runs > 0 && runs != tc.Runs {
-				t.Errorf("%d runs, want %d", runs, tc.Runs)
-			}
-			if len(exts) > 1 && s.NoFATChain() {
-				t.Errorf("%d runs under NoFatChain", len(exts))
-			}
-		})
+	var v *Volume
+	var reopen func() *Volume
+	start := func(t *testing.T, tc voltest.UpdateCase) *Updater {
+		v, _, reopen = updateVolume(t, tc.ClusterSize, tc.Size)
+		u, err := v.OpenFile("a/f.bin", tc.Flag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
 	}
+	done := func(t *testing.T) (fs.FS, []string, int) {
+		v = reopen()
+		rep, err := Check(v, CheckOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var problems []string
+		for _, p := range rep.Problems {
+			problems = append(problems, p.String())
+		}
+		fi, err := v.Stat("a/f.bin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := fi.Sys().(*Record)
+		s := r.Set.Stream
+		if s.ValidDataLength > s.DataLength {
+			t.Errorf("ValidDataLength %d past DataLength %d", s.ValidDataLength, s.DataLength)
+		}
+		exts, err := v.RecordExtents(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(exts) > 1 && s.NoFATChain() {
+			t.Errorf("%d runs under NoFatChain", len(exts))
+		}
+		return v, problems, len(exts)
+	}
+	voltest.UpdateTable(t, start, done)
 }
 
 // A write past the valid data length zeroes the gap from it, and raises
@@ -129,37 +122,9 @@ func TestUpdaterValidDataLength(t *testing.T) {
 	}
 }
 
-// OpenFile's refusals say why.
+// OpenFile's refusals change nothing and say why.
 func TestUpdaterRefusals(t *testing.T) {
 	v, _, _ := updateVolume(t, 4096, 1000)
-	for _, tc := range []struct {
-		name string
-		flag int
-		want error
-	}{
-		{"a/f.bin", os.O_RDONLY, fs.ErrInvalid},
-		{"a/missing", os.O_WRONLY, fs.ErrNotExist},
-		{"a", os.O_WRONLY, ErrIsDir},
-		{"a/f.bin", os.O_WRONLY | os.O_CREATE | os.O_EXCL, fs.ErrExist},
-	} {
-		if _, err := v.OpenFile(tc.name, tc.flag); !errors.Is(err, tc.want) {
-			t.Errorf("OpenFile(%q, %#x): %v, want %v", tc.name, tc.flag, err, tc.want)
-		}
-	}
-	u, err := v.OpenFile("a/new.bin", os.O_WRONLY|os.O_CREATE)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := u.Write([]byte("hello")); err != nil {
-		t.Fatal(err)
-	}
-	if err := u.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := u.Write([]byte("x")); !errors.Is(err, fs.ErrClosed) {
-		t.Errorf("write after Close: %v", err)
-	}
-	if got, _ := fs.ReadFile(v, "a/new.bin"); string(got) != "hello" {
-		t.Errorf("a/new.bin holds %q", got)
-	}
+	read := func(name string) ([]byte, error) { return fs.ReadFile(v, name) }
+	voltest.UpdateRefusals(t, v.OpenFile, ErrIsDir, read)
 }

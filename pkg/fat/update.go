@@ -1,7 +1,6 @@
 package fat
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -55,34 +54,11 @@ type Updater struct {
 // See Updater for what a crash leaves.
 func (v *Volume) OpenFile(name string, flag int) (*Updater, error) {
 	p := "/" + cleanPath(name)
-	if err := fsutil.CheckUpdateFlags(flag, p); err != nil {
-		return nil, err
-	}
 	if namesDir(name) {
 		return nil, &fs.PathError{Op: "open", Path: p + "/", Err: ErrIsDir}
 	}
-	if err := v.begin(); err != nil {
-		return nil, err
-	}
-	if err := v.settleWrite(); err != nil {
-		return nil, err
-	}
-	_, r, err := v.lookup("open", name)
-	switch {
-	case errors.Is(err, fs.ErrNotExist) && flag&os.O_CREATE != 0:
-		w, err := v.Create(name, 0, v.Now())
-		if err != nil {
-			return nil, err
-		}
-		if err := w.Close(); err != nil {
-			return nil, err
-		}
-	case err != nil:
-		return nil, err
-	case r != nil && flag&(os.O_CREATE|os.O_EXCL) == os.O_CREATE|os.O_EXCL:
-		return nil, &fs.PathError{Op: "open", Path: p, Err: fs.ErrExist}
-	}
-	parent, r, err := v.changes().Entry("open", name)
+	create := func() (io.Closer, error) { return v.Create(name, 0, v.Now()) }
+	parent, r, err := fsutil.OpenUpdate(p, name, flag, v.changes(), create)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +81,7 @@ func (v *Volume) OpenFile(name string, flag int) (*Updater, error) {
 		return nil, &fs.PathError{Op: "open", Path: p, Err: damaged(fmt.Errorf("%w: the file's size is %d bytes but its chain holds %d clusters of %d bytes", ErrCorrupt, size, have, v.layout.ClusterSize))}
 	}
 	u := &Updater{v: v, parent: parent, rec: r, chain: chain, onDisk: have}
-	u.f = fsutil.FileUpdate{Path: p, Size: size, Append: flag&os.O_APPEND != 0, MaxSize: MaxFileSize, TooLarge: ErrFileTooLarge}
+	u.f = fsutil.FileUpdate{C: (*updateOps)(u), Path: p, Size: size, Append: flag&os.O_APPEND != 0, MaxSize: MaxFileSize, TooLarge: ErrFileTooLarge}
 	if len(chain) > 0 {
 		u.diskLast = chain[len(chain)-1].End() - 1
 	}
@@ -129,17 +105,6 @@ func extentClusters(exts []Extent) int64 {
 	return n
 }
 
-// usable refuses a call on a closed Updater or volume.
-func (u *Updater) usable(op string) error {
-	if err := u.f.Closed(op); err != nil {
-		return err
-	}
-	if u.v.closed {
-		return ErrClosed
-	}
-	return u.v.begin()
-}
-
 // Name is the file's volume path.
 func (u *Updater) Name() string { return u.f.Path }
 
@@ -148,40 +113,50 @@ func (u *Updater) Size() int64 { return u.f.Size }
 
 // Write writes p at the current offset (at the end under O_APPEND) and
 // moves the offset past it.
-func (u *Updater) Write(p []byte) (int, error) { return u.f.Write(p, u.writeAt) }
+func (u *Updater) Write(p []byte) (int, error) { return u.f.Write(p) }
 
 // WriteAt writes p at byte off of the file, making it longer if it ends
 // past the end (a gap between the old end and off reads as zeros). It
 // is refused under O_APPEND, as os.File refuses it.
-func (u *Updater) WriteAt(p []byte, off int64) (int, error) {
-	if err := u.f.CheckWriteAt(); err != nil {
-		return 0, err
-	}
-	return u.writeAt("writeat", p, off)
-}
+func (u *Updater) WriteAt(p []byte, off int64) (int, error) { return u.f.WriteAt(p, off) }
 
-func (u *Updater) writeAt(op string, p []byte, off int64) (int, error) {
-	if err := u.usable(op); err != nil {
-		return 0, err
+// Seek sets the offset of the next Write (io.Seeker); an offset past the
+// end is allowed, and a Write there leaves zeros in between.
+func (u *Updater) Seek(offset int64, whence int) (int64, error) { return u.f.Seek(offset, whence) }
+
+// Truncate changes the file's size to n. A longer file gets zeros (and
+// the clusters to hold them); a shorter one keeps the clusters its size
+// needs: those it had on disk are freed after its entry says the new
+// size (this commits the volume), those Updater added are freed at once.
+func (u *Updater) Truncate(n int64) error { return u.f.Truncate(n) }
+
+// Sync records the file's entry as it is now and commits the volume.
+func (u *Updater) Sync() error { return u.f.Sync() }
+
+// Close records the file's entry (size, clusters, modification time)
+// for the volume's next commit; under --sync file the volume commits and
+// flushes here. A second Close does nothing.
+func (u *Updater) Close() error { return u.f.Close() }
+
+// updateOps is an Updater as the shared fsutil.FileUpdate drives it.
+type updateOps Updater
+
+func (o *updateOps) Begin() error               { return o.v.begin() }
+func (o *updateOps) Reach(off, end int64) error { return (*Updater)(o).extend(off, end) }
+func (o *updateOps) Put(p []byte, pos int64) error {
+	return (*Updater)(o).put(p, pos)
+}
+func (o *updateOps) Wrote(off, end int64) {}
+func (o *updateOps) Shrink(n int64) error { return (*Updater)(o).shrink(n) }
+func (o *updateOps) Record() error        { (*Updater)(o).record(); return nil }
+func (o *updateOps) Commit() error        { return o.v.Commit() }
+func (o *updateOps) FileDone() error      { return fsutil.FileDone(o.v.dev, o.v.Commit) }
+func (o *updateOps) Unpin()               { o.parent.node.Unpin() }
+func (o *updateOps) Closed() error {
+	if o.v.closed {
+		return ErrClosed
 	}
-	if err := u.f.CheckRange(op, off, int64(len(p))); err != nil {
-		return 0, err
-	}
-	if len(p) == 0 {
-		return 0, nil
-	}
-	end := off + int64(len(p))
-	if end > u.f.Size {
-		if err := u.extend(off, end); err != nil {
-			return 0, err
-		}
-	}
-	if err := u.put(p, off); err != nil {
-		return 0, &fs.PathError{Op: op, Path: u.f.Path, Err: err}
-	}
-	u.f.Size = max(u.f.Size, end)
-	u.f.Changed = true
-	return len(p), nil
+	return nil
 }
 
 // extend makes room for the file to end at end, with a write from off:
@@ -189,13 +164,14 @@ func (u *Updater) writeAt(op string, p []byte, off int64) (int, error) {
 // end and off (the old last cluster's slack, new clusters' old contents)
 // are zeroed.
 func (u *Updater) extend(off, end int64) error {
+	if end <= u.f.Size {
+		return nil
+	}
 	if err := u.grow(end); err != nil {
-		return &fs.PathError{Op: "write", Path: u.f.Path, Err: err}
+		return err
 	}
 	if off > u.f.Size {
-		if err := fsutil.ZeroRange(u.put, u.f.Size, off); err != nil {
-			return &fs.PathError{Op: "write", Path: u.f.Path, Err: err}
-		}
+		return fsutil.ZeroRange(u.put, u.f.Size, off)
 	}
 	return nil
 }
@@ -243,47 +219,13 @@ func (u *Updater) grow(n int64) error {
 func (u *Updater) put(p []byte, pos int64) error {
 	v := u.v
 	offset := func(c uint32) int64 { return v.layout.ClusterOffset(Cluster(c)) }
-	covered, err := fsutil.PutRuns(p, pos, u.chain, Extent.run, v.layout.ClusterSize, offset, v.writeData)
-	if err == nil && !covered {
-		err = fmt.Errorf("%w: write past the file's chain", ErrCorrupt)
-	}
-	return err
-}
-
-// Seek sets the offset of the next Write (io.Seeker); an offset past the
-// end is allowed, and a Write there leaves zeros in between.
-func (u *Updater) Seek(offset int64, whence int) (int64, error) { return u.f.Seek(offset, whence) }
-
-// Truncate changes the file's size to n. A longer file gets zeros (and
-// the clusters to hold them); a shorter one keeps the clusters its size
-// needs: those it had on disk are freed after its entry says the new
-// size (this commits the volume), those Updater added are freed at once.
-func (u *Updater) Truncate(n int64) error {
-	if err := u.usable("truncate"); err != nil {
-		return err
-	}
-	if err := u.f.CheckRange("truncate", n, 0); err != nil {
-		return err
-	}
-	if n == u.f.Size {
-		return nil
-	}
-	u.f.Changed = true
-	if n > u.f.Size {
-		if err := u.extend(n, n); err != nil {
-			return err
-		}
-		u.f.Size = n
-		return nil
-	}
-	return u.shrink(n)
+	return fsutil.PutRuns(p, pos, u.chain, Extent.run, v.layout.ClusterSize, offset, v.writeData, ErrCorrupt)
 }
 
 // shrink cuts the file to n bytes.
 func (u *Updater) shrink(n int64) error {
 	v := u.v
 	keep := v.clustersFor(n)
-	u.f.Size = n
 	// Clusters added since the entry was written: nothing on disk names
 	// them (the link to them is held), so they are free at once.
 	if added := extentClusters(u.chain) - u.onDisk; added > 0 {
@@ -306,7 +248,7 @@ func (u *Updater) shrink(n int64) error {
 	// Clusters the entry on disk names: the entry first, then the free.
 	kept, freed := fsutil.SplitExtents(u.chain, keep, Extent.size, Extent.split)
 	if err := v.guardFree(freed); err != nil {
-		return &fs.PathError{Op: "truncate", Path: u.f.Path, Err: err}
+		return err
 	}
 	if len(kept) > 0 {
 		last := kept[len(kept)-1].End() - 1
@@ -355,40 +297,6 @@ func (u *Updater) record() {
 	} else {
 		u.diskLast = 0
 	}
-}
-
-// Sync records the file's entry as it is now and commits the volume.
-func (u *Updater) Sync() error {
-	if err := u.usable("sync"); err != nil {
-		return err
-	}
-	if u.f.Changed {
-		u.record()
-		u.f.Changed = false
-	}
-	return u.v.Commit()
-}
-
-// Close records the file's entry (size, clusters, modification time)
-// for the volume's next commit; under --sync file the volume commits and
-// flushes here. A second Close does nothing.
-func (u *Updater) Close() error {
-	if u.f.Done {
-		return nil
-	}
-	if u.v.closed {
-		u.f.Done = true
-		u.parent.node.Unpin()
-		return ErrClosed
-	}
-	u.f.Done = true
-	defer u.parent.node.Unpin()
-	if !u.f.Changed {
-		return nil
-	}
-	u.record()
-	u.f.Changed = false
-	return fsutil.FileDone(u.v.dev, u.v.Commit)
 }
 
 var (

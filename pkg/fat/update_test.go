@@ -1,11 +1,7 @@
 package fat
 
 import (
-	"bytes"
-	"errors"
-	"io"
 	"io/fs"
-	"os"
 	"testing"
 	"time"
 
@@ -54,75 +50,42 @@ func updateVolume(t *testing.T, clusterSectors int, size int) (*Volume, []byte, 
 }
 
 func TestUpdaterWrites(t *testing.T) {
-	for _, tc := range voltest.UpdateCases() {
-		t.Run(tc.Name, func(t *testing.T) {
-			v, model, reopen := updateVolume(t, tc.ClusterSize/512, tc.Size)
-			u, err := v.OpenFile("a/f.bin", tc.Flag)
-			if err != nil {
-				t.Fatal(err)
-			}
-			model = voltest.RunUpdate(t, u, model, tc.Flag, tc.Ops)
-			v = reopen()
-			got, err := fs.ReadFile(v, "a/f.bin")
-			if err != nil {
-				t.Fatal(err)
-			}
-			voltest.SameBytes(t, got, model)
-			if b, err := fs.ReadFile(v, "b.bin"); err != nil || !bytes.Equal(b, voltest.Pattern(3000, 2)) {
-				t.Fatalf("b.bin changed: %v", err)
-			}
-			rep, err := Check(v, CheckOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !rep.Clean() {
-				t.Fatalf("check: %+v", rep.Problems)
-			}
-			if tc.Runs > 0 {
-				fi, _ := v.Stat("a/f.bin")
-				exts, err := ChainExtents(v.Table(), fi.Sys().(*Record).Entry.Cluster)
-				if err != nil || len(exts) != tc.Runs {
-					t.Errorf("%d runs (%v), want %d", len(exts), err, tc.Runs)
-				}
-			}
-		})
+	var v *Volume
+	var reopen func() *Volume
+	start := func(t *testing.T, tc voltest.UpdateCase) *Updater {
+		v, _, reopen = updateVolume(t, tc.ClusterSize/512, tc.Size)
+		u, err := v.OpenFile("a/f.bin", tc.Flag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
 	}
+	done := func(t *testing.T) (fs.FS, []string, int) {
+		v = reopen()
+		rep, err := Check(v, CheckOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var problems []string
+		for _, p := range rep.Problems {
+			problems = append(problems, p.String())
+		}
+		fi, err := v.Stat("a/f.bin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		exts, err := chainOrNil(v, fi.Sys().(*Record).Entry.Cluster)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v, problems, len(exts)
+	}
+	voltest.UpdateTable(t, start, done)
 }
 
 // OpenFile's refusals change nothing and say why.
 func TestUpdaterRefusals(t *testing.T) {
 	v, _, _ := updateVolume(t, 1, 1000)
-	for _, tc := range []struct {
-		name string
-		flag int
-		want error
-	}{
-		{"a/f.bin", os.O_RDONLY, fs.ErrInvalid},
-		{"a/missing", os.O_WRONLY, fs.ErrNotExist},
-		{"a", os.O_WRONLY, ErrIsDir},
-		{"a/f.bin", os.O_WRONLY | os.O_CREATE | os.O_EXCL, fs.ErrExist},
-	} {
-		if _, err := v.OpenFile(tc.name, tc.flag); !errors.Is(err, tc.want) {
-			t.Errorf("OpenFile(%q, %#x): %v, want %v", tc.name, tc.flag, err, tc.want)
-		}
-	}
-	u, err := v.OpenFile("a/new.bin", os.O_WRONLY|os.O_CREATE)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := u.Write([]byte("hello")); err != nil {
-		t.Fatal(err)
-	}
-	if err := u.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := u.Write([]byte("x")); !errors.Is(err, fs.ErrClosed) {
-		t.Errorf("write after Close: %v", err)
-	}
-	if got, _ := fs.ReadFile(v, "a/new.bin"); string(got) != "hello" {
-		t.Errorf("a/new.bin holds %q", got)
-	}
-	if _, err := u.Seek(0, io.SeekStart); !errors.Is(err, fs.ErrClosed) {
-		t.Errorf("seek after Close: %v", err)
-	}
+	read := func(name string) ([]byte, error) { return fs.ReadFile(v, name) }
+	voltest.UpdateRefusals(t, v.OpenFile, ErrIsDir, read)
 }

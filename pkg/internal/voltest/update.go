@@ -2,6 +2,8 @@ package voltest
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"testing"
 )
@@ -151,4 +153,72 @@ func SameBytes(tb testing.TB, got, want []byte) {
 		i++
 	}
 	tb.Fatalf("read back %d bytes, want %d (first difference at byte %d)", len(got), len(want), i)
+}
+
+// UpdateRefusals holds a codec's OpenFile (open) to its refusals on a
+// volume holding the folder "a" and the file "a/f.bin": a read-only
+// open, a missing file, a folder (isDir), O_EXCL over a file; then
+// O_CREATE makes "a/new.bin", which read (fs.ReadFile on the volume)
+// finds, and the closed Updater refuses a write.
+func UpdateRefusals[U Updater](t *testing.T, open func(name string, flag int) (U, error), isDir error, read func(name string) ([]byte, error)) {
+	t.Helper()
+	for _, tc := range []struct {
+		name string
+		flag int
+		want error
+	}{
+		{"a/f.bin", os.O_RDONLY, fs.ErrInvalid},
+		{"a/missing", os.O_WRONLY, fs.ErrNotExist},
+		{"a", os.O_WRONLY, isDir},
+		{"a/f.bin", os.O_WRONLY | os.O_CREATE | os.O_EXCL, fs.ErrExist},
+	} {
+		if _, err := open(tc.name, tc.flag); !errors.Is(err, tc.want) {
+			t.Errorf("OpenFile(%q, %#x): %v, want %v", tc.name, tc.flag, err, tc.want)
+		}
+	}
+	u, err := open("a/new.bin", os.O_WRONLY|os.O_CREATE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.Write([]byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.Write([]byte("x")); !errors.Is(err, fs.ErrClosed) {
+		t.Errorf("write after Close: %v", err)
+	}
+	if got, err := read("a/new.bin"); err != nil || string(got) != "hello" {
+		t.Errorf("a/new.bin holds %q (%v)", got, err)
+	}
+}
+
+// UpdateTable runs UpdateCases on a codec. start makes the case's volume,
+// "a/f.bin" holding Pattern(tc.Size, 1) and "b.bin" Pattern(3000, 2)
+// after it, and opens a/f.bin with tc.Flag; done closes and opens the
+// volume again and returns it, the problems its check finds, and the
+// runs of clusters of a/f.bin.
+func UpdateTable[U Updater](t *testing.T, start func(t *testing.T, tc UpdateCase) U, done func(t *testing.T) (fs.FS, []string, int)) {
+	for _, tc := range UpdateCases() {
+		t.Run(tc.Name, func(t *testing.T) {
+			u := start(t, tc)
+			model := RunUpdate(t, u, Pattern(tc.Size, 1), tc.Flag, tc.Ops)
+			fsys, problems, runs := done(t)
+			got, err := fs.ReadFile(fsys, "a/f.bin")
+			if err != nil {
+				t.Fatal(err)
+			}
+			SameBytes(t, got, model)
+			if b, err := fs.ReadFile(fsys, "b.bin"); err != nil || !bytes.Equal(b, Pattern(3000, 2)) {
+				t.Fatalf("b.bin changed: %v", err)
+			}
+			if len(problems) > 0 {
+				t.Fatalf("check: %v", problems)
+			}
+			if tc.Runs > 0 && runs != tc.Runs {
+				t.Errorf("%d runs, want %d", runs, tc.Runs)
+			}
+		})
+	}
 }

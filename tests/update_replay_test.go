@@ -20,7 +20,8 @@ import (
 // pkg/vol (no command does yet), so that the replay tests can record its
 // writes: os.Args[2:] are the image, the volume path, the open flags
 // ("rw", "append", "create") and the steps, each "w@OFF:N" (N bytes at
-// OFF), "a:N" (N bytes with Write), "t:N" (Truncate) or "sync".
+// OFF), "a:N" (N bytes with Write), "t:N" (Truncate), "sync" (the
+// file's) or "commit" (the volume's).
 const updateRunArg = "-ftools-update-run"
 
 func init() {
@@ -86,6 +87,8 @@ func updateRun(args []string) (err error) {
 		switch {
 		case step == "sync":
 			serr = u.Sync()
+		case step == "commit":
+			serr = v.Commit() // the volume's, with the file still open
 		case strings.HasPrefix(step, "w@"):
 			off, n, _ := strings.Cut(step[2:], ":")
 			_, serr = u.WriteAt(data(num(n)), num(off))
@@ -168,6 +171,9 @@ func updateReplayCases() []*replayCase {
 			&replayCase{name: "update-write-append-fat" + ft, fat: ft, prepare: oldTree,
 				args:    updateArgs(upd9000, "rw", "w@1000:3000", "w@8900:100", "w@9000:5000"),
 				inPlace: updatePaths(upd9000), allowFsck: longer(upd9000), allowKinds: []string{fat.KindSize}, minFlushes: 3},
+			&replayCase{name: "update-commit-while-open-fat" + ft, fat: ft, prepare: oldTree,
+				args:    updateArgs(upd9000, "rw", "w@9000:5000", "commit", "w@100:10", "w@14000:3000"),
+				inPlace: updatePaths(upd9000), allowFsck: longer(upd9000), allowKinds: []string{fat.KindSize}, minFlushes: 3},
 			&replayCase{name: "update-truncate-down-fat" + ft, fat: ft, prepare: oldTree,
 				args:    updateArgs(upd40000, "rw", "t:1000", "w@0:100"),
 				inPlace: updatePaths(upd40000), allowFsck: longer(upd40000), allowKinds: []string{fat.KindSize}, minFlushes: 3},
@@ -200,6 +206,9 @@ func exfatUpdateReplayCases() []*replayCase {
 	return []*replayCase{
 		{name: "exfat-update-write-append", prepare: exfatOldTree,
 			args:    updateArgs(upd9000, "rw", "w@1000:3000", "w@8900:100", "w@9000:5000"),
+			inPlace: updatePaths(upd9000), allowFsck: exfatLonger, allowKinds: []string{exfat.KindSize}, minFlushes: 3},
+		{name: "exfat-update-commit-while-open", prepare: exfatOldTree,
+			args:    updateArgs(upd9000, "rw", "w@9000:5000", "commit", "w@100:10", "w@14000:3000"),
 			inPlace: updatePaths(upd9000), allowFsck: exfatLonger, allowKinds: []string{exfat.KindSize}, minFlushes: 3},
 		{name: "exfat-update-truncate-down", prepare: exfatOldTree,
 			args:    updateArgs(upd40000, "rw", "t:1000", "w@0:100"),

@@ -278,13 +278,12 @@ func (u *Updater) record() {
 	r.Entry.Cluster, r.Entry.Size = first, uint32(u.f.Size)
 	r.Entry.Attr |= AttrArchive
 	r.Entry.SetTimes(r.Entry.CreateTimeValue(), now, now)
-	grown := false
-	if u.diskLast != 0 {
-		if h, ok := v.held[u.diskLast]; ok && h.phase == phaseOpen {
-			h.phase = phaseEntries
-			v.held[u.diskLast] = h
-			grown = true
-		}
+	// A chain on disk that grew: its link goes out in phaseEntries (or
+	// where another change held it), the size after it.
+	grown := u.diskLast != 0 && extentClusters(u.chain) > u.onDisk
+	if h, ok := v.held[u.diskLast]; grown && ok && h.phase == phaseOpen {
+		h.phase = phaseEntries
+		v.held[u.diskLast] = h
 	}
 	if grown {
 		v.updateExtended(u.parent, r)

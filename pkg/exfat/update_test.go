@@ -21,18 +21,7 @@ func updateVolume(t *testing.T, cs int, size int) (*Volume, []byte, func() *Volu
 	data := voltest.Pattern(size, 1)
 	writeFile(t, v, "a/f.bin", data, int64(size))
 	writeFile(t, v, "b.bin", voltest.Pattern(3000, 2), 3000)
-	reopen := func() *Volume {
-		t.Helper()
-		if err := v.Close(); err != nil {
-			t.Fatal(err)
-		}
-		nv, err := Open(dev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v = nv
-		return nv
-	}
+	reopen := voltest.Reopener(t, &v, func() (*Volume, error) { return Open(dev) })
 	return reopen(), data, reopen
 }
 

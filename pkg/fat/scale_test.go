@@ -5,12 +5,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
-	"testing/iotest"
 	"time"
 
 	"github.com/ftools/ftools/pkg/internal/voltest"
@@ -311,53 +309,6 @@ func TestDirCacheBounded(t *testing.T) {
 	fsckClean(t, img)
 	r := reopenRead(t, img)
 	voltest.ReadTreeBack(t, r, want, r.dircache.Cost, 2*dirBudget+4*(2<<20))
-}
-
-// Writer.ReadFrom (io.Copy's path) writes what the reader holds, whatever
-// the size hint said, and Close gives back the clusters it did not use.
-func TestWriterReadFrom(t *testing.T) {
-	img, v := scaleImage(t, 64<<20)
-	free := v.FreeClusters()
-	rng := rand.New(rand.NewPCG(7, 8))
-	want := map[string][]byte{}
-	used := uint32(0)
-	for i, c := range []struct{ size, hint int64 }{
-		{0, 0}, {1, 0}, {511, 511}, {512, 100}, {513, 512}, {100000, 0}, {5 << 20, 1 << 20}, {3 << 20, 8 << 20},
-	} {
-		data := make([]byte, c.size)
-		for j := range data {
-			data[j] = byte(rng.Uint32())
-		}
-		name := fmt.Sprintf("f%d.bin", i)
-		w, err := v.Create(name, c.hint, time.Unix(1e9, 0))
-		if err != nil {
-			t.Fatal(err)
-		}
-		// A reader of short reads, as a pipe gives them.
-		n, err := io.Copy(w, iotest.HalfReader(bytes.NewReader(data)))
-		if err != nil || n != c.size {
-			t.Fatalf("%s: copied %d of %d: %v", name, n, c.size, err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		want[name] = data
-		used += uint32(v.clustersFor(c.size))
-	}
-	if got := v.FreeClusters(); got != free-used {
-		t.Fatalf("free clusters %d, want %d (unused clusters given back)", got, free-used)
-	}
-	if err := v.Close(); err != nil {
-		t.Fatal(err)
-	}
-	fsckClean(t, img)
-	r := reopenRead(t, img)
-	for name, data := range want {
-		got, err := fs.ReadFile(r, name)
-		if err != nil || !bytes.Equal(got, data) {
-			t.Fatalf("%s: %d bytes back, %v", name, len(got), err)
-		}
-	}
 }
 
 // ScanFAT streams FAT 1 as the volume holds it (changes included) and the

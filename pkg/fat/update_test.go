@@ -34,18 +34,7 @@ func updateVolume(t *testing.T, clusterSectors int, size int) (*Volume, []byte, 
 			t.Fatal(err)
 		}
 	}
-	reopen := func() *Volume {
-		t.Helper()
-		if err := v.Close(); err != nil {
-			t.Fatal(err)
-		}
-		nv, err := Open(dev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v = nv
-		return nv
-	}
+	reopen := voltest.Reopener(t, &v, func() (*Volume, error) { return Open(dev) })
 	return reopen(), data, reopen
 }
 

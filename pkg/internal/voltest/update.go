@@ -222,3 +222,21 @@ func UpdateTable[U Updater](t *testing.T, start func(t *testing.T, tc UpdateCase
 		})
 	}
 }
+
+// Reopener returns a function that closes the volume *v, opens it again
+// with open and keeps the new one in *v (and returns it): a test's way to
+// read back what the last session left on the device.
+func Reopener[V interface{ Close() error }](t testing.TB, v *V, open func() (V, error)) func() V {
+	return func() V {
+		t.Helper()
+		if err := (*v).Close(); err != nil {
+			t.Fatal(err)
+		}
+		nv, err := open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		*v = nv
+		return nv
+	}
+}

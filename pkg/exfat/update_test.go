@@ -25,48 +25,6 @@ func updateVolume(t *testing.T, cs int, size int) (*Volume, []byte, func() *Volu
 	return reopen(), data, reopen
 }
 
-func TestUpdaterWrites(t *testing.T) {
-	var v *Volume
-	var reopen func() *Volume
-	start := func(t *testing.T, tc voltest.UpdateCase) *Updater {
-		v, _, reopen = updateVolume(t, tc.ClusterSize, tc.Size)
-		u, err := v.OpenFile("a/f.bin", tc.Flag)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return u
-	}
-	done := func(t *testing.T) (fs.FS, []string, int) {
-		v = reopen()
-		rep, err := Check(v, CheckOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var problems []string
-		for _, p := range rep.Problems {
-			problems = append(problems, p.String())
-		}
-		fi, err := v.Stat("a/f.bin")
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := fi.Sys().(*Record)
-		s := r.Set.Stream
-		if s.ValidDataLength > s.DataLength {
-			t.Errorf("ValidDataLength %d past DataLength %d", s.ValidDataLength, s.DataLength)
-		}
-		exts, err := v.RecordExtents(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(exts) > 1 && s.NoFATChain() {
-			t.Errorf("%d runs under NoFatChain", len(exts))
-		}
-		return v, problems, len(exts)
-	}
-	voltest.UpdateTable(t, start, done)
-}
-
 // A write past the valid data length zeroes the gap from it, and raises
 // it: the clusters' old bytes between never show.
 func TestUpdaterValidDataLength(t *testing.T) {

@@ -38,40 +38,6 @@ func updateVolume(t *testing.T, clusterSectors int, size int) (*Volume, []byte, 
 	return reopen(), data, reopen
 }
 
-func TestUpdaterWrites(t *testing.T) {
-	var v *Volume
-	var reopen func() *Volume
-	start := func(t *testing.T, tc voltest.UpdateCase) *Updater {
-		v, _, reopen = updateVolume(t, tc.ClusterSize/512, tc.Size)
-		u, err := v.OpenFile("a/f.bin", tc.Flag)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return u
-	}
-	done := func(t *testing.T) (fs.FS, []string, int) {
-		v = reopen()
-		rep, err := Check(v, CheckOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var problems []string
-		for _, p := range rep.Problems {
-			problems = append(problems, p.String())
-		}
-		fi, err := v.Stat("a/f.bin")
-		if err != nil {
-			t.Fatal(err)
-		}
-		exts, err := chainOrNil(v, fi.Sys().(*Record).Entry.Cluster)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v, problems, len(exts)
-	}
-	voltest.UpdateTable(t, start, done)
-}
-
 // OpenFile's refusals change nothing and say why.
 func TestUpdaterRefusals(t *testing.T) {
 	v, _, _ := updateVolume(t, 1, 1000)

@@ -16,11 +16,7 @@ import (
 )
 
 func main() {
-	dev, err := fio.Open(os.Args[1], fio.Options{Write: true, Sync: fio.SyncClose})
-	if err != nil {
-		log.Fatal(err)
-	}
-	v, err := vol.Open(dev)
+	v, err := vol.OpenFile(os.Args[1], fio.Options{Write: true})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -28,15 +24,15 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	b = append(b, os.Args[3]+"\n"...)
-	w, err := v.Create(os.Args[2], int64(len(b)), time.Now())
+	w, err := v.Create(os.Args[2], 0, time.Now())
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, err := w.Write(b); err != nil {
-		log.Fatal(err) // exiting before Close leaves every file as it was
+	_, err = w.Write(append(b, os.Args[3]+"\n"...))
+	if err = errors.Join(err, w.Close()); err != nil {
+		log.Fatal(err) // exiting before v.Close leaves every file as it was
 	}
-	if err := errors.Join(w.Close(), v.Close(), dev.Close()); err != nil {
+	if err := v.Close(); err != nil {
 		log.Fatal(err)
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -58,19 +60,27 @@ func TestCopyFS(t *testing.T) {
 	}
 	files := map[string]string{"a.txt": "alpha", "Long file name.txt": strings.Repeat("L", 70000),
 		"docs/notes.txt": "notes", "docs/deep/empty.bin": ""}
+	links := t.TempDir()
+	if err := errors.Join(os.WriteFile(filepath.Join(links, "file"), []byte("f"), 0o644), os.Mkdir(filepath.Join(links, "dir"), 0o755),
+		os.Symlink("file", filepath.Join(links, "to-file")), os.Symlink("dir", filepath.Join(links, "to-dir"))); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name, dst string
 		src       fs.FS
 		refused   string // the path an ErrExist names; "" for a copy
+		fails     string // what another refusal says
 	}{
-		{"into the root", "/", tree, ""},
-		{"into a new folder", "new/in", tree, ""},
-		{"merging into a folder", "::\\have", tree, ""},
-		{"onto an existing file", "", fstest.MapFS{"b.txt": {}, "have/X.TXT": {Data: []byte("new")}}, "have/X.TXT"},
-		{"a folder onto a file", "have", fstest.MapFS{"x.txt/y": {}}, "have/x.txt"},
-		{"a file onto a folder", "", fstest.MapFS{"b.txt": {}, "HAVE": {}}, "HAVE"},
-		{"two names one on the volume", "", fstest.MapFS{"a.txt": {}, "A.TXT": {}}, "a.txt"},
-		{"not a regular file", "", fstest.MapFS{"fifo": {Mode: fs.ModeNamedPipe}}, ""},
+		{"into the root", "/", tree, "", ""},
+		{"into a new folder", "new/in", tree, "", ""},
+		{"merging into a folder", "::\\have", tree, "", ""},
+		{"onto an existing file", "", fstest.MapFS{"b.txt": {}, "have/X.TXT": {Data: []byte("new")}}, "have/X.TXT", ""},
+		{"a folder onto a file", "have", fstest.MapFS{"x.txt/y": {}}, "have/x.txt", ""},
+		{"a file onto a folder", "", fstest.MapFS{"b.txt": {}, "HAVE": {}}, "HAVE", ""},
+		{"two names one on the volume", "", fstest.MapFS{"a.txt": {}, "A.TXT": {}}, "a.txt", ""},
+		{"not a regular file", "", fstest.MapFS{"a.txt": {}, "fifo": {Mode: fs.ModeNamedPipe}}, "", "fifo is not a regular file"},
+		{"a link to a folder", "", os.DirFS(links), "", "to-dir is a link to a folder"},
+		{"a file too large", "", bigFS{fstest.MapFS{"a.txt": {}, "big": {}}}, "", "big (5368709120 bytes)"},
 	}
 	for _, kind := range []string{"FAT32", "exFAT"} {
 		for _, c := range cases {
@@ -78,12 +88,22 @@ func TestCopyFS(t *testing.T) {
 				dev, v := copyVolume(t, kind)
 				before := voltest.DevBytes(t, dev)
 				err := CopyFS(v, c.dst, c.src)
-				if c.refused != "" || c.name == "not a regular file" {
+				if c.name == "a file too large" && kind == "exFAT" {
+					// Part way: the file copied before is kept.
+					if !IsFull(err) {
+						t.Fatalf("CopyFS of 5 GiB into 64 MiB: %v", err)
+					}
+					if err := v.Close(); err != nil {
+						t.Fatal(err)
+					}
+					fsck(t, kind, voltest.ImageFile(t, voltest.DevBytes(t, dev)))
+					return
+				} else if c.refused != "" || c.fails != "" {
 					var pe *fs.PathError
 					if c.refused != "" && (!errors.Is(err, fs.ErrExist) || !errors.As(err, &pe) || !strings.EqualFold(pe.Path, c.refused)) {
 						t.Fatalf("CopyFS: %v, want fs.ErrExist naming %s", err, c.refused)
-					} else if err == nil {
-						t.Fatal("CopyFS copied a named pipe")
+					} else if c.fails != "" && (err == nil || !strings.Contains(err.Error(), c.fails)) {
+						t.Fatalf("CopyFS: %v, want an error saying %q", err, c.fails)
 					}
 					if err := v.Close(); err != nil {
 						t.Fatal(err)
@@ -121,6 +141,21 @@ func TestCopyFS(t *testing.T) {
 		}
 	}
 }
+
+// bigFS says its file "big" holds 5 GiB, past FAT's largest file.
+type bigFS struct{ fstest.MapFS }
+
+func (b bigFS) Stat(name string) (fs.FileInfo, error) {
+	fi, err := b.MapFS.Stat(name)
+	if name == "big" && err == nil {
+		return bigInfo{fi}, nil
+	}
+	return fi, err
+}
+
+type bigInfo struct{ fs.FileInfo }
+
+func (bigInfo) Size() int64 { return 5 << 30 }
 
 // fsck runs the file system's checker, the oracle, on img, which must be
 // clean; the test fails when the checker is missing.

@@ -71,7 +71,9 @@
 // A power cut at any barrier therefore leaves at worst: VolumeDirty set,
 // clusters marked in use that no entry names (lost clusters), a moved file
 // under both its names, or (while a fragmented file was being extended) a
-// FAT chain longer than its file's size; Check reports each and Repair
+// FAT chain longer than its file's size; a file updated in place
+// (Volume.OpenFile) holds in each sector its old or its new bytes (no
+// copy on write). Check reports each and Repair
 // resolves each without losing a file. Never an entry that names unwritten
 // data or a cluster marked free. TestCrashStates holds snapshots taken at
 // every barrier to fsck.exfat and Check.

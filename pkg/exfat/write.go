@@ -1,6 +1,7 @@
 package exfat
 
 import (
+	"io"
 	"io/fs"
 	"math"
 	"time"
@@ -52,8 +53,10 @@ func (v *Volume) fileStore() *fsutil.FileStore[Extent] {
 			}
 			return v.allocate(uint32(n), Cluster(after))
 		},
-		Free:  v.release,
-		Write: v.writeData,
+		Free:     v.release,
+		Write:    v.writeData,
+		ReadInto: v.readInto,
+		Request:  int64(v.dev.IOSize()),
 	}
 }
 
@@ -99,6 +102,22 @@ func (w *Writer) Write(p []byte) (int, error) {
 		return 0, errClosedWriter
 	}
 	return w.f.Write(p)
+}
+
+// ReadFrom copies r to the file's next bytes until r ends, reading
+// straight into the volume's data buffers (io.Copy uses it): the data is
+// copied once, by the read. Clusters beyond the size hint are allocated as
+// needed, a request's worth at a time; Close gives back what is not used.
+func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
+	if !w.f.Done && w.v.closed {
+		return 0, errClosedWriter
+	}
+	return w.f.ReadFrom(r)
+}
+
+// readInto reads at most n bytes of r into the data stream at off.
+func (v *Volume) readInto(off int64, r io.Reader, n int64) (int64, error) {
+	return v.data.ReadFrom(v.dev, v.markDirty, off, r, n)
 }
 
 // Close gives back the clusters the file did not use and records its

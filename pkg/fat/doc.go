@@ -98,7 +98,9 @@
 // either name); a file ffallocate makes longer keeps its old size and
 // bytes with a chain longer than it (excess clusters, trimmed like lost
 // ones); flabel leaves the root directory's label entry new and the boot
-// sectors' label old.
+// sectors' label old. A file updated in place (Volume.OpenFile) holds in
+// each sector its old or its new bytes (no copy on write), and one made
+// longer or shorter may keep a chain longer than its size, as ffallocate's.
 //
 // tests/replay_test.go proves it: it records every write and flush each
 // command issues (FTOOLS_WRITE_LOG, package pkg/io/writelog), rebuilds

@@ -1,7 +1,6 @@
 package fat
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -47,6 +46,8 @@ func (v *Volume) fileStore() *fsutil.FileStore[Extent] {
 		Free:        v.freeClusters,
 		EndChain:    func(last Extent) { v.table.Set(last.End()-1, v.table.EOC()) },
 		Write:       v.writeData,
+		ReadInto:    v.readInto,
+		Request:     int64(v.dev.IOSize()),
 	}
 }
 
@@ -90,6 +91,11 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 	return w, nil
 }
 
+// readInto reads at most n bytes of r into the data stream at off.
+func (v *Volume) readInto(off int64, r io.Reader, n int64) (int64, error) {
+	return v.data.ReadFrom(v.dev, v.markDirty, off, r, n)
+}
+
 // clustersFor is how many clusters n bytes take (bounds.ClustersFor).
 func (v *Volume) clustersFor(n int64) int64 { return bounds.ClustersFor(n, v.layout.ClusterSize) }
 
@@ -101,62 +107,10 @@ func (w *Writer) Write(p []byte) (int, error) { return w.f.Write(p) }
 // copied once, by the read. Clusters beyond the size hint are allocated as
 // needed, a request's worth at a time; Close gives back what is not used.
 func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
-	v, f := w.v, &w.f
-	if f.Done {
-		return 0, f.ClosedErr()
-	}
-	if v.closed {
+	if !w.f.Done && w.v.closed {
 		return 0, ErrClosed
 	}
-	cs := v.layout.ClusterSize
-	var total int64
-	for {
-		if f.Written >= MaxFileSize {
-			// One byte more is too many.
-			var b [1]byte
-			if n, _ := io.ReadFull(r, b[:]); n > 0 {
-				return total, ErrFileTooLarge
-			}
-			return total, nil
-		}
-		if f.Written == f.Alloc*cs {
-			// The clusters allocated are full: only if r holds more (the
-			// size hint was short) are more taken, as many as the file
-			// has (up to a request's worth), or one if they are not free.
-			var b [1]byte
-			if n, err := io.ReadFull(r, b[:]); n == 0 {
-				if err == io.EOF {
-					err = nil
-				}
-				return total, err
-			}
-			more := min(max(f.Alloc, 1), max(int64(v.dev.IOSize())/cs, 1), v.clustersFor(MaxFileSize)-f.Alloc)
-			err := f.Grow(more)
-			if errors.Is(err, ErrNoSpace) && more > 1 {
-				err = f.Grow(1)
-			}
-			if err != nil {
-				return total, err
-			}
-			if _, err := f.Put(b[:], f.Written); err != nil {
-				return total, err
-			}
-			f.Written++
-			total++
-			continue
-		}
-		off, n := f.Span(f.Written)
-		n = min(n, MaxFileSize-f.Written)
-		k, err := v.data.ReadFrom(v.dev, v.markDirty, off, r, n)
-		f.Written += k
-		total += k
-		if err != nil {
-			return total, err
-		}
-		if k < n {
-			return total, nil
-		}
-	}
+	return w.f.ReadFrom(r)
 }
 
 // Close gives back the clusters the file did not use and records its entry

@@ -29,8 +29,10 @@
 // records the file, Abort drops it (and does nothing after Close, so
 // deferring it right after Create drops a file that fails half way).
 // Mkdir, MkdirAll, Remove, RemoveAll, Rename, SetAttr and SetLabel change
-// the tree; CopyFS copies a host tree (any fs.FS) in. To update a file,
-// read it and Create it again.
+// the tree; CopyFS copies a host tree (any fs.FS) in; CreateFile is
+// Create without a size hint or a time. Volume.OpenFile opens an
+// existing file to write it in place (FileUpdater: WriteAt, Seek,
+// Truncate, append).
 //
 // Changes take effect on Commit or Close. Both write what changed in the
 // crash-safe order of the file system's package (data, then the
@@ -247,6 +249,9 @@ type Volume interface {
 	// Changing: nothing reaches the device before Commit or Close, then
 	// in the crash-safe order of the format's package doc.
 	Create(name string, sizeHint int64, mtime time.Time) (Writer, error)
+	// OpenFile opens an existing file for writing in place (flag:
+	// os.O_WRONLY or os.O_RDWR, with O_APPEND, O_CREATE, O_EXCL, O_TRUNC).
+	OpenFile(name string, flag int) (FileUpdater, error)
 	Mkdir(name string, mtime time.Time) error
 	MkdirAll(name string, mtime time.Time) error
 	Remove(name string) error

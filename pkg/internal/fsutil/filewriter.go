@@ -1,13 +1,17 @@
 package fsutil
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"math"
 	"strings"
 	"time"
 
 	"github.com/ftools/ftools/pkg/internal/bounds"
 	"github.com/ftools/ftools/pkg/internal/dircache"
+	"github.com/ftools/ftools/pkg/internal/fserr"
 )
 
 // FileStore is how a volume holds the clusters of a file being written,
@@ -38,6 +42,12 @@ type FileStore[E any] struct {
 	// Write queues file data at a device offset (the volume's data
 	// stream).
 	Write func(off int64, p []byte) error
+	// ReadInto reads at most n bytes of r straight into the data stream
+	// at a device offset (DataStream.ReadFrom), for ReadFrom; Request is
+	// the device's request size in bytes, the most ReadFrom allocates at
+	// once when the size hint was short.
+	ReadInto func(off int64, r io.Reader, n int64) (int64, error)
+	Request  int64
 }
 
 // FileWriter is the state and the steps both codecs' file writers share:
@@ -134,6 +144,69 @@ func (w *FileWriter[E, R]) Write(p []byte) (int, error) {
 	done, err := w.Put(p, w.Written)
 	w.Written += int64(done)
 	return done, err
+}
+
+// ReadFrom copies r to the file's next bytes until r ends, reading
+// straight into the volume's data buffers (io.Copy uses it): the data is
+// copied once, by the read. Clusters beyond the size hint are allocated
+// as needed, as many as the file has up to a request's worth at a time
+// (one when that many are not free); Close gives back what is not used.
+func (w *FileWriter[E, R]) ReadFrom(r io.Reader) (int64, error) {
+	if w.Done {
+		return 0, w.ClosedErr()
+	}
+	limit := w.s.MaxSize
+	if limit <= 0 {
+		limit = math.MaxInt64
+	}
+	cs := w.s.ClusterSize
+	maxClusters := (limit-1)/cs + 1
+	var total int64
+	var b [1]byte
+	for {
+		if w.Written >= limit {
+			// One byte more is too many.
+			if n, _ := io.ReadFull(r, b[:]); n > 0 {
+				return total, w.s.TooLarge
+			}
+			return total, nil
+		}
+		if w.Written == w.Alloc*cs {
+			// The clusters allocated are full: only if r holds more (the
+			// size hint was short) are more taken.
+			if n, err := io.ReadFull(r, b[:]); n == 0 {
+				if err == io.EOF {
+					err = nil
+				}
+				return total, err
+			}
+			more := min(max(w.Alloc, 1), max(w.s.Request/cs, 1), maxClusters-w.Alloc)
+			err := w.Grow(more)
+			if errors.Is(err, fserr.ErrNoSpace) && more > 1 {
+				err = w.Grow(1)
+			}
+			if err != nil {
+				return total, err
+			}
+			if _, err := w.Put(b[:], w.Written); err != nil {
+				return total, err
+			}
+			w.Written++
+			total++
+			continue
+		}
+		off, n := w.Span(w.Written)
+		n = min(n, limit-w.Written)
+		k, err := w.s.ReadInto(off, r, n)
+		w.Written += k
+		total += k
+		if err != nil {
+			return total, err
+		}
+		if k < n {
+			return total, nil
+		}
+	}
 }
 
 // run is extent i of the file: its device offset and length in bytes.

@@ -1,0 +1,275 @@
+package exfat
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+
+	"github.com/ftools/ftools/pkg/internal/fsutil"
+)
+
+// Updater is an existing file open for writing in place (OpenFile): at an
+// offset (WriteAt, Seek then Write), at its end (O_APPEND), or cut or
+// extended (Truncate). What a power cut leaves:
+//
+//   - bytes written over the file's clusters go straight to them (no copy
+//     on write, as the Linux driver does): each sector holds its old or its
+//     new bytes. A write that covers part of a sector reads the rest of it
+//     first (the one place a writer reads back what it writes over).
+//   - a write past the valid data length zeroes the bytes between it and
+//     the write first, then raises the valid data length with the entry.
+//   - clusters the file grows by are written (data, zeros for a gap), then
+//     marked in the bitmap, then (at Close) chained in the FAT, then the
+//     entry gets its new size: a cut leaves lost clusters, or the old size
+//     with a chain longer than it (which a check trims), as Fallocate does.
+//     A file that grows past its contiguous run becomes chained: its
+//     NoFatChain comes off, and the FAT chain is written for the clusters
+//     it had too, before the entry that clears the flag.
+//   - Truncate to a longer length zeroes and raises the valid data length
+//     with the size (as Fallocate does); to a shorter one it writes the
+//     entry first and frees the clusters past it only after that (it
+//     commits at once); a cut in between leaves lost clusters.
+//   - the entry set (sizes, clusters, modification time) is written when
+//     the Updater is closed (or synced), by the volume's next commit.
+//
+// An Updater is used from one goroutine; the file must not be renamed or
+// removed while it is open.
+type Updater struct {
+	f      fsutil.FileUpdate
+	v      *Volume
+	parent *dir
+	rec    *Record
+
+	chain   []Extent // the file's clusters now
+	onDisk  int64    // how many of them the entry on disk names
+	valid   int64    // the valid data length now
+	relink  bool     // clusters were added: the FAT chain is written at record
+	chained bool     // the chain on disk is in the FAT
+}
+
+// OpenFile opens the file name for writing in place. flag is os.O_WRONLY
+// or os.O_RDWR, with any of os.O_APPEND (every Write goes to the end),
+// os.O_CREATE (an empty file is made if there is none; with os.O_EXCL,
+// an existing one is refused), os.O_TRUNC (the file is cut to 0 bytes).
+// See Updater for what a crash leaves.
+func (v *Volume) OpenFile(name string, flag int) (*Updater, error) {
+	p := "/" + cleanPath(name)
+	create := func() (io.Closer, error) { return v.Create(name, 0, v.Now()) }
+	parent, r, err := fsutil.OpenUpdate(p, name, flag, v.changes(), create)
+	if err != nil {
+		return nil, err
+	}
+	if r.IsDir() {
+		return nil, pathErr("open", name, ErrIsDir)
+	}
+	if r.Set.File.Attr&AttrReadOnly != 0 {
+		return nil, pathErr("open", name, fmt.Errorf("%w: the file is read-only (clear its R attribute first)", fs.ErrPermission))
+	}
+	chain, err := v.recordExtents(r)
+	if err != nil {
+		return nil, pathErr("open", name, err)
+	}
+	s := &r.Set.Stream
+	// Both fit in an int64: recordExtents checked DataLength against the heap.
+	size := int64(s.DataLength)
+	u := &Updater{v: v, parent: parent, rec: r, chain: chain, onDisk: extentsClusters(chain),
+		chained: !s.NoFATChain() && len(chain) > 0, valid: int64(min(s.ValidDataLength, s.DataLength))}
+	u.f = fsutil.FileUpdate{C: (*updateOps)(u), Path: p, Size: size, Append: flag&os.O_APPEND != 0, MaxSize: math.MaxInt64, TooLarge: errors.New("exfat: file too large")}
+	parent.node.Pin() // until Close
+	if flag&os.O_TRUNC != 0 && size > 0 {
+		if err := u.Truncate(0); err != nil {
+			u.f.Done = true
+			parent.node.Unpin()
+			return nil, err
+		}
+	}
+	return u, nil
+}
+
+// Name is the file's volume path.
+func (u *Updater) Name() string { return u.f.Path }
+
+// Size is the file's size (DataLength) as written so far.
+func (u *Updater) Size() int64 { return u.f.Size }
+
+// Write writes p at the current offset (at the end under O_APPEND) and
+// moves the offset past it.
+func (u *Updater) Write(p []byte) (int, error) { return u.f.Write(p) }
+
+// WriteAt writes p at byte off of the file, making it longer if it ends
+// past the end (a gap reads as zeros). It is refused under O_APPEND, as
+// os.File refuses it.
+func (u *Updater) WriteAt(p []byte, off int64) (int, error) { return u.f.WriteAt(p, off) }
+
+// Seek sets the offset of the next Write (io.Seeker); an offset past the
+// end is allowed, and a Write there leaves zeros in between.
+func (u *Updater) Seek(offset int64, whence int) (int64, error) { return u.f.Seek(offset, whence) }
+
+// Truncate changes the file's size to n. A longer file gets zeros (and
+// the clusters to hold them) up to its new size, which becomes its valid
+// data length too; a shorter one keeps the clusters its size needs: those
+// it had on disk are freed after its entry says the new size (this
+// commits the volume), those the Updater added are freed at once.
+func (u *Updater) Truncate(n int64) error { return u.f.Truncate(n) }
+
+// Sync records the file's entry set as it is now and commits the volume.
+func (u *Updater) Sync() error { return u.f.Sync() }
+
+// Close records the file's entry set (sizes, clusters, modification time)
+// for the volume's next commit; under --sync file the volume commits and
+// flushes here. A second Close does nothing.
+func (u *Updater) Close() error { return u.f.Close() }
+
+// updateOps is an Updater as the shared fsutil.FileUpdate drives it.
+type updateOps Updater
+
+func (o *updateOps) Begin() error                  { return o.v.begin() }
+func (o *updateOps) Reach(off, end int64) error    { return (*Updater)(o).reach(off, end) }
+func (o *updateOps) Put(p []byte, pos int64) error { return (*Updater)(o).put(p, pos) }
+func (o *updateOps) Wrote(off, end int64)          { o.valid = max(o.valid, end) }
+func (o *updateOps) Shrink(n int64) error          { return (*Updater)(o).shrink(n) }
+func (o *updateOps) Record() error                 { return (*Updater)(o).record(true) }
+func (o *updateOps) Commit() error                 { return o.v.Commit() }
+func (o *updateOps) FileDone() error               { return fsutil.FileDone(o.v.dev, o.v.Commit) }
+func (o *updateOps) Unpin()                        { o.parent.node.Unpin() }
+func (o *updateOps) Closed() error {
+	if o.v.closed {
+		return errClosedWriter
+	}
+	return nil
+}
+
+// reach makes the file ready for a write of [off, end): clusters for end
+// bytes, and zeros from the valid data length up to off.
+func (u *Updater) reach(off, end int64) error {
+	if err := u.grow(end); err != nil {
+		return err
+	}
+	if off > u.valid {
+		if err := fsutil.ZeroRange(u.put, u.valid, off); err != nil {
+			return err
+		}
+		u.valid = off
+	}
+	return nil
+}
+
+// grow allocates the clusters a file of n bytes needs beyond its chain,
+// right after its last cluster where they are free (marked in the
+// bitmap; the FAT is written at record).
+func (u *Updater) grow(n int64) error {
+	v := u.v
+	need := v.clustersFor(n) - extentsClusters(u.chain)
+	if need <= 0 {
+		return nil
+	}
+	if need > int64(v.bitmap.free) {
+		cs := v.layout.ClusterSize
+		return &NoSpaceError{Need: min(need, math.MaxInt64/cs) * cs, Free: int64(v.bitmap.free) * cs}
+	}
+	var last Cluster
+	if k := len(u.chain); k > 0 {
+		last = u.chain[k-1].End() - 1
+	}
+	exts, err := v.allocate(uint32(need), last)
+	if err != nil {
+		return err
+	}
+	for _, e := range exts {
+		u.chain = appendExtent(u.chain, e)
+	}
+	u.relink = true
+	return nil
+}
+
+// put queues p at byte pos of the file, which its chain covers, through
+// the volume's data stream (which reads the rest of a partial block
+// before it writes it).
+func (u *Updater) put(p []byte, pos int64) error {
+	v := u.v
+	offset := func(c uint32) int64 { return v.layout.ClusterOffset(Cluster(c)) }
+	return fsutil.PutRuns(p, pos, u.chain, Extent.run, v.layout.ClusterSize, offset, v.writeData, ErrCorrupt)
+}
+
+// shrink cuts the file to n bytes.
+func (u *Updater) shrink(n int64) error {
+	v := u.v
+	keep := v.clustersFor(n)
+	u.valid = min(u.valid, n)
+	split := func(exts []Extent, k int64) ([]Extent, []Extent) {
+		return fsutil.SplitExtents(exts, k, func(e Extent) uint32 { return e.Len }, func(e Extent, m uint32) (Extent, Extent) {
+			return Extent{e.Start, m}, Extent{e.Start + Cluster(m), e.Len - m}
+		})
+	}
+	// Clusters added since the entry was written: nothing on disk names
+	// them, so they are free at once.
+	if extentsClusters(u.chain) > u.onDisk {
+		kept, freed := split(u.chain, max(keep, u.onDisk))
+		v.release(freed)
+		u.chain = kept
+	}
+	if keep >= u.onDisk {
+		return nil
+	}
+	// Clusters the entry on disk names: the entry first, then the free,
+	// and the end of a chain in the FAT only after that (before, it would
+	// cut the chain the entry on disk still names).
+	kept, freed := split(u.chain, keep)
+	u.chain = kept
+	if err := u.record(false); err != nil {
+		return err
+	}
+	v.pendingFree = append(v.pendingFree, freed...)
+	if err := v.Commit(); err != nil {
+		return err
+	}
+	if u.chained && len(kept) > 0 {
+		if err := v.fat.Set(kept[len(kept)-1].End()-1, fatEOC); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// record puts the file's entry set as it is now (clusters, sizes, times)
+// in its directory, and (withFAT) the FAT chain of a fragmented file
+// whose clusters changed (the commit writes it before the entries).
+func (u *Updater) record(withFAT bool) error {
+	v, r := u.v, u.rec
+	s := &r.Set.Stream
+	s.Flags = streamAllocOK
+	s.FirstCluster = 0
+	if len(u.chain) == 0 {
+		u.chained = false
+	} else {
+		s.FirstCluster = u.chain[0].Start
+		if len(u.chain) == 1 && !u.chained {
+			s.Flags |= streamNoFATChain
+		} else {
+			if u.relink && withFAT {
+				if err := v.fat.setChain(u.chain); err != nil {
+					return err
+				}
+			}
+			u.chained = true
+		}
+	}
+	s.DataLength, s.ValidDataLength = uint64(u.f.Size), uint64(u.valid)
+	now := v.Now()
+	r.Set.File.Attr |= AttrArchive
+	r.Set.File.Modify, r.Set.File.Access = MakeTimestamp(now), accessStamp(now)
+	if err := u.parent.update(r); err != nil {
+		return err
+	}
+	u.onDisk, u.relink = extentsClusters(u.chain), false
+	return nil
+}
+
+var (
+	_ io.WriterAt    = (*Updater)(nil)
+	_ io.WriteSeeker = (*Updater)(nil)
+	_ io.Closer      = (*Updater)(nil)
+)

@@ -1,0 +1,305 @@
+package fat
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/ftools/ftools/pkg/internal/fsutil"
+)
+
+// phaseOpen holds the link from a file's last cluster on disk to the
+// clusters an Updater added, until the Updater records the file (Close):
+// a commit in between writes the new clusters' data and their own chain,
+// which nothing on disk names yet (lost clusters, at worst), never a chain
+// longer than the entry's size.
+const phaseOpen = phaseFinal + 1
+
+// Updater is an existing file open for writing in place (OpenFile): at an
+// offset (WriteAt, Seek then Write), at its end (O_APPEND), or cut or
+// extended (Truncate). What a power cut leaves:
+//
+//   - bytes written over the file's clusters go straight to them (no copy
+//     on write, as the Linux driver does): each sector holds its old or its
+//     new bytes. A write that covers part of a sector reads the rest of it
+//     first (the one place a writer reads back what it writes over).
+//   - clusters the file grows by are written (data, and zeros for a gap),
+//     then chained, then linked from the file's old last cluster, then the
+//     entry gets its new size: a cut leaves the old size with a longer
+//     chain (excess clusters, which a check trims) or lost clusters.
+//   - Truncate to a shorter length writes the entry's new size first and
+//     frees the clusters past it only after that (it commits at once); a
+//     cut in between leaves lost clusters.
+//   - the entry (size, first cluster, modification time) is written when
+//     the Updater is closed (or synced), by the volume's next commit.
+//
+// An Updater is used from one goroutine; the file must not be renamed or
+// removed while it is open.
+type Updater struct {
+	f      fsutil.FileUpdate
+	v      *Volume
+	parent *dir
+	rec    *Record
+
+	chain    []Extent // the file's clusters now
+	onDisk   int64    // how many of them the entry on disk names
+	diskLast Cluster  // the last of those (0: none)
+}
+
+// OpenFile opens the file name for writing in place. flag is os.O_WRONLY
+// or os.O_RDWR, with any of os.O_APPEND (every Write goes to the end),
+// os.O_CREATE (an empty file is made if there is none; with os.O_EXCL,
+// an existing one is refused), os.O_TRUNC (the file is cut to 0 bytes).
+// See Updater for what a crash leaves.
+func (v *Volume) OpenFile(name string, flag int) (*Updater, error) {
+	p := "/" + cleanPath(name)
+	if namesDir(name) {
+		return nil, &fs.PathError{Op: "open", Path: p + "/", Err: ErrIsDir}
+	}
+	create := func() (io.Closer, error) { return v.Create(name, 0, v.Now()) }
+	parent, r, err := fsutil.OpenUpdate(p, name, flag, v.changes(), create)
+	if err != nil {
+		return nil, err
+	}
+	if r.Entry.IsDir() || r.Entry.IsLabel() {
+		return nil, &fs.PathError{Op: "open", Path: p, Err: ErrIsDir}
+	}
+	if r.Entry.Attr&AttrReadOnly != 0 {
+		return nil, &fs.PathError{Op: "open", Path: p, Err: fmt.Errorf("%w: the file is read-only (clear its R attribute first)", fs.ErrPermission)}
+	}
+	chain, err := chainOrNil(v, r.Entry.Cluster)
+	if err == nil {
+		err = v.guardFree(chain)
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: p, Err: err}
+	}
+	size := int64(r.Entry.Size)
+	have := extentClusters(chain)
+	if have*v.layout.ClusterSize < size {
+		return nil, &fs.PathError{Op: "open", Path: p, Err: damaged(fmt.Errorf("%w: the file's size is %d bytes but its chain holds %d clusters of %d bytes", ErrCorrupt, size, have, v.layout.ClusterSize))}
+	}
+	u := &Updater{v: v, parent: parent, rec: r, chain: chain, onDisk: have}
+	u.f = fsutil.FileUpdate{C: (*updateOps)(u), Path: p, Size: size, Append: flag&os.O_APPEND != 0, MaxSize: MaxFileSize, TooLarge: ErrFileTooLarge}
+	if len(chain) > 0 {
+		u.diskLast = chain[len(chain)-1].End() - 1
+	}
+	parent.node.Pin() // until Close
+	if flag&os.O_TRUNC != 0 && size > 0 {
+		if err := u.Truncate(0); err != nil {
+			u.f.Done = true
+			parent.node.Unpin()
+			return nil, err
+		}
+	}
+	return u, nil
+}
+
+// extentClusters counts the clusters of exts.
+func extentClusters(exts []Extent) int64 {
+	var n int64
+	for _, e := range exts {
+		n += int64(e.Len)
+	}
+	return n
+}
+
+// Name is the file's volume path.
+func (u *Updater) Name() string { return u.f.Path }
+
+// Size is the file's size as written so far.
+func (u *Updater) Size() int64 { return u.f.Size }
+
+// Write writes p at the current offset (at the end under O_APPEND) and
+// moves the offset past it.
+func (u *Updater) Write(p []byte) (int, error) { return u.f.Write(p) }
+
+// WriteAt writes p at byte off of the file, making it longer if it ends
+// past the end (a gap between the old end and off reads as zeros). It
+// is refused under O_APPEND, as os.File refuses it.
+func (u *Updater) WriteAt(p []byte, off int64) (int, error) { return u.f.WriteAt(p, off) }
+
+// Seek sets the offset of the next Write (io.Seeker); an offset past the
+// end is allowed, and a Write there leaves zeros in between.
+func (u *Updater) Seek(offset int64, whence int) (int64, error) { return u.f.Seek(offset, whence) }
+
+// Truncate changes the file's size to n. A longer file gets zeros (and
+// the clusters to hold them); a shorter one keeps the clusters its size
+// needs: those it had on disk are freed after its entry says the new
+// size (this commits the volume), those Updater added are freed at once.
+func (u *Updater) Truncate(n int64) error { return u.f.Truncate(n) }
+
+// Sync records the file's entry as it is now and commits the volume.
+func (u *Updater) Sync() error { return u.f.Sync() }
+
+// Close records the file's entry (size, clusters, modification time)
+// for the volume's next commit; under --sync file the volume commits and
+// flushes here. A second Close does nothing.
+func (u *Updater) Close() error { return u.f.Close() }
+
+// updateOps is an Updater as the shared fsutil.FileUpdate drives it.
+type updateOps Updater
+
+func (o *updateOps) Begin() error               { return o.v.begin() }
+func (o *updateOps) Reach(off, end int64) error { return (*Updater)(o).extend(off, end) }
+func (o *updateOps) Put(p []byte, pos int64) error {
+	return (*Updater)(o).put(p, pos)
+}
+func (o *updateOps) Wrote(off, end int64) {}
+func (o *updateOps) Shrink(n int64) error { return (*Updater)(o).shrink(n) }
+func (o *updateOps) Record() error        { (*Updater)(o).record(); return nil }
+func (o *updateOps) Commit() error        { return o.v.Commit() }
+func (o *updateOps) FileDone() error      { return fsutil.FileDone(o.v.dev, o.v.Commit) }
+func (o *updateOps) Unpin()               { o.parent.node.Unpin() }
+func (o *updateOps) Closed() error {
+	if o.v.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// extend makes room for the file to end at end, with a write from off:
+// clusters past the chain are allocated, and the bytes between the old
+// end and off (the old last cluster's slack, new clusters' old contents)
+// are zeroed.
+func (u *Updater) extend(off, end int64) error {
+	if end <= u.f.Size {
+		return nil
+	}
+	if err := u.grow(end); err != nil {
+		return err
+	}
+	if off > u.f.Size {
+		return fsutil.ZeroRange(u.put, u.f.Size, off)
+	}
+	return nil
+}
+
+// grow allocates the clusters a file of n bytes needs beyond its chain,
+// after its last cluster where they are free. The link from the last
+// cluster the entry on disk names is held until Close (phaseOpen).
+func (u *Updater) grow(n int64) error {
+	v := u.v
+	need := v.clustersFor(n) - extentClusters(u.chain)
+	if need <= 0 {
+		return nil
+	}
+	var last Cluster
+	if k := len(u.chain); k > 0 {
+		last = u.chain[k-1].End() - 1
+	}
+	held := false
+	if last != 0 && last == u.diskLast {
+		if _, ok := v.held[last]; !ok {
+			v.holdLink(last, phaseOpen)
+			held = true
+		}
+	}
+	exts, err := v.allocate(uint32(need), last)
+	if err != nil {
+		if held {
+			delete(v.held, last)
+		}
+		return err
+	}
+	for _, e := range exts {
+		if k := len(u.chain); k > 0 && u.chain[k-1].End() == e.Start {
+			u.chain[k-1].Len += e.Len
+			continue
+		}
+		u.chain = append(u.chain, e)
+	}
+	return nil
+}
+
+// put queues p at byte pos of the file, which its chain covers, through
+// the volume's data stream (which reads the rest of a partial block
+// before it writes it).
+func (u *Updater) put(p []byte, pos int64) error {
+	v := u.v
+	offset := func(c uint32) int64 { return v.layout.ClusterOffset(Cluster(c)) }
+	return fsutil.PutRuns(p, pos, u.chain, Extent.run, v.layout.ClusterSize, offset, v.writeData, ErrCorrupt)
+}
+
+// shrink cuts the file to n bytes.
+func (u *Updater) shrink(n int64) error {
+	v := u.v
+	keep := v.clustersFor(n)
+	// Clusters added since the entry was written: nothing on disk names
+	// them (the link to them is held), so they are free at once.
+	if added := extentClusters(u.chain) - u.onDisk; added > 0 {
+		cut := max(keep, u.onDisk)
+		kept, freed := fsutil.SplitExtents(u.chain, cut, Extent.size, Extent.split)
+		if cut == u.onDisk && u.diskLast != 0 {
+			v.table.Set(u.diskLast, v.table.EOC())
+			if h, ok := v.held[u.diskLast]; ok && h.phase == phaseOpen {
+				delete(v.held, u.diskLast)
+			}
+		} else if len(kept) > 0 {
+			v.table.Set(kept[len(kept)-1].End()-1, v.table.EOC())
+		}
+		v.freeClusters(freed)
+		u.chain = kept
+	}
+	if keep >= u.onDisk {
+		return nil
+	}
+	// Clusters the entry on disk names: the entry first, then the free.
+	kept, freed := fsutil.SplitExtents(u.chain, keep, Extent.size, Extent.split)
+	if err := v.guardFree(freed); err != nil {
+		return err
+	}
+	if len(kept) > 0 {
+		last := kept[len(kept)-1].End() - 1
+		v.holdLink(last, phaseLast)
+		v.table.Set(last, v.table.EOC())
+		u.diskLast = last
+	} else {
+		u.diskLast = 0
+	}
+	u.chain, u.onDisk = kept, keep
+	v.pendingFree = append(v.pendingFree, freed...)
+	u.record()
+	u.f.Changed = false
+	return v.Commit()
+}
+
+// record puts the file's new entry (first cluster, size, times) in its
+// directory: in phaseEntries, or in phaseAfterEntries when the chain on
+// disk grew (its link, held until now, goes out in phaseEntries).
+func (u *Updater) record() {
+	v, r := u.v, u.rec
+	first := Cluster(0)
+	if len(u.chain) > 0 {
+		first = u.chain[0].Start
+	}
+	now := v.Now()
+	r.Entry.Cluster, r.Entry.Size = first, uint32(u.f.Size)
+	r.Entry.Attr |= AttrArchive
+	r.Entry.SetTimes(r.Entry.CreateTimeValue(), now, now)
+	// A chain on disk that grew: its link goes out in phaseEntries (or
+	// where another change held it), the size after it.
+	grown := u.diskLast != 0 && extentClusters(u.chain) > u.onDisk
+	if h, ok := v.held[u.diskLast]; grown && ok && h.phase == phaseOpen {
+		h.phase = phaseEntries
+		v.held[u.diskLast] = h
+	}
+	if grown {
+		v.updateExtended(u.parent, r)
+	} else {
+		u.parent.update(r)
+	}
+	u.onDisk = extentClusters(u.chain)
+	if len(u.chain) > 0 {
+		u.diskLast = u.chain[len(u.chain)-1].End() - 1
+	} else {
+		u.diskLast = 0
+	}
+}
+
+var (
+	_ io.WriterAt    = (*Updater)(nil)
+	_ io.WriteSeeker = (*Updater)(nil)
+	_ io.Closer      = (*Updater)(nil)
+)

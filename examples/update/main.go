@@ -1,15 +1,15 @@
-// Command update appends a line to a file of a FAT or exFAT image (the
-// new file replaces the old one whole, so a crash leaves one of the two):
+// Command update appends a line to a file of a FAT or exFAT image, in
+// place (the file's new size is written after the data, so a program
+// stopped part way leaves the file as it was):
 //
 //	update IMAGE PATH LINE
 package main
 
 import (
 	"errors"
-	"io/fs"
+	"io"
 	"log"
 	"os"
-	"time"
 
 	fio "github.com/ftools/ftools/pkg/io"
 	"github.com/ftools/ftools/pkg/vol"
@@ -20,19 +20,14 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	b, err := fs.ReadFile(v, os.Args[2])
+	f, err := v.OpenFile(os.Args[2], os.O_WRONLY|os.O_APPEND) // WriteAt, Seek and Truncate too
 	if err != nil {
 		log.Fatal(err)
 	}
-	w, err := v.Create(os.Args[2], 0, time.Now())
-	if err != nil {
-		log.Fatal(err)
+	if _, err := io.WriteString(f, os.Args[3]+"\n"); err != nil {
+		log.Fatal(err) // exiting before f.Close leaves the file's size as it was
 	}
-	_, err = w.Write(append(b, os.Args[3]+"\n"...))
-	if err = errors.Join(err, w.Close()); err != nil {
-		log.Fatal(err) // exiting before v.Close leaves every file as it was
-	}
-	if err := v.Close(); err != nil {
+	if err := errors.Join(f.Close(), v.Close()); err != nil {
 		log.Fatal(err)
 	}
 }

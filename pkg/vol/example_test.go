@@ -94,9 +94,10 @@ func Example_walk() {
 	// docs/notes.txt: "docs/notes.txt's bytes"
 }
 
-// Update a file: read it, then Create it again; the new file replaces the
-// old one once its Writer is closed and the volume commits, so a crash
-// leaves one or the other, never a mix.
+// Update a file whole: read it, then Create it again; the new file
+// replaces the old one once its Writer is closed and the volume commits,
+// so a crash leaves one or the other, never a mix. (Volume.OpenFile
+// updates a file in place: see the example UpdateInPlace.)
 func Example_update() {
 	v := newVolume("config.txt")
 	defer v.Close()

@@ -57,8 +57,9 @@ type locked struct {
 	closed  bool
 	files   map[*lockedFile]struct{} // files open for reading, checked after each change
 	writers map[*lockedWriter]struct{}
-	release func()      // lets the device close again (fio.Device.Hold)
-	owned   *fio.Device // closed by Close (OpenFile and the like), or nil
+	updates map[*lockedUpdater]struct{} // files open for writing in place (OpenFile)
+	release func()                      // lets the device close again (fio.Device.Hold)
+	owned   *fio.Device                 // closed by Close (OpenFile and the like), or nil
 }
 
 // guard wraps a freshly opened adapter; owned, if not nil, is closed
@@ -73,7 +74,7 @@ func guard(v Volume, owned *fio.Device) (Volume, error) {
 		return nil, err
 	}
 	l := &locked{Volume: v, files: map[*lockedFile]struct{}{}, writers: map[*lockedWriter]struct{}{},
-		release: release, owned: owned}
+		updates: map[*lockedUpdater]struct{}{}, release: release, owned: owned}
 	if f, ok := v.(FAT); ok {
 		return &lockedFAT{locked: l, fat: f}, nil
 	}
@@ -273,6 +274,7 @@ func (l *locked) Close() error {
 		errs = append(errs, fmt.Errorf("vol: close: %q was still being written: dropped it (close each Writer before the volume): %w", w.name, ErrWriterOpen))
 	}
 	clear(l.writers)
+	errs = append(errs, l.closeUpdates()...)
 	clear(l.files)
 	// A writable device cannot have been closed (Hold); a read-only one
 	// can, and the volume's Close then only lets its memory go.

@@ -133,12 +133,16 @@ func TestCallsAfterClose(t *testing.T) {
 // adapter it embeds: a method added to the interface must be added here.
 func TestEveryMethodGuarded(t *testing.T) {
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "lifetime.go", nil, 0)
-	if err != nil {
-		t.Fatal(err)
+	var decls []ast.Decl
+	for _, name := range []string{"lifetime.go", "lockedupdate.go"} {
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		decls = append(decls, f.Decls...)
 	}
 	own := map[string]bool{}
-	for _, d := range f.Decls {
+	for _, d := range decls {
 		fd, ok := d.(*ast.FuncDecl)
 		if !ok || fd.Recv == nil {
 			continue
@@ -152,7 +156,7 @@ func TestEveryMethodGuarded(t *testing.T) {
 	it := reflect.TypeFor[Volume]()
 	for i := range it.NumMethod() {
 		if m := it.Method(i).Name; !own[m] {
-			t.Errorf("Volume.%s is not guarded by *locked (lifetime.go)", m)
+			t.Errorf("Volume.%s is not guarded by *locked (lifetime.go, lockedupdate.go)", m)
 		}
 	}
 }

@@ -59,7 +59,9 @@
 // Close writes every change and clears the dirty bit. A Writer still open
 // then is dropped, as its Abort drops it (a file it was to replace stays
 // as it was), and Close returns an error naming the file (ErrWriterOpen):
-// half a file is never recorded. After Close every call that can fail
+// half a file is never recorded. A file open for writing in place
+// (OpenFile) is closed instead, its entry recorded, since its bytes are
+// already in place; Close names it the same way. After Close every call that can fail
 // returns ErrClosed (reads of files opened before included; the facts
 // that cannot fail, such as Type or FreeClusters, answer from what the
 // volume last knew). While a volume is open, its device refuses to close

@@ -4,14 +4,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log"
 	"os"
 	"strconv"
-	"time"
 
 	"github.com/ftools/ftools/pkg/fat"
 	fio "github.com/ftools/ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 func main() {
@@ -19,19 +20,17 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := fio.CreateImage(os.Args[1], mib<<20); err != nil {
+	if err := fio.CreateImage(os.Args[1], mib<<20); err != nil { // a sparse file
 		log.Fatal(err)
 	}
-	dev, err := fio.Open(os.Args[1], fio.Options{Write: true, Sync: fio.SyncClose})
+	dev, err := fio.Open(os.Args[1], fio.Options{Write: true})
 	if err != nil {
 		log.Fatal(err)
 	}
-	_, l, err := fat.Format(dev, fat.FormatParams{Size: dev.Size(), Type: fat.FAT32}, time.Now())
-	if err != nil {
+	// FormatOptions{ExFAT: &vol.ExFATParams{}} would make exFAT.
+	f, err := vol.Format(dev, vol.FormatOptions{FAT: &vol.FATParams{Type: fat.FAT32}})
+	if err = errors.Join(err, dev.Close()); err != nil { // Close flushes
 		log.Fatal(err)
 	}
-	fmt.Printf("%s, %d clusters of %d bytes\n", l.Type, l.Clusters, l.ClusterSize)
-	if err := dev.Close(); err != nil { // flushes
-		log.Fatal(err)
-	}
+	fmt.Printf("%s, %d bytes\n", f.Type, f.Size)
 }

@@ -1,25 +1,29 @@
-// Command inmemory formats an exFAT volume in memory, writes a file into
-// it and reads it back: a volume needs no file or device.
+// Command inmemory loads an image file into memory, adds a file to the
+// volume there and reads it back, leaving the image file as it was:
+// OpenBytes opens a volume on a byte slice, and its Close writes the
+// changes into the slice (os.WriteFile could then save it).
+//
+//	inmemory IMAGE
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"log"
+	"os"
 	"time"
 
-	"github.com/ftools/ftools/pkg/exfat"
-	fio "github.com/ftools/ftools/pkg/io"
 	"github.com/ftools/ftools/pkg/vol"
 )
 
 func main() {
-	dev := fio.NewMemDevice(64<<20, 512)
-	if _, _, err := exfat.Format(dev, exfat.FormatParams{Size: dev.Size()}, time.Now()); err != nil {
+	img, err := os.ReadFile(os.Args[1])
+	if err != nil {
 		log.Fatal(err)
 	}
-	v, err := vol.Open(dev)
+	v, err := vol.OpenBytes(img)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -27,10 +31,10 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	io.WriteString(w, "Hello from memory\n")
-	if err := w.Close(); err != nil {
+	_, err = io.WriteString(w, "Hello from memory\n")
+	if err = errors.Join(err, w.Close()); err != nil {
 		log.Fatal(err)
 	}
 	b, err := fs.ReadFile(v, "hello.txt")
-	fmt.Print(string(b), err, "\n")
+	fmt.Printf("%s: %s%v %v\n", v.Type(), b, err, v.Close())
 }

@@ -16,19 +16,16 @@ import (
 func main() {
 	part := flag.Int("p", 1, "the partition's number in the table")
 	flag.Parse()
-	dev, err := fio.Open(flag.Arg(0), fio.Options{Partition: *part})
+	v, err := vol.OpenFile(flag.Arg(0), fio.Options{Partition: *part}) // or Offset: a byte offset
 	if err != nil {
 		log.Fatal(err)
 	}
-	v, err := vol.Open(dev)
-	if err != nil {
-		log.Fatal(err)
-	}
+	defer v.Close()
 	entries, err := v.ReadDir(".")
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("%s at byte %d:\n", v.Type(), dev.Start())
+	fmt.Printf("%s at byte %d:\n", v.Type(), v.Device().Start())
 	for _, e := range entries {
 		fmt.Println(e.Name())
 	}

@@ -1,42 +1,33 @@
-// Command update appends a line to a file of a FAT or exFAT image (the
-// new file replaces the old one whole, so a crash leaves one of the two):
+// Command update appends a line to a file of a FAT or exFAT image, in
+// place (the file's new size is written after the data, so a program
+// stopped part way leaves the file as it was):
 //
 //	update IMAGE PATH LINE
 package main
 
 import (
 	"errors"
-	"io/fs"
+	"io"
 	"log"
 	"os"
-	"time"
 
 	fio "github.com/ftools/ftools/pkg/io"
 	"github.com/ftools/ftools/pkg/vol"
 )
 
 func main() {
-	dev, err := fio.Open(os.Args[1], fio.Options{Write: true, Sync: fio.SyncClose})
+	v, err := vol.OpenFile(os.Args[1], fio.Options{Write: true})
 	if err != nil {
 		log.Fatal(err)
 	}
-	v, err := vol.Open(dev)
+	f, err := v.OpenFile(os.Args[2], os.O_WRONLY|os.O_APPEND) // WriteAt, Seek and Truncate too
 	if err != nil {
 		log.Fatal(err)
 	}
-	b, err := fs.ReadFile(v, os.Args[2])
-	if err != nil {
-		log.Fatal(err)
+	if _, err := io.WriteString(f, os.Args[3]+"\n"); err != nil {
+		log.Fatal(err) // exiting before f.Close leaves the file's size as it was
 	}
-	b = append(b, os.Args[3]+"\n"...)
-	w, err := v.Create(os.Args[2], int64(len(b)), time.Now())
-	if err != nil {
-		log.Fatal(err)
-	}
-	if _, err := w.Write(b); err != nil {
-		log.Fatal(err) // exiting before Close leaves every file as it was
-	}
-	if err := errors.Join(w.Close(), v.Close(), dev.Close()); err != nil {
+	if err := errors.Join(f.Close(), v.Close()); err != nil {
 		log.Fatal(err)
 	}
 }

@@ -15,14 +15,11 @@ import (
 )
 
 func main() {
-	dev, err := fio.Open(os.Args[1], fio.Options{})
+	v, err := vol.OpenFile(os.Args[1], fio.Options{}) // read-only
 	if err != nil {
 		log.Fatal(err)
 	}
-	v, err := vol.Open(dev)
-	if err != nil {
-		log.Fatal(err)
-	}
+	defer v.Close()
 	err = fs.WalkDir(v, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err

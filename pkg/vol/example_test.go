@@ -1,26 +1,26 @@
 package vol_test
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"log"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
-	"github.com/ftools/ftools/pkg/exfat"
 	"github.com/ftools/ftools/pkg/fat"
 	fio "github.com/ftools/ftools/pkg/io"
 	"github.com/ftools/ftools/pkg/vol"
 )
 
-// A volume in memory: format a device made of a byte buffer, write a file,
-// read it back through io/fs.
+// A volume in memory: format a memory device as exFAT, write a file and
+// read it back through io/fs. (OpenBytes opens an image held in a byte
+// slice, such as one os.ReadFile loaded.)
 func Example() {
 	dev := fio.NewMemDevice(64<<20, 512)
-	if _, _, err := exfat.Format(dev, exfat.FormatParams{Size: dev.Size()}, time.Now()); err != nil {
+	if _, err := vol.Format(dev, vol.FormatOptions{ExFAT: &vol.ExFATParams{}}); err != nil {
 		log.Fatal(err)
 	}
 	v, err := vol.Open(dev)
@@ -28,66 +28,52 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer v.Close()
-	w, _ := v.Create("hello.txt", 0, time.Now())
-	io.WriteString(w, "Hello, exFAT\n")
-	if err := w.Close(); err != nil {
+	w, err := v.Create("hello.txt", 0, time.Now())
+	if err != nil {
 		log.Fatal(err)
 	}
-	b, _ := fs.ReadFile(v, "hello.txt")
-	fmt.Print(v.Type(), ": ", string(b))
-	// Output: exFAT: Hello, exFAT
+	_, err = io.WriteString(w, "Hello, exFAT\n")
+	if err = errors.Join(err, w.Close()); err != nil {
+		log.Fatal(err) // exiting before v.Close (or Commit) records nothing
+	}
+	b, err := fs.ReadFile(v, "hello.txt")
+	fmt.Printf("%s: %q %v\n", v.Type(), b, err)
+	// Output: exFAT: "Hello, exFAT\n" <nil>
 }
 
 // Format an image file as FAT32: create it (sparse), open it for writing
-// with the sync policy the commands use, and format it; the device's Close
-// flushes. vol.Open(dev) would then open the new volume.
+// and format it; the device's Close flushes. vol.OpenFile then opens the
+// new volume.
 func Example_formatImage() {
 	img := filepath.Join(os.TempDir(), "example-fat32.img")
 	defer os.Remove(img)
 	if err := fio.CreateImage(img, 256<<20); err != nil {
 		log.Fatal(err)
 	}
-	dev, err := fio.Open(img, fio.Options{Write: true, Sync: fio.SyncClose})
+	dev, err := fio.Open(img, fio.Options{Write: true})
 	if err != nil {
 		log.Fatal(err)
 	}
-	p := fat.FormatParams{Size: dev.Size(), Type: fat.FAT32, Label: "MYDISK"}
-	_, l, err := fat.Format(dev, p, time.Now())
+	f, err := vol.Format(dev, vol.FormatOptions{FAT: &vol.FATParams{Type: fat.FAT32, Label: "MYDISK"}})
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(l.Type, l.ClusterSize, l.Clusters, dev.Close())
+	fmt.Println(f.Type, f.FATLayout.ClusterSize, f.FATLayout.Clusters, dev.Close())
 	// Output: FAT32 512 516190 <nil>
 }
 
-// Copy a host folder into a volume: walk it with fs.WalkDir, make each
-// folder, write each file through a Writer. Abort after Close does
-// nothing, so a deferred Abort drops the files that fail half way.
-// The files appear on Close (or Commit), in the crash-safe order.
+// Copy a host folder into a volume: CopyFS makes each folder and writes
+// each file, refusing before it changes anything if a file is there
+// already. The files reach the device on Close (or Commit), in the
+// crash-safe order.
 func Example_copyTree() {
-	v, host := newVolume(), os.DirFS("testdata/tree")
-	err := fs.WalkDir(host, ".", func(name string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		} else if d.IsDir() {
-			return v.MkdirAll(name, time.Now())
-		}
-		b, err := fs.ReadFile(host, name)
-		if err != nil {
-			return err
-		}
-		w, err := v.Create(name, int64(len(b)), time.Now())
-		if err != nil {
-			return err
-		}
-		defer w.Abort()
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-		return w.Close()
-	})
-	fmt.Println(err, v.Close())
-	// Output: <nil> <nil>
+	v := newVolume()
+	if err := vol.CopyFS(v, "/", os.DirFS("testdata/tree")); err != nil {
+		log.Fatal(err)
+	}
+	b, err := fs.ReadFile(v, "docs/notes.txt")
+	fmt.Printf("%q %v %v\n", b, err, v.Close())
+	// Output: "A note kept in a folder.\n" <nil> <nil>
 }
 
 // A Volume is an fs.FS (with fs.ReadDirFS and fs.StatFS): walk it and read
@@ -108,9 +94,10 @@ func Example_walk() {
 	// docs/notes.txt: "docs/notes.txt's bytes"
 }
 
-// Update a file: read it, then Create it again; the new file replaces the
-// old one once its Writer is closed and the volume commits, so a crash
-// leaves one or the other, never a mix.
+// Update a file whole: read it, then Create it again; the new file
+// replaces the old one once its Writer is closed and the volume commits,
+// so a crash leaves one or the other, never a mix. (Volume.OpenFile
+// updates a file in place: see the example UpdateInPlace.)
 func Example_update() {
 	v := newVolume("config.txt")
 	defer v.Close()
@@ -118,71 +105,74 @@ func Example_update() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	b = append(b, " debug=1\n"...)
-	w, err := v.Create("config.txt", int64(len(b)), time.Now())
+	w, err := v.Create("config.txt", 0, time.Now())
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, err := w.Write(b); err != nil {
+	_, err = w.Write(append(b, " debug=1\n"...))
+	if err = errors.Join(err, w.Close()); err != nil {
 		log.Fatal(err) // exiting before Commit leaves config.txt as it was
 	}
-	if err := w.Close(); err != nil {
-		log.Fatal(err)
-	}
-	b, _ = fs.ReadFile(v, "config.txt")
-	fmt.Printf("%q %v\n", b, v.Commit())
-	// Output: "config.txt's bytes debug=1\n" <nil>
+	b, err = fs.ReadFile(v, "config.txt")
+	fmt.Printf("%q %v %v\n", b, err, v.Commit())
+	// Output: "config.txt's bytes debug=1\n" <nil> <nil>
 }
 
-// Check a volume without writing, then repair what the check found
-// (fsck.fat's checks and repairs; pkg/exfat has the same pair).
+// Check a volume of either file system without writing (as fsck.fat -n and
+// fsck.exfat -n do), then repair what the check found. Here each volume
+// was left dirty, as by a program that stopped before Close.
 func Example_checkAndRepair() {
-	v := newVolume("a.txt")
-	fv := vol.AsFAT(v)
-	fv.SetFreeCount(12) // damage: a wrong free count in FSINFO
-	fv.Close()
-	fv, _ = fat.Open(v.Device())
-	rep, err := fat.Check(fv, fat.CheckOptions{})
-	if err != nil {
-		log.Fatal(err)
+	for _, v := range []vol.Volume{newVolume("a.txt"), newExFAT("a.txt")} {
+		rep, err := vol.Check(v.Device(), vol.CheckOptions{})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(rep.Type, "problems:", len(rep.Problems))
+		if rep.NeedsRepair() {
+			_, err := vol.Repair(rep, vol.RepairOptions{})
+			fmt.Println("fixed:", rep.Fixed(), "left:", len(rep.Left), err, rep.Close())
+		}
+		rep, err = vol.Check(v.Device(), vol.CheckOptions{})
+		fmt.Println("clean:", rep.Clean(), err, rep.Close())
 	}
-	fmt.Println("clean:", rep.Clean())
-	plan, err := fat.Repair(fv, rep, fat.RepairOptions{}) // then closes fv
-	fmt.Println(strings.Join(plan, "\n"), err)
-	fv, _ = fat.Open(v.Device())
-	rep, _ = fat.Check(fv, fat.CheckOptions{})
-	fmt.Println("clean:", rep.Clean())
 	// Output:
-	// clean: false
-	// set FSINFO's free count to the FAT's once repaired <nil>
-	// clean: true
+	// FAT32 problems: 1
+	// fixed: 1 left: 0 <nil> <nil>
+	// clean: true <nil> <nil>
+	// exFAT problems: 1
+	// fixed: 1 left: 0 <nil> <nil>
+	// clean: true <nil> <nil>
 }
 
-// Open the volume in partition 1 of a disk image (MBR or GPT); Options.Offset
-// opens one at a byte offset instead.
+// Open the volume in partition 1 of a disk image (MBR or GPT);
+// fio.Options.Offset opens one at a byte offset instead.
 func Example_partition() {
 	img := diskImage() // a disk image with a partition table, as other tools make
 	defer os.Remove(img)
-	dev, err := fio.Open(img, fio.Options{Partition: 1})
+	v, err := vol.OpenFile(img, fio.Options{Partition: 1})
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer dev.Close()
-	v, err := vol.Open(dev)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer v.Close()
-	fmt.Println(v.Type(), dev.Start())
+	defer v.Close() // closes the device too
+	fmt.Println(v.Type(), v.Device().Start())
 	// Output: FAT16 1048576
 }
 
-// newVolume formats a FAT32 volume in memory (see Example) holding the
-// named files, each holding its own name and "'s bytes".
+// newVolume formats a FAT32 volume in memory holding the named files,
+// each holding its own name and "'s bytes", and leaves it dirty (committed,
+// not closed).
 func newVolume(names ...string) vol.Volume {
+	return fill(vol.FormatOptions{FAT: &vol.FATParams{Type: fat.FAT32, AllowSmallFAT32: true}}, names)
+}
+
+// newExFAT is newVolume for exFAT.
+func newExFAT(names ...string) vol.Volume {
+	return fill(vol.FormatOptions{ExFAT: &vol.ExFATParams{}}, names)
+}
+
+func fill(o vol.FormatOptions, names []string) vol.Volume {
 	dev := fio.NewMemDevice(64<<20, 512)
-	p := fat.FormatParams{Size: dev.Size(), Type: fat.FAT32, AllowSmallFAT32: true}
-	if _, _, err := fat.Format(dev, p, time.Now()); err != nil {
+	if _, err := vol.Format(dev, o); err != nil {
 		log.Fatal(err)
 	}
 	v, err := vol.Open(dev)
@@ -230,8 +220,8 @@ func diskImage() string {
 		log.Fatal(err)
 	}
 	defer part.Close()
-	p := fat.FormatParams{Size: size, Type: fat.FAT16, HiddenSectors: 2048}
-	if _, _, err := fat.Format(part, p, time.Now()); err != nil {
+	p := vol.FATParams{Size: size, Type: fat.FAT16, HiddenSectors: 2048}
+	if _, err := vol.Format(part, vol.FormatOptions{FAT: &p}); err != nil {
 		log.Fatal(err)
 	}
 	return img

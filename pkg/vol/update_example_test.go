@@ -1,6 +1,7 @@
 package vol_test
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -25,11 +26,9 @@ func Example_updateInPlace() {
 	if _, err := u.Seek(0, io.SeekEnd); err != nil {
 		log.Fatal(err)
 	}
-	if _, err := u.Write([]byte(" more\n")); err != nil {
-		log.Fatal(err)
-	}
-	if err := u.Close(); err != nil {
-		log.Fatal(err)
+	_, err = u.Write([]byte(" more\n"))
+	if err = errors.Join(err, u.Close()); err != nil {
+		log.Fatal(err) // exiting before Commit leaves the file's size as it was
 	}
 	b, _ := fs.ReadFile(v, "log.txt")
 	fmt.Printf("%q %v\n", b, v.Commit())

@@ -2,24 +2,23 @@
 // in image files, on block devices and in memory, without mounting them.
 //
 // A Volume is one open file system: an io/fs.FS (with fs.ReadDirFS and
-// fs.StatFS) for reading, and methods beside it that change it. Open reads
-// the boot sector of a device from package
-// github.com/ftools/ftools/pkg/io (fio) and returns a Volume for whichever
-// file system is there:
+// fs.StatFS) for reading, and methods beside it that change it. OpenFile
+// opens the volume in an image file or on a block device, whichever file
+// system it holds, with the options of package
+// github.com/ftools/ftools/pkg/io (fio): Write to change it, Partition
+// for one partition of a disk image's MBR or GPT table, Offset for a
+// volume at a byte offset.
 //
-//	dev, err := fio.Open("disk.img", fio.Options{Write: true, Sync: fio.SyncClose})
-//	v, err := vol.Open(dev)
+//	v, err := vol.OpenFile("disk.img", fio.Options{Write: true})
+//	...
+//	err = v.Close()
 //
-// fio.Open opens an image file or block device, a window of it at a byte
-// offset, or one partition of its MBR or GPT table (Options.Partition);
-// fio.NewMemDevice makes a device in memory. Format makes a new file
-// system of either kind (each with its own parameters).
-//
-// OpenFile does both steps for a path, and OpenBytes (an image in
-// memory), OpenReaderAt (read-only: every change fails, see IsReadOnly),
-// OpenReadWriterAt and OpenOSFile open a volume on bytes the caller
-// brings; the volumes these return own their device and close it with
-// themselves, leaving the caller's storage open.
+// OpenBytes opens an image held in a byte slice; OpenReaderAt (read-only:
+// every change fails, see IsReadOnly), OpenReadWriterAt and OpenOSFile
+// open a volume on storage the caller brings. The volumes these return own
+// their device and close it with themselves, leaving the caller's storage
+// open. Open takes a device the caller opened (fio.Open, fio.NewMemDevice)
+// and leaves it open.
 //
 // Reading goes through io/fs: fs.ReadFile, fs.WalkDir, fs.Glob and the like
 // take a Volume as they are. Names match without regard to case, as the
@@ -30,9 +29,10 @@
 // records the file, Abort drops it (and does nothing after Close, so
 // deferring it right after Create drops a file that fails half way).
 // Mkdir, MkdirAll, Remove, RemoveAll, Rename, SetAttr and SetLabel change
-// the tree. OpenFile opens an existing file to write it in place
-// (FileUpdater: WriteAt, Seek, Truncate, append); CreateFile is Create
-// without a size hint or a time.
+// the tree; CopyFS copies a host tree (any fs.FS) in; CreateFile is
+// Create without a size hint or a time. Volume.OpenFile opens an
+// existing file to write it in place (FileUpdater: WriteAt, Seek,
+// Truncate, append).
 //
 // Changes take effect on Commit or Close. Both write what changed in the
 // crash-safe order of the file system's package (data, then the
@@ -42,23 +42,17 @@
 // an entry over unwritten data. A file's data may go out before, into
 // clusters nothing names yet (the volume marked dirty first): a program
 // that stops before Commit leaves every file and folder as it was.
-// Close also clears the dirty bit the session set; a volume from Open
-// does not close the device, whose own Close flushes under every sync
-// policy but fio.SyncNone (the zero Options' policy is fio.SyncClose, the
-// commands' default).
+// Close also clears the dirty bit the session set, and closes the device
+// the volume owns; a device's Close flushes under every sync policy but
+// fio.SyncNone (the zero fio.Options flush at Close).
 //
 // Errors: a missing or existing name is an *fs.PathError wrapping
 // fs.ErrNotExist or fs.ErrExist; IsFull tells a full volume or directory
 // (NoSpace says how much was needed); damage is an error naming the
 // structure and where it lies.
 //
-// Format, Check, Repair, Describe and Room do for both file systems what
-// pkg/fat and pkg/exfat do for one, with one report and one description
-// type. FAT-only features (FSINFO, allocation policies other than
-// contiguous, the boot sector's label) are the optional interface
-// FATFeatures; the short names' code page is SetCodePage. The rest of
-// each file system's own surface stays on its package's Volume, reached
-// with AsFAT and AsExFAT.
+// Formatting, checking, repairing and each file system's own features are
+// described under "The rest of the surface" below.
 //
 // # Lifetimes
 //
@@ -109,12 +103,28 @@
 //     "a/../b", "a/./b", `a\b`, "::/a", "") is refused with fs.ErrInvalid
 //     in an *fs.PathError, as io/fs asks, and testing/fstest.TestFS checks.
 //   - The methods that change the volume (Create, Mkdir, MkdirAll, Remove,
-//     RemoveAll, Empty, Rename, SetAttr, Fallocate, CheckTree) take volume
-//     paths, the toolkit's looser form: rooted or not, "\" read as "/",
+//     RemoveAll, Empty, Rename, SetAttr, Fallocate, CheckTree, and
+//     CopyFS's folder) take volume paths, the toolkit's looser form: rooted or not, "\" read as "/",
 //     a leading "::" dropped, cleaned lexically ("a/../a/b" is "a/b",
 //     "/" and "." the root), with the same trailing-slash rule.
 //
 // Names match as the volume compares them: without case.
+//
+// # The rest of the surface
+//
+// Format makes a new file system of either kind on a device, with its
+// own parameters (FATParams or ExFATParams), and Trim discards a volume's
+// free clusters. Check checks a volume as fsck.fat -n and fsck.exfat -n
+// do and Repair repairs what it found, with one Report for both;
+// Describe gives a volume's layout in one Description; Room and
+// EntrySlots say what a set of new names takes, for a planner that
+// refuses before it writes. FAT-only features (FSINFO, allocation
+// policies other than contiguous, the boot sector's label) are the
+// optional interface FATFeatures; the code page of FAT's short names and
+// labels is SetCodePage, one setting for the process. The rest of each
+// file system's own surface stays on its package's Volume, reached with
+// AsFAT and AsExFAT. A device opened with FTOOLS_WRITE_LOG set records
+// its writes (see package fio), for power-cut replay tests.
 package vol
 
 import (

@@ -36,8 +36,13 @@ import (
 //     the Updater is closed (or synced), by the volume's next commit.
 //
 // An Updater is used from one goroutine; the file must not be renamed or
-// removed while it is open.
-type Updater struct {
+// removed while it is open. Its methods (Write, WriteAt, Seek, Truncate,
+// Sync, Close, Size, Name) are both file systems' one set: see pkg/vol's
+// FileUpdater.
+type Updater = fsutil.Updater
+
+// updater is an Updater's state on this file system.
+type updater struct {
 	f      fsutil.FileUpdate
 	v      *Volume
 	parent *dir
@@ -75,63 +80,29 @@ func (v *Volume) OpenFile(name string, flag int) (*Updater, error) {
 	s := &r.Set.Stream
 	// Both fit in an int64: recordExtents checked DataLength against the heap.
 	size := int64(s.DataLength)
-	u := &Updater{v: v, parent: parent, rec: r, chain: chain, onDisk: extentsClusters(chain),
+	u := &updater{v: v, parent: parent, rec: r, chain: chain, onDisk: extentsClusters(chain),
 		chained: !s.NoFATChain() && len(chain) > 0, valid: int64(min(s.ValidDataLength, s.DataLength))}
 	u.f = fsutil.FileUpdate{C: (*updateOps)(u), Path: p, Size: size, Append: flag&os.O_APPEND != 0, MaxSize: math.MaxInt64, TooLarge: errors.New("exfat: file too large")}
 	parent.node.Pin() // until Close
 	if flag&os.O_TRUNC != 0 && size > 0 {
-		if err := u.Truncate(0); err != nil {
+		if err := u.f.Truncate(0); err != nil {
 			u.f.Done = true
 			parent.node.Unpin()
 			return nil, err
 		}
 	}
-	return u, nil
+	return fsutil.NewUpdater(&u.f), nil
 }
 
-// Name is the file's volume path.
-func (u *Updater) Name() string { return u.f.Path }
-
-// Size is the file's size (DataLength) as written so far.
-func (u *Updater) Size() int64 { return u.f.Size }
-
-// Write writes p at the current offset (at the end under O_APPEND) and
-// moves the offset past it.
-func (u *Updater) Write(p []byte) (int, error) { return u.f.Write(p) }
-
-// WriteAt writes p at byte off of the file, making it longer if it ends
-// past the end (a gap reads as zeros). It is refused under O_APPEND, as
-// os.File refuses it.
-func (u *Updater) WriteAt(p []byte, off int64) (int, error) { return u.f.WriteAt(p, off) }
-
-// Seek sets the offset of the next Write (io.Seeker); an offset past the
-// end is allowed, and a Write there leaves zeros in between.
-func (u *Updater) Seek(offset int64, whence int) (int64, error) { return u.f.Seek(offset, whence) }
-
-// Truncate changes the file's size to n. A longer file gets zeros (and
-// the clusters to hold them) up to its new size, which becomes its valid
-// data length too; a shorter one keeps the clusters its size needs: those
-// it had on disk are freed after its entry says the new size (this
-// commits the volume), those the Updater added are freed at once.
-func (u *Updater) Truncate(n int64) error { return u.f.Truncate(n) }
-
-// Sync records the file's entry set as it is now and commits the volume.
-func (u *Updater) Sync() error { return u.f.Sync() }
-
-// Close records the file's entry set (sizes, clusters, modification time)
-// for the volume's next commit; under --sync file the volume commits and
-// flushes here. A second Close does nothing.
-func (u *Updater) Close() error { return u.f.Close() }
-
 // updateOps is an Updater as the shared fsutil.FileUpdate drives it.
-type updateOps Updater
+type updateOps updater
 
 func (o *updateOps) Begin() error                  { return o.v.begin() }
-func (o *updateOps) Reach(off, end int64) error    { return (*Updater)(o).reach(off, end) }
-func (o *updateOps) Put(p []byte, pos int64) error { return (*Updater)(o).put(p, pos) }
+func (o *updateOps) Reach(off, end int64) error    { return (*updater)(o).reach(off, end) }
+func (o *updateOps) Put(p []byte, pos int64) error { return (*updater)(o).put(p, pos) }
 func (o *updateOps) Wrote(off, end int64)          { o.valid = max(o.valid, end) }
-func (o *updateOps) Shrink(n int64) error          { return (*Updater)(o).shrink(n) }
-func (o *updateOps) Record() error                 { return (*Updater)(o).record(true) }
+func (o *updateOps) Shrink(n int64) error          { return (*updater)(o).shrink(n) }
+func (o *updateOps) Record() error                 { return (*updater)(o).record(true) }
 func (o *updateOps) Commit() error                 { return o.v.Commit() }
 func (o *updateOps) FileDone() error               { return fsutil.FileDone(o.v.dev, o.v.Commit) }
 func (o *updateOps) Unpin()                        { o.parent.node.Unpin() }
@@ -144,7 +115,7 @@ func (o *updateOps) Closed() error {
 
 // reach makes the file ready for a write of [off, end): clusters for end
 // bytes, and zeros from the valid data length up to off.
-func (u *Updater) reach(off, end int64) error {
+func (u *updater) reach(off, end int64) error {
 	if err := u.grow(end); err != nil {
 		return err
 	}
@@ -160,7 +131,7 @@ func (u *Updater) reach(off, end int64) error {
 // grow allocates the clusters a file of n bytes needs beyond its chain,
 // right after its last cluster where they are free (marked in the
 // bitmap; the FAT is written at record).
-func (u *Updater) grow(n int64) error {
+func (u *updater) grow(n int64) error {
 	v := u.v
 	need := v.clustersFor(n) - extentsClusters(u.chain)
 	if need <= 0 {
@@ -188,14 +159,14 @@ func (u *Updater) grow(n int64) error {
 // put queues p at byte pos of the file, which its chain covers, through
 // the volume's data stream (which reads the rest of a partial block
 // before it writes it).
-func (u *Updater) put(p []byte, pos int64) error {
+func (u *updater) put(p []byte, pos int64) error {
 	v := u.v
 	offset := func(c uint32) int64 { return v.layout.ClusterOffset(Cluster(c)) }
 	return fsutil.PutRuns(p, pos, u.chain, Extent.run, v.layout.ClusterSize, offset, v.writeData, ErrCorrupt)
 }
 
 // shrink cuts the file to n bytes.
-func (u *Updater) shrink(n int64) error {
+func (u *updater) shrink(n int64) error {
 	v := u.v
 	keep := v.clustersFor(n)
 	u.valid = min(u.valid, n)
@@ -237,7 +208,7 @@ func (u *Updater) shrink(n int64) error {
 // record puts the file's entry set as it is now (clusters, sizes, times)
 // in its directory, and (withFAT) the FAT chain of a fragmented file
 // whose clusters changed (the commit writes it before the entries).
-func (u *Updater) record(withFAT bool) error {
+func (u *updater) record(withFAT bool) error {
 	v, r := u.v, u.rec
 	s := &r.Set.Stream
 	s.Flags = streamAllocOK

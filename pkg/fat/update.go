@@ -35,8 +35,13 @@ const phaseOpen = phaseFinal + 1
 //     the Updater is closed (or synced), by the volume's next commit.
 //
 // An Updater is used from one goroutine; the file must not be renamed or
-// removed while it is open.
-type Updater struct {
+// removed while it is open. Its methods (Write, WriteAt, Seek, Truncate,
+// Sync, Close, Size, Name) are both file systems' one set: see pkg/vol's
+// FileUpdater.
+type Updater = fsutil.Updater
+
+// updater is an Updater's state on this file system.
+type updater struct {
 	f      fsutil.FileUpdate
 	v      *Volume
 	parent *dir
@@ -80,20 +85,20 @@ func (v *Volume) OpenFile(name string, flag int) (*Updater, error) {
 	if have*v.layout.ClusterSize < size {
 		return nil, &fs.PathError{Op: "open", Path: p, Err: damaged(fmt.Errorf("%w: the file's size is %d bytes but its chain holds %d clusters of %d bytes", ErrCorrupt, size, have, v.layout.ClusterSize))}
 	}
-	u := &Updater{v: v, parent: parent, rec: r, chain: chain, onDisk: have}
+	u := &updater{v: v, parent: parent, rec: r, chain: chain, onDisk: have}
 	u.f = fsutil.FileUpdate{C: (*updateOps)(u), Path: p, Size: size, Append: flag&os.O_APPEND != 0, MaxSize: MaxFileSize, TooLarge: ErrFileTooLarge}
 	if len(chain) > 0 {
 		u.diskLast = chain[len(chain)-1].End() - 1
 	}
 	parent.node.Pin() // until Close
 	if flag&os.O_TRUNC != 0 && size > 0 {
-		if err := u.Truncate(0); err != nil {
+		if err := u.f.Truncate(0); err != nil {
 			u.f.Done = true
 			parent.node.Unpin()
 			return nil, err
 		}
 	}
-	return u, nil
+	return fsutil.NewUpdater(&u.f), nil
 }
 
 // extentClusters counts the clusters of exts.
@@ -105,50 +110,17 @@ func extentClusters(exts []Extent) int64 {
 	return n
 }
 
-// Name is the file's volume path.
-func (u *Updater) Name() string { return u.f.Path }
-
-// Size is the file's size as written so far.
-func (u *Updater) Size() int64 { return u.f.Size }
-
-// Write writes p at the current offset (at the end under O_APPEND) and
-// moves the offset past it.
-func (u *Updater) Write(p []byte) (int, error) { return u.f.Write(p) }
-
-// WriteAt writes p at byte off of the file, making it longer if it ends
-// past the end (a gap between the old end and off reads as zeros). It
-// is refused under O_APPEND, as os.File refuses it.
-func (u *Updater) WriteAt(p []byte, off int64) (int, error) { return u.f.WriteAt(p, off) }
-
-// Seek sets the offset of the next Write (io.Seeker); an offset past the
-// end is allowed, and a Write there leaves zeros in between.
-func (u *Updater) Seek(offset int64, whence int) (int64, error) { return u.f.Seek(offset, whence) }
-
-// Truncate changes the file's size to n. A longer file gets zeros (and
-// the clusters to hold them); a shorter one keeps the clusters its size
-// needs: those it had on disk are freed after its entry says the new
-// size (this commits the volume), those Updater added are freed at once.
-func (u *Updater) Truncate(n int64) error { return u.f.Truncate(n) }
-
-// Sync records the file's entry as it is now and commits the volume.
-func (u *Updater) Sync() error { return u.f.Sync() }
-
-// Close records the file's entry (size, clusters, modification time)
-// for the volume's next commit; under --sync file the volume commits and
-// flushes here. A second Close does nothing.
-func (u *Updater) Close() error { return u.f.Close() }
-
 // updateOps is an Updater as the shared fsutil.FileUpdate drives it.
-type updateOps Updater
+type updateOps updater
 
 func (o *updateOps) Begin() error               { return o.v.begin() }
-func (o *updateOps) Reach(off, end int64) error { return (*Updater)(o).extend(off, end) }
+func (o *updateOps) Reach(off, end int64) error { return (*updater)(o).extend(off, end) }
 func (o *updateOps) Put(p []byte, pos int64) error {
-	return (*Updater)(o).put(p, pos)
+	return (*updater)(o).put(p, pos)
 }
 func (o *updateOps) Wrote(off, end int64) {}
-func (o *updateOps) Shrink(n int64) error { return (*Updater)(o).shrink(n) }
-func (o *updateOps) Record() error        { (*Updater)(o).record(); return nil }
+func (o *updateOps) Shrink(n int64) error { return (*updater)(o).shrink(n) }
+func (o *updateOps) Record() error        { (*updater)(o).record(); return nil }
 func (o *updateOps) Commit() error        { return o.v.Commit() }
 func (o *updateOps) FileDone() error      { return fsutil.FileDone(o.v.dev, o.v.Commit) }
 func (o *updateOps) Unpin()               { o.parent.node.Unpin() }
@@ -163,7 +135,7 @@ func (o *updateOps) Closed() error {
 // clusters past the chain are allocated, and the bytes between the old
 // end and off (the old last cluster's slack, new clusters' old contents)
 // are zeroed.
-func (u *Updater) extend(off, end int64) error {
+func (u *updater) extend(off, end int64) error {
 	if end <= u.f.Size {
 		return nil
 	}
@@ -179,7 +151,7 @@ func (u *Updater) extend(off, end int64) error {
 // grow allocates the clusters a file of n bytes needs beyond its chain,
 // after its last cluster where they are free. The link from the last
 // cluster the entry on disk names is held until Close (phaseOpen).
-func (u *Updater) grow(n int64) error {
+func (u *updater) grow(n int64) error {
 	v := u.v
 	need := v.clustersFor(n) - extentClusters(u.chain)
 	if need <= 0 {
@@ -216,14 +188,14 @@ func (u *Updater) grow(n int64) error {
 // put queues p at byte pos of the file, which its chain covers, through
 // the volume's data stream (which reads the rest of a partial block
 // before it writes it).
-func (u *Updater) put(p []byte, pos int64) error {
+func (u *updater) put(p []byte, pos int64) error {
 	v := u.v
 	offset := func(c uint32) int64 { return v.layout.ClusterOffset(Cluster(c)) }
 	return fsutil.PutRuns(p, pos, u.chain, Extent.run, v.layout.ClusterSize, offset, v.writeData, ErrCorrupt)
 }
 
 // shrink cuts the file to n bytes.
-func (u *Updater) shrink(n int64) error {
+func (u *updater) shrink(n int64) error {
 	v := u.v
 	keep := v.clustersFor(n)
 	// Clusters added since the entry was written: nothing on disk names
@@ -268,7 +240,7 @@ func (u *Updater) shrink(n int64) error {
 // record puts the file's new entry (first cluster, size, times) in its
 // directory: in phaseEntries, or in phaseAfterEntries when the chain on
 // disk grew (its link, held until now, goes out in phaseEntries).
-func (u *Updater) record() {
+func (u *updater) record() {
 	v, r := u.v, u.rec
 	first := Cluster(0)
 	if len(u.chain) > 0 {

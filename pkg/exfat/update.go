@@ -82,36 +82,18 @@ func (v *Volume) OpenFile(name string, flag int) (*Updater, error) {
 	size := int64(s.DataLength)
 	u := &updater{v: v, parent: parent, rec: r, chain: chain, onDisk: extentsClusters(chain),
 		chained: !s.NoFATChain() && len(chain) > 0, valid: int64(min(s.ValidDataLength, s.DataLength))}
-	u.f = fsutil.FileUpdate{C: (*updateOps)(u), Path: p, Size: size, Append: flag&os.O_APPEND != 0, MaxSize: math.MaxInt64, TooLarge: errors.New("exfat: file too large")}
-	parent.node.Pin() // until Close
-	if flag&os.O_TRUNC != 0 && size > 0 {
-		if err := u.f.Truncate(0); err != nil {
-			u.f.Done = true
-			parent.node.Unpin()
-			return nil, err
-		}
-	}
-	return fsutil.NewUpdater(&u.f), nil
+	u.f = fsutil.FileUpdate{C: (*updateOps)(u), V: fsutil.UpdateVolume{Begin: v.begin, Commit: v.Commit, Dev: v.dev, Closed: func() bool { return v.closed }, ClosedErr: errClosedWriter, Pin: parent.node.Pin, Unpin: parent.node.Unpin}, Path: p, Size: size, Append: flag&os.O_APPEND != 0, MaxSize: math.MaxInt64, TooLarge: errors.New("exfat: file too large")}
+	return u.f.Start(flag&os.O_TRUNC != 0)
 }
 
 // updateOps is an Updater as the shared fsutil.FileUpdate drives it.
 type updateOps updater
 
-func (o *updateOps) Begin() error                  { return o.v.begin() }
 func (o *updateOps) Reach(off, end int64) error    { return (*updater)(o).reach(off, end) }
-func (o *updateOps) Put(p []byte, pos int64) error { return (*updater)(o).put(p, pos) }
+func (o *updateOps) Put(p []byte, pos int64) error { return o.v.putRuns(p, pos, o.chain) }
 func (o *updateOps) Wrote(off, end int64)          { o.valid = max(o.valid, end) }
 func (o *updateOps) Shrink(n int64) error          { return (*updater)(o).shrink(n) }
 func (o *updateOps) Record() error                 { return (*updater)(o).record(true) }
-func (o *updateOps) Commit() error                 { return o.v.Commit() }
-func (o *updateOps) FileDone() error               { return fsutil.FileDone(o.v.dev, o.v.Commit) }
-func (o *updateOps) Unpin()                        { o.parent.node.Unpin() }
-func (o *updateOps) Closed() error {
-	if o.v.closed {
-		return errClosedWriter
-	}
-	return nil
-}
 
 // reach makes the file ready for a write of [off, end): clusters for end
 // bytes, and zeros from the valid data length up to off.
@@ -120,7 +102,7 @@ func (u *updater) reach(off, end int64) error {
 		return err
 	}
 	if off > u.valid {
-		if err := fsutil.ZeroRange(u.put, u.valid, off); err != nil {
+		if err := fsutil.ZeroRange((*updateOps)(u).Put, u.valid, off); err != nil {
 			return err
 		}
 		u.valid = off
@@ -154,15 +136,6 @@ func (u *updater) grow(n int64) error {
 	}
 	u.relink = true
 	return nil
-}
-
-// put queues p at byte pos of the file, which its chain covers, through
-// the volume's data stream (which reads the rest of a partial block
-// before it writes it).
-func (u *updater) put(p []byte, pos int64) error {
-	v := u.v
-	offset := func(c uint32) int64 { return v.layout.ClusterOffset(Cluster(c)) }
-	return fsutil.PutRuns(p, pos, u.chain, Extent.run, v.layout.ClusterSize, offset, v.writeData, ErrCorrupt)
 }
 
 // shrink cuts the file to n bytes.
@@ -238,9 +211,3 @@ func (u *updater) record(withFAT bool) error {
 	u.onDisk, u.relink = extentsClusters(u.chain), false
 	return nil
 }
-
-var (
-	_ io.WriterAt    = (*Updater)(nil)
-	_ io.WriteSeeker = (*Updater)(nil)
-	_ io.Closer      = (*Updater)(nil)
-)

@@ -46,7 +46,7 @@ func (v *Volume) fileStore() *fsutil.FileStore[Extent] {
 		ClusterSize: cs,
 		Run:         Extent.run,
 		Extent:      extentOf,
-		Offset:      func(c uint32) int64 { return v.layout.ClusterOffset(Cluster(c)) },
+		Offset:      v.offsetOf,
 		Allocate: func(n int64, after uint32) ([]Extent, error) {
 			if n > int64(v.bitmap.free) {
 				return nil, &NoSpaceError{Need: min(n, math.MaxInt64/cs) * cs, Free: int64(v.bitmap.free) * cs}
@@ -114,6 +114,16 @@ func (w *Writer) ReadFrom(r io.Reader) (int64, error) {
 	}
 	return w.f.ReadFrom(r)
 }
+
+// putRuns queues p at byte pos of a file whose clusters are exts, through
+// the volume's data stream (which reads the rest of a partial block
+// before it writes it).
+func (v *Volume) putRuns(p []byte, pos int64, exts []Extent) error {
+	return fsutil.PutRuns(p, pos, exts, Extent.run, v.layout.ClusterSize, v.offsetOf, v.writeData, ErrCorrupt)
+}
+
+// offsetOf is where cluster c lies on the device.
+func (v *Volume) offsetOf(c uint32) int64 { return v.layout.ClusterOffset(Cluster(c)) }
 
 // readInto reads at most n bytes of r into the data stream at off.
 func (v *Volume) readInto(off int64, r io.Reader, n int64) (int64, error) {

@@ -86,19 +86,11 @@ func (v *Volume) OpenFile(name string, flag int) (*Updater, error) {
 		return nil, &fs.PathError{Op: "open", Path: p, Err: damaged(fmt.Errorf("%w: the file's size is %d bytes but its chain holds %d clusters of %d bytes", ErrCorrupt, size, have, v.layout.ClusterSize))}
 	}
 	u := &updater{v: v, parent: parent, rec: r, chain: chain, onDisk: have}
-	u.f = fsutil.FileUpdate{C: (*updateOps)(u), Path: p, Size: size, Append: flag&os.O_APPEND != 0, MaxSize: MaxFileSize, TooLarge: ErrFileTooLarge}
+	u.f = fsutil.FileUpdate{C: (*updateOps)(u), V: fsutil.UpdateVolume{Begin: v.begin, Commit: v.Commit, Dev: v.dev, Closed: func() bool { return v.closed }, ClosedErr: ErrClosed, Pin: parent.node.Pin, Unpin: parent.node.Unpin}, Path: p, Size: size, Append: flag&os.O_APPEND != 0, MaxSize: MaxFileSize, TooLarge: ErrFileTooLarge}
 	if len(chain) > 0 {
 		u.diskLast = chain[len(chain)-1].End() - 1
 	}
-	parent.node.Pin() // until Close
-	if flag&os.O_TRUNC != 0 && size > 0 {
-		if err := u.f.Truncate(0); err != nil {
-			u.f.Done = true
-			parent.node.Unpin()
-			return nil, err
-		}
-	}
-	return fsutil.NewUpdater(&u.f), nil
+	return u.f.Start(flag&os.O_TRUNC != 0)
 }
 
 // extentClusters counts the clusters of exts.
@@ -113,23 +105,11 @@ func extentClusters(exts []Extent) int64 {
 // updateOps is an Updater as the shared fsutil.FileUpdate drives it.
 type updateOps updater
 
-func (o *updateOps) Begin() error               { return o.v.begin() }
-func (o *updateOps) Reach(off, end int64) error { return (*updater)(o).extend(off, end) }
-func (o *updateOps) Put(p []byte, pos int64) error {
-	return (*updater)(o).put(p, pos)
-}
-func (o *updateOps) Wrote(off, end int64) {}
-func (o *updateOps) Shrink(n int64) error { return (*updater)(o).shrink(n) }
-func (o *updateOps) Record() error        { (*updater)(o).record(); return nil }
-func (o *updateOps) Commit() error        { return o.v.Commit() }
-func (o *updateOps) FileDone() error      { return fsutil.FileDone(o.v.dev, o.v.Commit) }
-func (o *updateOps) Unpin()               { o.parent.node.Unpin() }
-func (o *updateOps) Closed() error {
-	if o.v.closed {
-		return ErrClosed
-	}
-	return nil
-}
+func (o *updateOps) Reach(off, end int64) error    { return (*updater)(o).extend(off, end) }
+func (o *updateOps) Put(p []byte, pos int64) error { return o.v.putRuns(p, pos, o.chain) }
+func (o *updateOps) Wrote(off, end int64)          {}
+func (o *updateOps) Shrink(n int64) error          { return (*updater)(o).shrink(n) }
+func (o *updateOps) Record() error                 { (*updater)(o).record(); return nil }
 
 // extend makes room for the file to end at end, with a write from off:
 // clusters past the chain are allocated, and the bytes between the old
@@ -143,7 +123,7 @@ func (u *updater) extend(off, end int64) error {
 		return err
 	}
 	if off > u.f.Size {
-		return fsutil.ZeroRange(u.put, u.f.Size, off)
+		return fsutil.ZeroRange((*updateOps)(u).Put, u.f.Size, off)
 	}
 	return nil
 }
@@ -183,15 +163,6 @@ func (u *updater) grow(n int64) error {
 		u.chain = append(u.chain, e)
 	}
 	return nil
-}
-
-// put queues p at byte pos of the file, which its chain covers, through
-// the volume's data stream (which reads the rest of a partial block
-// before it writes it).
-func (u *updater) put(p []byte, pos int64) error {
-	v := u.v
-	offset := func(c uint32) int64 { return v.layout.ClusterOffset(Cluster(c)) }
-	return fsutil.PutRuns(p, pos, u.chain, Extent.run, v.layout.ClusterSize, offset, v.writeData, ErrCorrupt)
 }
 
 // shrink cuts the file to n bytes.
@@ -269,9 +240,3 @@ func (u *updater) record() {
 		u.diskLast = 0
 	}
 }
-
-var (
-	_ io.WriterAt    = (*Updater)(nil)
-	_ io.WriteSeeker = (*Updater)(nil)
-	_ io.Closer      = (*Updater)(nil)
-)

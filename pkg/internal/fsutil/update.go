@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // UpdateFlags are the flags an in-place update (the codecs' OpenFile)
@@ -24,9 +26,6 @@ func CheckUpdateFlags(flag int, path string) error {
 // UpdateCodec is what a codec's in-place updater does its own way, for
 // the shared FileUpdate.
 type UpdateCodec interface {
-	// Begin refuses a change on a closed or read-only volume and starts
-	// one (the dirty flag armed).
-	Begin() error
 	// Reach makes the file ready for a write of [off, end): clusters for
 	// end bytes, zeros where the bytes before off are not the file's
 	// (FAT: from its size; exFAT: from its valid data length).
@@ -40,14 +39,47 @@ type UpdateCodec interface {
 	Shrink(n int64) error
 	// Record puts the file's entry as it is now in its directory.
 	Record() error
-	// Commit commits the volume; FileDone ends a file as the sync policy
+}
+
+// UpdateVolume is what an updater asks of its volume, the same on both
+// codecs.
+type UpdateVolume struct {
+	// Begin refuses a change on a closed or read-only volume and starts
+	// one (the dirty flag armed).
+	Begin func() error
+	// Commit commits the volume.
+	Commit func() error
+	// Dev is the volume's device: Close ends a file as its sync policy
 	// asks (see FileDone).
-	Commit() error
-	FileDone() error
-	// Closed is the error for a call after the volume's Close, or nil.
-	Closed() error
-	// Unpin lets the file's directory go from the cache.
-	Unpin()
+	Dev *fio.Device
+	// Closed reports whether the volume is closed; ClosedErr is the
+	// error for a call after that.
+	Closed    func() bool
+	ClosedErr error
+	// Pin keeps the file's directory in the cache until Unpin.
+	Pin, Unpin func()
+}
+
+// Start pins the file's directory until Close, cuts the file to 0 bytes
+// when trunc (O_TRUNC), and returns the Updater over f.
+func (f *FileUpdate) Start(trunc bool) (*Updater, error) {
+	f.V.Pin()
+	if trunc && f.Size > 0 {
+		if err := f.Truncate(0); err != nil {
+			f.Done = true
+			f.V.Unpin()
+			return nil, err
+		}
+	}
+	return NewUpdater(f), nil
+}
+
+// closedErr is the error for a call after the volume's Close, or nil.
+func (v UpdateVolume) closedErr() error {
+	if v.Closed() {
+		return v.ClosedErr
+	}
+	return nil
 }
 
 // FileUpdate is the state and the steps both codecs' in-place file
@@ -58,6 +90,7 @@ type UpdateCodec interface {
 // entry is recorded.
 type FileUpdate struct {
 	C        UpdateCodec
+	V        UpdateVolume
 	Path     string
 	Size     int64
 	Pos      int64
@@ -74,10 +107,10 @@ func (f *FileUpdate) usable(op string) error {
 	if f.Done {
 		return &fs.PathError{Op: op, Path: f.Path, Err: fs.ErrClosed}
 	}
-	if err := f.C.Closed(); err != nil {
+	if err := f.V.closedErr(); err != nil {
 		return err
 	}
-	return f.C.Begin()
+	return f.V.Begin()
 }
 
 // Write writes p at the current offset (at the end under O_APPEND) and
@@ -199,7 +232,7 @@ func (f *FileUpdate) Sync() error {
 		}
 		f.Changed = false
 	}
-	return f.C.Commit()
+	return f.V.Commit()
 }
 
 // Close records the file's entry for the volume's next commit (FileDone:
@@ -210,8 +243,8 @@ func (f *FileUpdate) Close() error {
 		return nil
 	}
 	f.Done = true
-	defer f.C.Unpin()
-	if err := f.C.Closed(); err != nil {
+	defer f.V.Unpin()
+	if err := f.V.closedErr(); err != nil {
 		return err
 	}
 	if !f.Changed {
@@ -221,7 +254,7 @@ func (f *FileUpdate) Close() error {
 		return err
 	}
 	f.Changed = false
-	return f.C.FileDone()
+	return FileDone(f.V.Dev, f.V.Commit)
 }
 
 // OpenUpdate starts an OpenFile of name (path is its cleaned form, for

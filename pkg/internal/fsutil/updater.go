@@ -1,5 +1,7 @@
 package fsutil
 
+import "io"
+
 // Updater is pkg/fat's and pkg/exfat's Updater: an existing file open
 // for writing in place, as its codec's OpenFile returns it. Its steps are
 // FileUpdate's; what each file system does for them (and what a power cut
@@ -42,3 +44,9 @@ func (u *Updater) Sync() error { return u.f.Sync() }
 // the volume's next commit; under the file sync policy the volume commits
 // and flushes here. A second Close does nothing.
 func (u *Updater) Close() error { return u.f.Close() }
+
+var (
+	_ io.WriterAt    = (*Updater)(nil)
+	_ io.WriteSeeker = (*Updater)(nil)
+	_ io.Closer      = (*Updater)(nil)
+)

@@ -246,7 +246,7 @@ func Check(v *Volume, opts CheckOptions) (*Report, error) {
 	if err := step("comparing the %d FAT copies of %d bytes from byte %d, while walking the directory tree and every cluster chain", l.NumFATs, l.FATSize, l.FATOffset); err != nil {
 		return nil, err
 	}
-	job := startFATCopies(v, rep)
+	job := startFATCopies(opts.Context, v, rep)
 	sound := 0
 	p.volume = len(p.steps)
 	t, err := runTree(&image{v: v, tb: v.table}, p, opts)

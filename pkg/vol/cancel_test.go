@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	fio "github.com/ftools/ftools/pkg/io"
@@ -14,17 +15,17 @@ import (
 
 // stopAfter is a context that is done from its (n+1)-th look on: it
 // cancels at the n-th cancellation point an operation passes, counted,
-// not timed.
+// not timed (FAT's check looks from two goroutines).
 type stopAfter struct {
 	context.Context
-	n, looks int
+	n     int64
+	looks atomic.Int64
 }
 
-func newStopAfter(n int) *stopAfter { return &stopAfter{Context: context.Background(), n: n} }
+func newStopAfter(n int) *stopAfter { return &stopAfter{Context: context.Background(), n: int64(n)} }
 
 func (c *stopAfter) Err() error {
-	c.looks++
-	if c.looks > c.n {
+	if c.looks.Add(1) > c.n {
 		return context.Canceled
 	}
 	return nil
@@ -162,6 +163,24 @@ func TestCheckCancelled(t *testing.T) {
 				if !bytes.Equal(b, img) {
 					t.Fatalf("%s: the cancelled check wrote", name)
 				}
+			}
+			// Cancelled at each of its points in turn (the FAT copies'
+			// chunks, each step and directory), it stops there.
+			for n := 0; ; n++ {
+				rep, err := Check(dev, CheckOptions{Context: newStopAfter(n)})
+				if err == nil {
+					if n < 5 {
+						t.Fatalf("the check ended at cancellation point %d: too few", n)
+					}
+					rep.Close()
+					break
+				}
+				if !errors.Is(err, context.Canceled) || n > 1000 {
+					t.Fatalf("cancelled at point %d: %v", n, err)
+				}
+			}
+			if !bytes.Equal(b, img) {
+				t.Fatal("a cancelled check wrote")
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package exfat
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 
@@ -58,6 +59,11 @@ type CheckOptions struct {
 	Visit func(path string)
 	// Progress, if set, is told of each stage of the check (fverify -v).
 	Progress func(stage string)
+	// Context, if not nil, stops the check once it is done: at the start
+	// of each stage Progress is told of and of each directory, Check
+	// returns its error (wrapped; errors.Is finds context.Canceled). A
+	// check writes nothing, cancelled or not.
+	Context context.Context
 }
 
 // Defaults for CheckOptions.
@@ -149,7 +155,7 @@ func (r *Report) addf(kind, path string, c Cluster, off int64, format string, ar
 // file uses (lost). Damage goes into the Report; the error is only for
 // what stops the check (the device cannot be read).
 func Check(v *Volume, opts CheckOptions) (*Report, error) {
-	progress := fsutil.CheckStart(&opts.MaxDepth, &opts.MaxProblems, opts.Progress)
+	progress := fsutil.CheckStart(opts.Context, &opts.MaxDepth, &opts.MaxProblems, opts.Progress)
 	l := v.layout
 	rep := &Report{Clusters: l.Clusters, maxProblems: opts.MaxProblems}
 	for _, w := range v.warnings {
@@ -157,7 +163,9 @@ func Check(v *Volume, opts CheckOptions) (*Report, error) {
 			rep.Warnings = append(rep.Warnings, w)
 		}
 	}
-	progress("checking the boot regions and their checksums")
+	if err := progress("checking the boot regions and their checksums"); err != nil {
+		return nil, err
+	}
 	if err := checkBoot(v, rep); err != nil {
 		return nil, err
 	}
@@ -165,7 +173,9 @@ func Check(v *Volume, opts CheckOptions) (*Report, error) {
 		rep.dirty = true
 		rep.addf(KindDirty, "", 0, offVolumeFlags, "the VolumeDirty flag is set: the volume was not unmounted cleanly")
 	}
-	progress("checking the allocation bitmap, the up-case table and every directory and file")
+	if err := progress("checking the allocation bitmap, the up-case table and every directory and file"); err != nil {
+		return nil, err
+	}
 	t := newTreeCheck(v, rep, opts)
 	if err := t.run(); err != nil {
 		return nil, err

@@ -8,6 +8,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // treeCheck walks the directory tree and the clusters every file uses.
@@ -157,6 +159,11 @@ func (t *treeCheck) walk() error {
 
 // walkDir checks the members of one parsed directory and descends.
 func (t *treeCheck) walkDir(dirPath string, exts []Extent, pd parsedDir, depth int) error {
+	// Each directory is a cancellation point: the walk changes nothing,
+	// so it may stop anywhere.
+	if err := fsutil.Cancelled(t.opts.Context); err != nil {
+		return err
+	}
 	v, l := t.v, t.l
 	at := func(slot int) int64 { return entryOffsetIn(l, exts, slot) }
 	for _, p := range pd.probs {

@@ -1,8 +1,11 @@
 package exfat
 
 import (
+	"context"
 	"fmt"
 	"strings"
+
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // Repair fixes on v's device what is safe to fix among the problems rep
@@ -31,6 +34,11 @@ import (
 //   - the VolumeDirty flag: cleared, last, and only when no problem is
 //     left unfixed, so that the next mount still warns about what remains.
 //
+// A cancelled repair (opts.Context) stops before the first of those
+// steps (nothing written) or between them: after a boot region's copy,
+// or after the batch of the rest and its barrier, where a cut between
+// them would leave the volume, the VolumeDirty flag as it was.
+//
 // Cross-links, broken chains, wrong sizes, bad set checksums and unknown
 // entries are left alone: fixing them means choosing which data to give up.
 //
@@ -41,6 +49,9 @@ func Repair(v *Volume, rep *Report, opts RepairOptions) ([]string, error) {
 	dry := opts.DryRun
 	if rep.refuse != nil {
 		return nil, rep.refuse
+	}
+	if err := fsutil.Cancelled(opts.Context); err != nil {
+		return nil, err
 	}
 	if !dry && !v.dev.Writable() {
 		return nil, ErrReadOnly
@@ -85,13 +96,25 @@ func Repair(v *Volume, rep *Report, opts RepairOptions) ([]string, error) {
 			return fixes, err
 		}
 	}
+	cancelled := func() error {
+		if dry {
+			return nil
+		}
+		return fsutil.Cancelled(opts.Context)
+	}
 	if rep.backupStale {
+		if err := cancelled(); err != nil {
+			return fixes, err
+		}
 		if err := copyRegion(0, l.BackupBootOffset); err != nil {
 			return fixes, err
 		}
 		rep.backupStale = false
 		fixes = append(fixes, fmt.Sprintf("copied the main boot region over the backup at byte %d", l.BackupBootOffset))
 		mark(KindBackupBoot)
+	}
+	if err := cancelled(); err != nil {
+		return fixes, err
 	}
 	b := v.dev.NewBatch()
 	if len(rep.unmarked) > 0 && v.bitmap != nil {
@@ -213,6 +236,9 @@ func Repair(v *Volume, rep *Report, opts RepairOptions) ([]string, error) {
 			return fixes, err
 		}
 	}
+	if err := cancelled(); err != nil {
+		return fixes, err
+	}
 	flags := false
 	if rep.percentBad && v.bitmap != nil {
 		pct := uint8(max(used, 0) * 100 / int64(l.Clusters))
@@ -266,6 +292,11 @@ func (r *Report) treeSound() bool {
 type RepairOptions struct {
 	// DryRun works the repair out without writing anything.
 	DryRun bool
+	// Context, if not nil, stops the repair once it is done, between the
+	// steps listed in Repair's doc (each written whole, with its barrier),
+	// and Repair returns its error (wrapped). The steps done are marked
+	// Fixed; a new Repair with the report goes on with the rest.
+	Context context.Context
 }
 
 // barrierUnless is a barrier, except in a dry run.

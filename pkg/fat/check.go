@@ -1,6 +1,7 @@
 package fat
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/ftools/ftools/pkg/internal/fsutil"
@@ -89,6 +90,11 @@ type CheckOptions struct {
 	// Progress, if not nil, is told each step of the check as it starts
 	// (fverify -v), one sentence each.
 	Progress func(step string)
+	// Context, if not nil, stops the check once it is done: at the start
+	// of each step Progress is told of and of each directory, Check
+	// returns its error (wrapped; errors.Is finds context.Canceled). A
+	// check writes nothing, cancelled or not.
+	Context context.Context
 
 	workBudget int64 // tests: checkWork.budget
 }
@@ -218,12 +224,14 @@ func (r *Report) warnf(format string, args ...any) {
 // volume as the soundest copy has it (FAT 1 on a tie): lost clusters and
 // the free count are counted against that copy.
 func Check(v *Volume, opts CheckOptions) (*Report, error) {
-	step := fsutil.CheckStart(&opts.MaxDepth, &opts.MaxProblems, opts.Progress)
+	step := fsutil.CheckStart(opts.Context, &opts.MaxDepth, &opts.MaxProblems, opts.Progress)
 	l := v.layout
 	rep := &Report{Type: l.Type, Clusters: l.Clusters, maxProblems: opts.MaxProblems}
 	p := newPlan(v, opts)
-	step("checking the boot sector (%s, %d-byte sectors, %d-byte clusters, %d clusters, data from byte %d)",
-		l.Type, l.SectorSize, l.ClusterSize, l.Clusters, l.DataOffset)
+	if err := step("checking the boot sector (%s, %d-byte sectors, %d-byte clusters, %d clusters, data from byte %d)",
+		l.Type, l.SectorSize, l.ClusterSize, l.Clusters, l.DataOffset); err != nil {
+		return nil, err
+	}
 	if err := checkBoot(v, rep, p, opts.BootError); err != nil {
 		return nil, err
 	}
@@ -235,8 +243,10 @@ func Check(v *Volume, opts CheckOptions) (*Report, error) {
 		rep.plan = p
 		return rep, nil
 	}
-	step("comparing the %d FAT copies of %d bytes from byte %d, while walking the directory tree and every cluster chain", l.NumFATs, l.FATSize, l.FATOffset)
-	job := startFATCopies(v, rep)
+	if err := step("comparing the %d FAT copies of %d bytes from byte %d, while walking the directory tree and every cluster chain", l.NumFATs, l.FATSize, l.FATOffset); err != nil {
+		return nil, err
+	}
+	job := startFATCopies(opts.Context, v, rep)
 	sound := 0
 	p.volume = len(p.steps)
 	t, err := runTree(&image{v: v, tb: v.table}, p, opts)
@@ -256,7 +266,10 @@ func Check(v *Volume, opts CheckOptions) (*Report, error) {
 			return nil, err
 		}
 		if sound != 0 {
-			step("walking the tree again with FAT %d, the sound copy", sound+1)
+			if err := step("walking the tree again with FAT %d, the sound copy", sound+1); err != nil {
+				t.release()
+				return nil, err
+			}
 			t.release()
 			p = p.restart(copies.tables[sound])
 			if t, err = runTree(&image{v: v, tb: copies.tables[sound]}, p, opts); err != nil {
@@ -265,15 +278,26 @@ func Check(v *Volume, opts CheckOptions) (*Report, error) {
 		}
 		p.copyFAT(copies, sound)
 	}
-	step("counting free, bad and lost clusters")
+	if err := step("counting free, bad and lost clusters"); err != nil {
+		t.release()
+		p.free()
+		return nil, err
+	}
 	t.copies = copies
 	t.lost()
-	step("checking the volume label")
+	if err := step("checking the volume label"); err != nil {
+		t.release()
+		p.free()
+		return nil, err
+	}
 	t.checkLabel()
 	t.release()
 	rep.merge(t.rep)
 	checkReserved(v, rep, p, copies.tables[sound])
-	step("checking FSINFO")
+	if err := step("checking FSINFO"); err != nil {
+		p.free()
+		return nil, err
+	}
 	if err := checkFSInfo(v, rep, p); err != nil {
 		return nil, err
 	}

@@ -2,10 +2,13 @@ package fat
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // fatCopies holds every FAT copy: FAT 1 is the volume's table, a copy
@@ -40,7 +43,7 @@ type fatCopyJob struct {
 // startFATCopies starts reading FAT 1 and copies 2.., comparing them and
 // counting FAT 1's free and bad clusters. FAT 1 must not change until
 // wait returns.
-func startFATCopies(v *Volume, rep *Report) *fatCopyJob {
+func startFATCopies(ctx context.Context, v *Volume, rep *Report) *fatCopyJob {
 	j := &fatCopyJob{done: make(chan struct{})}
 	if v.boot.Is32 && v.boot.ExtFlags&0x80 != 0 && v.layout.NumFATs > 1 {
 		rep.warnf("FAT mirroring is off (only FAT %d is active); the copies were not compared", v.boot.ExtFlags&0x0F+1)
@@ -50,7 +53,7 @@ func startFATCopies(v *Volume, rep *Report) *fatCopyJob {
 	}
 	go func() {
 		defer close(j.done)
-		j.fc, j.past, j.err = readFATCopies(v)
+		j.fc, j.past, j.err = readFATCopies(ctx, v)
 	}()
 	return j
 }
@@ -80,8 +83,10 @@ func newFATCopies(v *Volume) *fatCopies {
 // time (one request per chunk and copy), counts FAT 1's free and bad
 // clusters, and keeps the copies that differ from FAT 1 in the bytes that
 // hold entries, each as a windowed table. A copy is read only until it
-// differs. past lists the copies that lie past the device's end.
-func readFATCopies(v *Volume) (fc *fatCopies, past []int, err error) {
+// differs. past lists the copies that lie past the device's end. Each
+// chunk is a cancellation point: once ctx is done, it stops with its
+// error.
+func readFATCopies(ctx context.Context, v *Volume) (fc *fatCopies, past []int, err error) {
 	l := v.layout
 	fc = newFATCopies(v)
 	var want []int
@@ -94,6 +99,9 @@ func readFATCopies(v *Volume) (fc *fatCopies, past []int, err error) {
 	}
 	firstOf := map[int]int{}
 	err = streamFATs(v, 0, want, func(pos int64, fat1 []byte, copies [][]byte) ([]int, error) {
+		if err := fsutil.Cancelled(ctx); err != nil {
+			return nil, err
+		}
 		free, bad := countEntries(l, pos, fat1)
 		fc.free += free
 		fc.bad += bad

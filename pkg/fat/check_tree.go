@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // node is a file or directory the walk found.
@@ -121,6 +123,11 @@ func (t *treeCheck) walk() error {
 	}
 	t.stack = append(t.stack, dirWork{idx: 0})
 	for len(t.stack) > 0 {
+		// Each directory is a cancellation point: the walk changes
+		// nothing, so it may stop anywhere.
+		if err := fsutil.Cancelled(t.opts.Context); err != nil {
+			return err
+		}
 		w := t.stack[len(t.stack)-1]
 		t.stack = t.stack[:len(t.stack)-1]
 		if err := t.checkDir(w); err != nil {

@@ -1,8 +1,11 @@
 package fat
 
 import (
+	"context"
 	"errors"
 	"fmt"
+
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // RepairOptions tune Repair.
@@ -10,6 +13,15 @@ type RepairOptions struct {
 	// DryRun works out the repair, and what it would leave, without
 	// writing anything.
 	DryRun bool
+	// Context, if not nil, stops the repair once it is done, between its
+	// steps: before each verification pass and before the first write
+	// (nothing written), and between the copies of shared clusters
+	// (whatever of the dirty bit, the boot sector's own fixes and the
+	// copies, into clusters the FAT still marks free, reached the device
+	// by then: a cut there leaves the same).
+	// From the FAT's write on, the repair runs to its end. Repair then
+	// returns the context's error (wrapped).
+	Context context.Context
 }
 
 // maxPasses bounds the verification passes: each checks the volume as the
@@ -38,6 +50,10 @@ const maxPasses = 4
 // cleared (Volume.Close, with the flushes of the sync policy between). A
 // crash in between leaves a dirty volume that Repair can take up again.
 // v must be open on a writable device unless DryRun is set.
+//
+// A cancelled repair (opts.Context) stops at a point a cut could stop it
+// at, and leaves what the cut would: nothing written, or a dirty volume
+// whose problems a new Check finds again (with the dirty bit), none new.
 func Repair(v *Volume, rep *Report, opts RepairOptions) ([]string, error) {
 	p := rep.plan
 	if p == nil {
@@ -49,7 +65,7 @@ func Repair(v *Volume, rep *Report, opts RepairOptions) ([]string, error) {
 	if !opts.DryRun && !v.dev.Writable() {
 		return nil, ErrReadOnly
 	}
-	left, omitted, err := p.verify()
+	left, omitted, err := p.verify(opts.Context)
 	if err != nil {
 		return nil, err
 	}
@@ -57,6 +73,9 @@ func Repair(v *Volume, rep *Report, opts RepairOptions) ([]string, error) {
 		if pr.Fix == "" && !pr.tree {
 			left = append(left, pr)
 		}
+	}
+	if err := fsutil.Cancelled(opts.Context); err != nil {
+		return nil, err
 	}
 	clean := len(left) == 0 && omitted == 0
 	if !clean {
@@ -71,7 +90,10 @@ func Repair(v *Volume, rep *Report, opts RepairOptions) ([]string, error) {
 	if opts.DryRun || !p.changed() {
 		return p.sentences(), nil
 	}
-	if err := p.execute(clean); err != nil {
+	if err := p.execute(opts.Context, clean); err != nil {
+		// execute gave back the planned FAT: this report cannot repair
+		// again (a new Check can).
+		p.refuse = fmt.Errorf("fat: not repaired: the repair from this report stopped part way (%v): check the volume again", err)
 		return p.sentences(), err
 	}
 	for i := range rep.Problems {
@@ -87,8 +109,8 @@ func Repair(v *Volume, rep *Report, opts RepairOptions) ([]string, error) {
 
 // verify checks the volume as the plan leaves it, planning what each pass
 // finds, and returns what the last pass found.
-func (p *plan) verify() ([]Problem, int, error) {
-	opts := CheckOptions{MaxDepth: p.opts.MaxDepth, MaxProblems: p.opts.MaxProblems}
+func (p *plan) verify(ctx context.Context) ([]Problem, int, error) {
+	opts := CheckOptions{MaxDepth: p.opts.MaxDepth, MaxProblems: p.opts.MaxProblems, Context: ctx}
 	var left []Problem
 	omitted := 0
 	for pass := 0; pass < maxPasses; pass++ {
@@ -112,8 +134,10 @@ func (p *plan) verify() ([]Problem, int, error) {
 }
 
 // execute writes the plan in the volume's crash-safe order; clean says
-// nothing is left, so the dirty flags may be cleared.
-func (p *plan) execute(clean bool) error {
+// nothing is left, so the dirty flags may be cleared. Once ctx is done it
+// stops between the copies of shared clusters (into clusters nothing
+// names yet), before the FAT is written.
+func (p *plan) execute(ctx context.Context, clean bool) error {
 	v, l := p.v, p.v.layout
 	defer p.free()
 	if err := v.begin(); err != nil {
@@ -131,6 +155,9 @@ func (p *plan) execute(clean bool) error {
 	// copy gets its source as the copies before it leave it).
 	written := make(map[Cluster]bool, len(p.data))
 	for _, d := range p.data {
+		if err := fsutil.Cancelled(ctx); err != nil {
+			return err
+		}
 		clear(buf)
 		if written[d.src] {
 			if err := v.flushData(); err != nil {

@@ -1,6 +1,7 @@
 package vol
 
 import (
+	"context"
 	"slices"
 	"time"
 
@@ -53,6 +54,11 @@ type CheckOptions struct {
 	// ExFAT, if not nil, is what IsExFAT said of the device, so that
 	// Check need not read the boot sector for it again; nil: Check asks.
 	ExFAT *bool
+	// Context, if not nil, cancels the check: it stops at the next step
+	// Progress would be told of or the next directory, and Check returns
+	// an error wrapping the context's (context.Canceled, say). A check
+	// writes nothing either way. nil: context.Background.
+	Context context.Context
 }
 
 // RepairOptions tune Repair.
@@ -60,6 +66,9 @@ type RepairOptions struct {
 	// DryRun works the repair out, and what it would leave, without
 	// writing anything: the problems it would fix are marked Fixed.
 	DryRun bool
+	// Context, if not nil, cancels the repair between its steps, each
+	// left whole (see Repair); nil: context.Background.
+	Context context.Context
 }
 
 // Report is what Check found on a FAT or exFAT volume, and after Repair,
@@ -106,6 +115,9 @@ type checked interface {
 func Check(dev *fio.Device, o CheckOptions) (*Report, error) {
 	var ex bool
 	var err error
+	if err := fsutil.Cancelled(o.Context); err != nil {
+		return nil, err
+	}
 	if o.ExFAT != nil {
 		ex = *o.ExFAT
 	} else if ex, err = IsExFAT(dev); err != nil {
@@ -120,8 +132,10 @@ func Check(dev *fio.Device, o CheckOptions) (*Report, error) {
 		if o.Clock != nil {
 			v.Clock = o.Clock
 		}
-		rep, err := exfat.Check(v, exfat.CheckOptions{MaxDepth: o.MaxDepth, MaxProblems: o.MaxProblems, Visit: o.Visit, Progress: o.Progress})
+		rep, err := exfat.Check(v, exfat.CheckOptions{MaxDepth: o.MaxDepth, MaxProblems: o.MaxProblems, Visit: o.Visit, Progress: o.Progress,
+			Context: o.Context})
 		if err != nil {
+			v.Close() // nothing changed: it writes nothing
 			return nil, err
 		}
 		r.c = &exfatChecked{v: v, rep: rep, wantPlan: o.Plan}
@@ -134,7 +148,7 @@ func Check(dev *fio.Device, o CheckOptions) (*Report, error) {
 			v.Clock = o.Clock
 		}
 		rep, err := fat.Check(v, fat.CheckOptions{MaxDepth: o.MaxDepth, MaxProblems: o.MaxProblems, BootError: bootErr,
-			Salvage: o.Salvage, Visit: o.Visit, Progress: o.Progress})
+			Salvage: o.Salvage, Visit: o.Visit, Progress: o.Progress, Context: o.Context})
 		if err != nil {
 			return nil, err
 		}
@@ -150,6 +164,21 @@ func Check(dev *fio.Device, o CheckOptions) (*Report, error) {
 // returns the plan, one sentence per fix; the problems fixed are marked
 // Fixed and what is left is in rep.Left. The device must be writable
 // unless o.DryRun is set.
+//
+// Cancelled (o.Context), Repair returns an error wrapping the context's
+// and leaves the volume as a power cut at the same point would, never
+// otherwise: it stops before its first write (nothing written) or
+// between two steps of the crash-safe order, each written whole. On FAT
+// the stops are the verification passes, before the first write, and
+// the copies of shared clusters (whatever of the dirty bit, the boot
+// sector's own fixes and the copies, into clusters the FAT still marks
+// free, reached the device by then); from the FAT's write on it runs to
+// its end. On exFAT they are
+// before each of its steps (the boot regions, the batch of the bitmap,
+// entries and FAT, the boot flags). A volume left part way is one a new
+// Check reports the rest of, and Repair takes up again; on FAT the
+// cancelled report cannot repair again (Check anew), on exFAT it goes on
+// with the steps left.
 func Repair(rep *Report, o RepairOptions) ([]string, error) {
 	plan, err := rep.c.repair(o)
 	rep.c.fill(rep)
@@ -208,7 +237,7 @@ func (c *fatChecked) compare(host, path string) error {
 
 func (c *fatChecked) plan() []string { return c.rep.Plan() }
 func (c *fatChecked) repair(o RepairOptions) ([]string, error) {
-	return fat.Repair(c.v, c.rep, fat.RepairOptions{DryRun: o.DryRun})
+	return fat.Repair(c.v, c.rep, fat.RepairOptions{DryRun: o.DryRun, Context: o.Context})
 }
 func (c *fatChecked) remaining() int    { return c.rep.Remaining() }
 func (c *fatChecked) fixed() int        { return c.rep.Fixed() }
@@ -258,7 +287,7 @@ func (c *exfatChecked) plan() []string {
 }
 
 func (c *exfatChecked) repair(o RepairOptions) ([]string, error) {
-	plan, err := exfat.Repair(c.v, c.rep, exfat.RepairOptions{DryRun: o.DryRun})
+	plan, err := exfat.Repair(c.v, c.rep, exfat.RepairOptions{DryRun: o.DryRun, Context: o.Context})
 	c.repaired = true
 	c.left = nil
 	for _, p := range c.rep.Problems {

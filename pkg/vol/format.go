@@ -1,11 +1,13 @@
 package vol
 
 import (
+	"context"
 	"errors"
 	"time"
 
 	"github.com/ftools/ftools/pkg/exfat"
 	"github.com/ftools/ftools/pkg/fat"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 	fio "github.com/ftools/ftools/pkg/io"
 )
 
@@ -36,6 +38,9 @@ type FormatOptions struct {
 	// range punched out so that it stays sparse. A device that cannot
 	// discard is no error (Formatted.Discard says so). Off by default.
 	Discard, SecureErase bool
+	// Context, if not nil, cancels the format between its phases (see
+	// Format); nil: context.Background.
+	Context context.Context
 }
 
 // Formatted is what Format made.
@@ -61,6 +66,18 @@ var ErrFormatOptions = errors.New("vol: Format: give FormatOptions.FAT or Format
 // impossible parameters write nothing), keeps dev to the volume's range,
 // clears the old signatures there (unless KeepSignatures), then formats.
 // On an error the result says what was cleared (Wiped) before it.
+//
+// Cancelled (o.Context), Format returns an error wrapping the context's.
+// It looks at the context before its first write (then nothing is
+// written), once the old signatures are cleared and that is durable, and
+// after the discard: a format stopped there leaves a volume whose old
+// signatures are gone and no new one written, so that it claims to be no
+// file system at all (not the old one over zeroed or discarded bytes;
+// with KeepSignatures the old ones stay, as a cut there would leave
+// them).
+// The file system's own format (zeroing its metadata area, then writing
+// the new boot sector last) runs to its end once begun: one zeroing call
+// where the device can zero, and a few large writes.
 func Format(dev *fio.Device, o FormatOptions) (*Formatted, error) {
 	if (o.FAT == nil) == (o.ExFAT == nil) {
 		return nil, ErrFormatOptions
@@ -115,9 +132,15 @@ func planWipeFormat(dev *fio.Device, size int64, o FormatOptions, disc **fio.Dis
 	if err := plan(); err != nil {
 		return nil, err
 	}
+	if err := fsutil.Cancelled(o.Context); err != nil {
+		return nil, err
+	}
 	wiped, err := clearRange(dev, size, o.KeepSignatures)
 	if err != nil {
 		return nil, err
+	}
+	if err := fsutil.Cancelled(o.Context); err != nil {
+		return wiped, err
 	}
 	if o.Discard {
 		// DiscardAll flushes what clearRange wrote first, whatever the
@@ -128,6 +151,9 @@ func planWipeFormat(dev *fio.Device, size int64, o FormatOptions, disc **fio.Dis
 			return wiped, err
 		}
 		*disc = &res
+		if err := fsutil.Cancelled(o.Context); err != nil {
+			return wiped, err
+		}
 	}
 	return wiped, format()
 }

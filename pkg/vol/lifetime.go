@@ -510,6 +510,8 @@ func readsVolume(r io.Reader) bool {
 		return true
 	case *io.LimitedReader:
 		return readsVolume(r.R)
+	case *ctxReader:
+		return readsVolume(r.r)
 	}
 	return false
 }

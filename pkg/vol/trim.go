@@ -1,11 +1,13 @@
 package vol
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
 	"github.com/ftools/ftools/pkg/exfat"
 	"github.com/ftools/ftools/pkg/fat"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 	fio "github.com/ftools/ftools/pkg/io"
 )
 
@@ -20,6 +22,11 @@ type TrimOptions struct {
 	// would be): its first cluster, its clusters, and its byte offset on
 	// the volume and length.
 	Visit func(start, n uint32, off, size int64)
+	// Context, if not nil, cancels the trim: during its check (nothing
+	// discarded) or between two discards (any subset of them is safe);
+	// Trim then returns what it did so far and an error wrapping the
+	// context's. nil: context.Background.
+	Context context.Context
 }
 
 // TrimResult is what Trim found and did.
@@ -65,6 +72,9 @@ func (e *DamagedError) Unwrap() error { return ErrDamaged }
 // as it was; dev must be writable unless o.DryRun. A device that cannot
 // discard is no error: the result says so.
 func Trim(dev *fio.Device, o TrimOptions) (*TrimResult, error) {
+	if err := fsutil.Cancelled(o.Context); err != nil {
+		return nil, err
+	}
 	ex, err := IsExFAT(dev)
 	if err != nil {
 		return nil, err
@@ -81,7 +91,7 @@ func Trim(dev *fio.Device, o TrimOptions) (*TrimResult, error) {
 			return nil, err
 		}
 		defer v.Close()
-		rep, err := exfat.Check(v, exfat.CheckOptions{})
+		rep, err := exfat.Check(v, exfat.CheckOptions{Context: o.Context})
 		if err != nil {
 			return nil, err
 		}
@@ -100,7 +110,7 @@ func Trim(dev *fio.Device, o TrimOptions) (*TrimResult, error) {
 			return nil, err
 		}
 		defer v.Close()
-		rep, err := fat.Check(v, fat.CheckOptions{BootError: bootErr})
+		rep, err := fat.Check(v, fat.CheckOptions{BootError: bootErr, Context: o.Context})
 		if err != nil {
 			return nil, err
 		}
@@ -115,6 +125,9 @@ func Trim(dev *fio.Device, o TrimOptions) (*TrimResult, error) {
 		closeFn = v.Close
 	}
 	err = each(func(start, n uint32) error {
+		if err := fsutil.Cancelled(o.Context); err != nil {
+			return err
+		}
 		bytes := int64(n) * res.ClusterSize
 		res.FreeClusters += int64(n)
 		if bytes < o.Minimum {

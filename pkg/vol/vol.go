@@ -125,6 +125,33 @@
 // file system's own surface stays on its package's Volume, reached with
 // AsFAT and AsExFAT. A device opened with FTOOLS_WRITE_LOG set records
 // its writes (see package fio), for power-cut replay tests.
+//
+// # Cancelling
+//
+// The long operations take a context.Context in their options, nil
+// meaning context.Background: CheckOptions.Context, RepairOptions.Context,
+// FormatOptions.Context and TrimOptions.Context; a copy into a Writer
+// reads its source through ContextReader. Each looks at the context only
+// at points where a power cut could stop it too, and leaves what the cut
+// would, never more: cancelled, it returns an error wrapping the
+// context's (errors.Is(err, context.Canceled)).
+//
+//   - Check stops at its next step or directory; it writes nothing.
+//   - Repair stops before its first write (nothing written) or between
+//     two steps of its crash-safe order, each written whole: a new Check
+//     then reports what is left, no problem the first one did not, and
+//     Repair takes it up again (see Repair).
+//   - Format stops before its first write (nothing written), or once the
+//     old signatures are cleared (made durable first) or the range
+//     discarded: the device then claims no file system, neither the old
+//     one nor a half-made new one (unless KeepSignatures kept the old
+//     one's). Its file system's own format, once begun, runs to its end
+//     (see Format).
+//   - Trim stops during its check (nothing discarded) or between two
+//     discards: any subset of them leaves the volume as it was.
+//   - A copy through ContextReader stops between two reads of its
+//     source; Abort the Writer, and no entry names what was written
+//     (the data lies in clusters a Commit or Close leaves free).
 package vol
 
 import (

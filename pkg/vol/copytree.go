@@ -1,6 +1,7 @@
 package vol
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,19 @@ import (
 // (a full volume, a read error) drops the file being written; the files
 // copied before it are recorded by the next Commit or Close.
 func CopyFS(v Volume, dst string, src fs.FS) error {
+	return CopyFSContext(context.Background(), v, dst, src)
+}
+
+// CopyFSContext is CopyFS, cancelled by ctx: it stops between two reads
+// of a file's data or two entries of src, drops the file it was writing
+// (as an error part way does) and returns an error wrapping ctx's
+// (errors.Is(err, context.Canceled)); the files and folders made before
+// stay, recorded by the next Commit or Close. A context cancelled before
+// the call changes nothing.
+func CopyFSContext(ctx context.Context, v Volume, dst string, src fs.FS) error {
+	if err := fsutil.Cancelled(ctx); err != nil {
+		return err
+	}
 	dst = fsutil.CleanPath(dst)
 	seen := map[string]bool{}
 	if err := fs.WalkDir(src, ".", func(name string, d fs.DirEntry, err error) error {
@@ -62,6 +76,8 @@ func CopyFS(v Volume, dst string, src fs.FS) error {
 	return fs.WalkDir(src, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		} else if err := fsutil.Cancelled(ctx); err != nil {
+			return err
 		} else if d.IsDir() {
 			info, err := d.Info()
 			if err != nil {
@@ -73,7 +89,7 @@ func CopyFS(v Volume, dst string, src fs.FS) error {
 		if err != nil {
 			return err
 		}
-		return copyFile(v, path.Join(dst, name), src, name, info)
+		return copyFile(ctx, v, path.Join(dst, name), src, name, info)
 	})
 }
 
@@ -94,7 +110,7 @@ func copySource(v Volume, src fs.FS, name string) (fs.FileInfo, error) {
 }
 
 // copyFile copies the file name of src to the volume path to.
-func copyFile(v Volume, to string, src fs.FS, name string, info fs.FileInfo) error {
+func copyFile(ctx context.Context, v Volume, to string, src fs.FS, name string, info fs.FileInfo) error {
 	f, err := src.Open(name)
 	if err != nil {
 		return err
@@ -105,7 +121,7 @@ func copyFile(v Volume, to string, src fs.FS, name string, info fs.FileInfo) err
 		return err
 	}
 	defer w.Abort() // drops a file that fails half way; nothing after Close
-	if _, err := io.Copy(w, f); err != nil {
+	if _, err := io.Copy(w, ContextReader(ctx, f)); err != nil {
 		return err
 	}
 	return w.Close()

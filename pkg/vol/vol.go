@@ -149,6 +149,9 @@
 //     (see Format).
 //   - Trim stops during its check (nothing discarded) or between two
 //     discards: any subset of them leaves the volume as it was.
+//   - CopyFSContext stops between two entries of its tree or two reads
+//     of a file: it drops the file it was writing and keeps the ones
+//     before (the next Commit or Close records them).
 //   - A copy through ContextReader stops between two reads of its
 //     source; Abort the Writer, and no entry names what was written
 //     (the data lies in clusters a Commit or Close leaves free).

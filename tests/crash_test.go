@@ -116,8 +116,8 @@ func killAtDelay(t *testing.T, rc *replayCase, base, dir string, k int, delay ti
 			case rec.Kind == writelog.KindOpen && rec.Path == abs:
 				dev = rec.Dev
 			case rec.Dev != dev || dev == 0:
-			case rec.Kind == writelog.KindWrite || rec.Kind == writelog.KindZero:
-				writes++
+			case rec.Kind == writelog.KindWrite || rec.Kind == writelog.KindZero || rec.Kind == writelog.KindDiscard:
+				writes++ // as writelog.Counts counts them
 			case rec.Kind == writelog.KindClose:
 				closes++
 			}

@@ -176,6 +176,9 @@ func (l *lister) operand(v vol.Volume, op cmdutil.Operand, literal bool) error {
 	return l.dir(v, op, op.Path, 0)
 }
 
+// dirPage is how many entries fls takes from a directory at a time.
+const dirPage = 1024
+
 // maxDepth bounds -R: a FAT path holds at most 260 characters.
 const maxDepth = 256
 
@@ -187,9 +190,17 @@ func (l *lister) dir(v vol.Volume, op cmdutil.Operand, p string, depth int) erro
 	if err != nil {
 		return fmt.Errorf("cannot open directory %s: %s", cmdutil.Quote(op.Show(p)), cmdutil.ErrText(err))
 	}
-	ents, err := f.(fs.ReadDirFile).ReadDir(-1) // stored order, as mdir shows it
-	if err != nil {
+	defer f.Close()
+	// Stored order, as mdir shows it, a page at a time: a folder of
+	// 60,000 names is never held twice (the volume's copy of a page is
+	// all a listing adds to its directory cache).
+	rd := f.(fs.ReadDirFile)
+	readErr := func(err error) error {
 		return fmt.Errorf("cannot read directory %s: %s", cmdutil.Quote(op.Show(p)), cmdutil.ErrText(err))
+	}
+	ents, err := rd.ReadDir(dirPage)
+	if err != nil && err != io.EOF {
+		return readErr(err)
 	}
 	if l.headers && !l.json {
 		l.flushRow()
@@ -202,22 +213,16 @@ func (l *lister) dir(v vol.Volume, op cmdutil.Operand, p string, depth int) erro
 	l.tot = dirTotals{}
 	var subdirs []string
 	var errs []error
-	for _, d := range ents {
-		fi, err := d.Info()
-		if err != nil {
-			// A member whose entry is damaged (exFAT: a size past the
-			// cluster heap) is named and left out; the others are listed.
-			errs = append(errs, fmt.Errorf("cannot access %s: %s", cmdutil.Quote(op.Show(path.Join(p, d.Name()))), cmdutil.ErrText(err)))
-			continue
+	for page := 0; len(ents) > 0; page++ {
+		if page > 0 {
+			if ents, err = rd.ReadDir(dirPage); err != nil && err != io.EOF {
+				errs = append(errs, readErr(err))
+				break
+			}
 		}
-		en := v.Entry(fi)
-		if !l.all && en.Attr&(vol.AttrHidden|vol.AttrSystem) != 0 {
-			continue
-		}
-		child := path.Join(p, en.Name)
-		l.emit(l.entryOf(v, volPath(child), fi), en.Name, op.Show(child))
-		if fi.IsDir() && cmdutil.Unaddressable(en.Name) == "" {
-			subdirs = append(subdirs, child)
+		l.listPage(v, op, p, ents, &subdirs, &errs)
+		if err == io.EOF {
+			break
 		}
 	}
 	l.printed = true
@@ -232,6 +237,29 @@ func (l *lister) dir(v vol.Volume, op cmdutil.Operand, p string, depth int) erro
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// listPage lists one page of the directory p's entries, adding the
+// subdirectories to list after it (-R) and the members it cannot show.
+func (l *lister) listPage(v vol.Volume, op cmdutil.Operand, p string, ents []fs.DirEntry, subdirs *[]string, errs *[]error) {
+	for _, d := range ents {
+		fi, err := d.Info()
+		if err != nil {
+			// A member whose entry is damaged (exFAT: a size past the
+			// cluster heap) is named and left out; the others are listed.
+			*errs = append(*errs, fmt.Errorf("cannot access %s: %s", cmdutil.Quote(op.Show(path.Join(p, d.Name()))), cmdutil.ErrText(err)))
+			continue
+		}
+		en := v.Entry(fi)
+		if !l.all && en.Attr&(vol.AttrHidden|vol.AttrSystem) != 0 {
+			continue
+		}
+		child := path.Join(p, en.Name)
+		l.emit(l.entryOf(v, volPath(child), fi), en.Name, op.Show(child))
+		if fi.IsDir() && cmdutil.Unaddressable(en.Name) == "" {
+			*subdirs = append(*subdirs, child)
+		}
+	}
 }
 
 // entryOf describes a member for output.

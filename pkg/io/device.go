@@ -39,6 +39,7 @@ type Device struct {
 	policy     SyncPolicy
 	opened     time.Time
 	lock       *imageLock // holds the image's flock until Close
+	window     *window    // the bytes this Device writes, claimed on lock
 	warnings   []string   // what Open lets pass but the user should hear
 
 	beforeWrite atomic.Pointer[func() error] // BeforeFirstWrite's function, until it runs
@@ -370,6 +371,7 @@ func (d *Device) Close() error {
 	d.pool = nil
 	err := errors.Join(serr, d.be.Close())
 	if d.lock != nil {
+		d.lock.unclaim(d.window)
 		d.lock.Close() // releases the flock
 	}
 	return err

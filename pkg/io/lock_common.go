@@ -2,6 +2,7 @@ package io
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"sync"
 )
@@ -25,11 +26,53 @@ type FileID struct {
 // in this process, would conflict with the first: every Device of one image
 // (named two ways, or at two offsets) shares one imageLock instead, counted
 // by refs, upgraded to exclusive when a writer joins readers.
+//
+// Within the process, two Devices open for writing over one byte of the
+// image are refused (see claim): two volumes writing the same file system,
+// each unaware of the other's allocations, would lose one's files. Two
+// partitions of one disk, or a reader beside a writer, share the lock.
 type imageLock struct {
-	key   [2]uint64 // st_dev, st_ino of the locked inode
-	f     *os.File
-	write bool
-	refs  int
+	key    [2]uint64 // st_dev, st_ino of the locked inode
+	f      *os.File
+	write  bool
+	refs   int
+	writes map[*window]struct{} // the byte ranges Devices hold open for writing
+}
+
+// window is a byte range of the image a Device holds open for writing.
+type window struct{ start, end int64 }
+
+// claim records that a Device writes bytes [start, end) of the image, or
+// refuses when another Device of this process writes any of them. A
+// reader claims nothing. The window is given back with unclaim.
+func (l *imageLock) claim(path string, start, end int64, write bool) (*window, error) {
+	if l == nil || !write {
+		return nil, nil
+	}
+	locks.Lock()
+	defer locks.Unlock()
+	for w := range l.writes {
+		if start < w.end && w.start < end {
+			return nil, fmt.Errorf("io: %s: bytes %d to %d are open for writing already, by another volume of this process (close it first): %w",
+				path, w.start, w.end, ErrLocked)
+		}
+	}
+	w := &window{start, end}
+	if l.writes == nil {
+		l.writes = map[*window]struct{}{}
+	}
+	l.writes[w] = struct{}{}
+	return w, nil
+}
+
+// unclaim gives back a window claim returned (nil: none).
+func (l *imageLock) unclaim(w *window) {
+	if l == nil || w == nil {
+		return
+	}
+	locks.Lock()
+	defer locks.Unlock()
+	delete(l.writes, w)
 }
 
 // locks holds the images this process has locked. Its mutex is held while

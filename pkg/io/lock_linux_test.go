@@ -130,3 +130,46 @@ func TestIdentify(t *testing.T) {
 		t.Error("Identify of a missing file succeeded")
 	}
 }
+
+// Two Devices of this process open for writing over one byte of an image
+// are refused (two volumes writing one file system would lose one's
+// files); a reader beside a writer is not; a window given back on Close
+// can be opened again.
+func TestOverlappingWritersRefused(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "disk.img")
+	if err := os.WriteFile(img, make([]byte, 4<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := Options{Write: true, Buffered: true}
+	high := Options{Write: true, Buffered: true, Offset: 2 << 20, Force: true}
+	a, err := Open(img, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(img, w); !errors.Is(err, ErrLocked) {
+		t.Fatalf("a second writer of the whole image: %v, want ErrLocked", err)
+	}
+	if _, err := Open(img, high); !errors.Is(err, ErrLocked) {
+		t.Fatalf("a writer of the second half beside a writer of the whole: %v, want ErrLocked", err)
+	}
+	r, err := Open(img, Options{Buffered: true})
+	if err != nil {
+		t.Fatalf("a reader beside the writer: %v", err)
+	}
+	r.Close()
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h, err := Open(img, high)
+	if err != nil {
+		t.Fatalf("a writer of the second half once the whole is closed: %v", err)
+	}
+	if _, err := Open(img, w); !errors.Is(err, ErrLocked) {
+		t.Fatalf("a writer of the whole beside one of the second half: %v, want ErrLocked", err)
+	}
+	h.Close()
+	if a, err = Open(img, w); err != nil {
+		t.Fatalf("the whole once every writer closed: %v", err)
+	}
+	a.Close()
+}

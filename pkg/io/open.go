@@ -98,6 +98,9 @@ func Open(path string, o Options) (*Device, error) {
 	}
 	d.lock = lock
 	err = d.setup(o, rdev)
+	if err == nil {
+		d.window, err = lock.claim(path, d.start, d.start+d.size, o.Write)
+	}
 	if err == nil && o.Write && !block {
 		d.warnings, err = checkImageUse(path, d.start, d.size, o.MountsFile)
 	}
@@ -110,6 +113,7 @@ func Open(path string, o Options) (*Device, error) {
 	if err != nil {
 		d.be.Close()
 		if lock != nil {
+			lock.unclaim(d.window)
 			lock.Close()
 		}
 		return nil, err

@@ -2,6 +2,7 @@ package vol
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -165,5 +166,34 @@ func TestOpenReaderAtReadOnly(t *testing.T) {
 				t.Error("the read-only source changed")
 			}
 		})
+	}
+}
+
+// A second writable volume on an image this process has open for writing
+// is refused: each would allocate without seeing the other's clusters,
+// and one's files would be lost.
+func TestOpenFileTwiceForWriting(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "a.img")
+	if err := os.WriteFile(img, make([]byte, 64<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dev, err := fio.Open(img, fio.Options{Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Format(dev, FormatOptions{ExFAT: &ExFATParams{}}); err != nil {
+		t.Fatal(err)
+	}
+	dev.Close()
+	v, err := OpenFile(img, fio.Options{Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if w, err := OpenFile(img, fio.Options{Write: true}); !errors.Is(err, fio.ErrLocked) {
+		if w != nil {
+			w.Close()
+		}
+		t.Fatalf("a second writable volume on the image: %v, want fio.ErrLocked", err)
 	}
 }

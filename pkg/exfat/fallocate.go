@@ -47,7 +47,7 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 	if opts.KeepSize {
 		return nil, pathErr("fallocate", name, fmt.Errorf("%w: exFAT cannot hold clusters past a file's end; allocate the size instead (the valid data length keeps the written part)", ErrUnsupported))
 	}
-	parent, base, err := v.changes().New("fallocate", name)
+	parent, base, err := v.changes().NewFile("fallocate", name, ErrIsDir)
 	if err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ func (v *Volume) fileStore() *fsutil.FileStore[Extent] {
 // that many bytes are allocated at once, and a size beyond the free space
 // fails here, before anything is written.
 func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, error) {
-	parent, base, err := v.changes().New("create", name)
+	parent, base, err := v.changes().NewFile("create", name, ErrIsDir)
 	if err != nil {
 		return nil, err
 	}

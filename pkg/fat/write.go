@@ -60,13 +60,9 @@ func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, 
 	if sizeHint > MaxFileSize {
 		return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: ErrFileTooLarge}
 	}
-	parent, base, err := v.changes().New("create", name)
+	parent, base, err := v.changes().NewFile("create", name, ErrIsDir)
 	if err != nil {
 		return nil, err
-	}
-	if namesDir(name) {
-		// "new/" names a directory, not a file to create.
-		return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name) + "/", Err: ErrIsDir}
 	}
 	w := &Writer{f: fsutil.NewFileWriter[Extent, *Record](v.fileStore(), &parent.node, base, mtime), v: v, parent: parent}
 	if r := parent.lookup(base); r != nil {

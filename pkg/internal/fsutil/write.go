@@ -1,6 +1,7 @@
 package fsutil
 
 import (
+	"errors"
 	"io/fs"
 	"path"
 )
@@ -25,6 +26,21 @@ func (c Changes[D, R]) Entry(op, name string) (D, R, error) {
 // NewEntry).
 func (c Changes[D, R]) New(op, name string) (D, string, error) {
 	return NewEntry(op, name, c.Begin, c.Settle, c.Parent)
+}
+
+// NewFile is New for a file: a name ending in "/" names a directory, not
+// a file to make, and is refused before the change starts, as open(2)
+// with O_CREAT refuses it: an existing file so named with the lookup's
+// error (not a directory), anything else with isDir.
+func (c Changes[D, R]) NewFile(op, name string, isDir error) (D, string, error) {
+	if NamesDir(name) {
+		var noD D
+		if _, _, err := c.Lookup(op, name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return noD, "", err
+		}
+		return noD, "", &fs.PathError{Op: op, Path: "/" + CleanPath(name) + "/", Err: isDir}
+	}
+	return c.New(op, name)
 }
 
 // NewEntry starts a change that makes (or replaces) the entry name, the

@@ -8,7 +8,7 @@ import (
 
 // ReadAheadOptions size a ReadAhead (see package readahead: Workers
 // reads in flight, default 3; Buffers of the device's I/O size, default
-// 2*Workers+2; MaxGap, the most bytes one request reads through between
+// Workers+2; MaxGap, the most bytes one request reads through between
 // two pieces, default 64 KiB).
 type ReadAheadOptions = readahead.Options
 

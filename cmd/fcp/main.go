@@ -126,7 +126,11 @@ func fcp(c *cli.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	bar := cmdutil.NewBar(c, stderr, plan.Bytes(), "copying")
+	var total int64
+	if cmdutil.ShowsBar(c, stderr) {
+		total = plan.Bytes() // a walk of its own, for a large tree
+	}
+	bar := cmdutil.NewBar(c, stderr, total, "copying")
 	if bar != nil {
 		plan.SetProgress(func(n int64) { bar.Add64(n) })
 	}

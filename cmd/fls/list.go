@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -67,6 +69,9 @@ type lister struct {
 	dirs     int       // directories listed, for mdir's "Total files listed"
 	row      []string  // -w: names waiting to be printed
 	tot      dirTotals // the directory being listed
+	// jsonEntries: --json entries printed so far (see jsonTail).
+	jsonEntries int
+	jsonErr     error
 }
 
 // dirTotals counts one directory's listing, as mdir's totals line does.
@@ -104,6 +109,10 @@ func list(c *cli.Context, args []string, stdout, stderr io.Writer) error {
 			ms, skipped, err = cmdutil.Glob(im.Vol, op)
 		}
 		if cmdutil.IsInterrupt(err) {
+			if l.jsonEntries > 0 {
+				// The entries printed are closed with the outcome.
+				return cmdutil.Finish(c, &jsonTail{l}, stderr, &l.rep, imgs.Stats, err)
+			}
 			return err
 		}
 		for _, p := range skipped {
@@ -140,7 +149,57 @@ func list(c *cli.Context, args []string, stdout, stderr io.Writer) error {
 		err = cmdutil.Exit(1, nil) // each was named
 		l.rep.Error = cmdutil.Reasons(l.rep.Failed)
 	}
-	return cmdutil.Finish(c, stdout, stderr, &l.rep, imgs.Stats, err)
+	if l.jsonErr != nil && err == nil {
+		return l.jsonErr
+	}
+	return cmdutil.Finish(c, &jsonTail{l}, stderr, &l.rep, imgs.Stats, err)
+}
+
+// --json prints each entry as it is listed, not all of them at the end,
+// so that fls --json -R of a million files holds none (a text listing
+// holds none either): the object's "entries" come first, entry by entry,
+// and the rest of the object (PrintJSON's, whose "entries" is then empty)
+// follows them, in the bytes PrintJSON would have printed whole.
+
+// jsonHead is how PrintJSON's object starts when it lists no entries.
+const jsonHead = "{\n  \"entries\": [],"
+
+// emitJSON prints entry e of --json's "entries".
+func (l *lister) emitJSON(e entry) {
+	b, err := json.MarshalIndent(e, "    ", "  ")
+	if err != nil {
+		l.jsonErr = err
+		return
+	}
+	lead := ",\n    "
+	if l.jsonEntries == 0 {
+		lead = jsonHead[:len(jsonHead)-2] + "\n    "
+	}
+	l.jsonEntries++
+	if _, err := io.WriteString(l.out, lead); err != nil {
+		l.jsonErr = err
+		return
+	}
+	if _, err := l.out.Write(b); err != nil {
+		l.jsonErr = err
+	}
+}
+
+// jsonTail is standard output for Finish: it closes the entries printed
+// and prints the rest of the object.
+type jsonTail struct{ l *lister }
+
+func (t *jsonTail) Write(p []byte) (int, error) {
+	if t.l.jsonEntries == 0 || !bytes.HasPrefix(p, []byte(jsonHead)) {
+		return t.l.out.Write(p)
+	}
+	if _, err := io.WriteString(t.l.out, "\n  ],"); err != nil {
+		return 0, err
+	}
+	if _, err := t.l.out.Write(p[len(jsonHead):]); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func contains(ims []*cmdutil.Image, im *cmdutil.Image) bool {
@@ -280,9 +339,7 @@ func (l *lister) entryOf(v vol.Volume, p string, fi fs.FileInfo) entry {
 // full its whole path (for -b).
 func (l *lister) emit(e entry, name, full string) {
 	if l.json {
-		// Only --json prints them, at the end; a text listing holds none
-		// (a folder of 60,000 names, or fls -R of a million files).
-		l.rep.Entries = append(l.rep.Entries, e)
+		l.emitJSON(e)
 	}
 	l.rep.Files++
 	l.tot.files++

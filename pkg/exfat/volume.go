@@ -12,7 +12,10 @@ import (
 
 // maxDirBytes is the largest directory exFAT allows: 256 MiB (2^23
 // entries, exFAT specification 6.1).
-const maxDirBytes = 256 << 20
+const maxDirBytes = MaxDirBytes
+
+// MaxDirBytes is the most a directory holds: 256 MiB of entries.
+const MaxDirBytes = 256 << 20
 
 // Volume is an open exFAT file system on a device. A writable volume keeps
 // the allocation bitmap in memory, reads the FAT only where chains need it,

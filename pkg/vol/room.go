@@ -136,3 +136,38 @@ type roomError string
 
 func (e roomError) Error() string { return string(e) }
 func (e roomError) Unwrap() error { return fat.ErrDirFull }
+
+// Forget drops what the tally knows of directory name, once nothing more
+// will be added there: a planner of a large tree keeps only the
+// directories it is filling.
+func (r *Room) Forget(name string) {
+	delete(r.dirs, fat.FoldName(path.Clean(name)))
+}
+
+// NewDirClusters is how many clusters a new directory of n entries takes
+// on v ("." and ".." included on FAT; 32 bytes each on both), and whether
+// a directory there can hold that many at all (FAT: 65,536; exFAT:
+// 256 MiB of entries).
+func NewDirClusters(v Volume, n int64) (int64, bool) {
+	limit := int64(fat.MaxDirEntries)
+	if AsFAT(v) == nil {
+		limit = exfat.MaxDirBytes / fat.DirEntrySize
+	}
+	cs := v.ClusterSize()
+	return max(1, (n*fat.DirEntrySize+cs-1)/cs), n <= limit
+}
+
+// Grows says whether directory dir can take n more entries, and how many
+// clusters it grows by at most to take them (never fewer than it will):
+// a planner's bound for a whole batch of names.
+func (r *Room) Grows(dir string, n int64) (int64, bool) {
+	clusters := (n*fat.DirEntrySize+r.cs-1)/r.cs + 1
+	if r.fv == nil {
+		return clusters, true
+	}
+	d := r.dir(dir)
+	if (d.Full != "" && d.Used+n > d.Alloc) || d.Used+n > fat.MaxDirEntries {
+		return clusters, false
+	}
+	return clusters, true
+}

@@ -121,3 +121,40 @@ func TestEntrySlots(t *testing.T) {
 		}
 	}
 }
+
+// NewDirClusters sizes a new directory (32-byte entries) and knows each
+// file system's limit; Grows bounds a directory's growth and refuses past
+// FAT's 65,536 entries; Forget lets a directory's tally go.
+func TestRoomDirGrowth(t *testing.T) {
+	vs := volumes(t)
+	for kind, v := range vs {
+		cs := v.ClusterSize()
+		per := cs / 32
+		for _, c := range []struct {
+			n        int64
+			clusters int64
+			ok       bool
+		}{
+			{0, 1, true}, {2, 1, true}, {per, 1, true}, {per + 1, 2, true},
+			{65536, 65536 * 32 / cs, true}, {65537, (65537*32 + cs - 1) / cs, kind == "exFAT"},
+		} {
+			if got, ok := NewDirClusters(v, c.n); got != c.clusters || ok != c.ok {
+				t.Errorf("%s NewDirClusters(%d) = %d, %v; want %d, %v", kind, c.n, got, ok, c.clusters, c.ok)
+			}
+		}
+		r := NewRoom(v)
+		if got, ok := r.Grows("/", 10); !ok || got < 1 {
+			t.Errorf("%s Grows(/, 10) = %d, %v", kind, got, ok)
+		}
+		if _, ok := r.Grows("/", 70000); ok != (kind == "exFAT") {
+			t.Errorf("%s Grows(/, 70000): %v", kind, ok)
+		}
+		if err := r.Add("/d", 0, true); err != nil {
+			t.Fatal(err)
+		}
+		r.Forget("/d")
+		if _, ok := r.dirs[FoldName("/d")]; ok {
+			t.Errorf("%s: /d still tallied after Forget", kind)
+		}
+	}
+}

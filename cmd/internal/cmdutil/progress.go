@@ -25,7 +25,7 @@ func IsTerminal(w io.Writer) bool {
 // bytes of work, or nil when stderr is not a terminal, --no-progress or
 // --json is given, or the work is small.
 func NewBar(c *cli.Context, stderr io.Writer, total int64, what string) *progressbar.ProgressBar {
-	if c.Bool(FlagNoProgress) || c.Bool(FlagJSON) || total < progressMin || !IsTerminal(stderr) {
+	if !ShowsBar(c, stderr) || total < progressMin {
 		return nil
 	}
 	return progressbar.NewOptions64(total,
@@ -38,4 +38,11 @@ func NewBar(c *cli.Context, stderr io.Writer, total int64, what string) *progres
 		progressbar.OptionThrottle(100e6),
 		progressbar.OptionFullWidth(),
 	)
+}
+
+// ShowsBar reports whether a progress bar may be drawn (NewBar draws one
+// when the total is large enough too): a command whose total costs a walk
+// of its own asks first.
+func ShowsBar(c *cli.Context, stderr io.Writer) bool {
+	return !c.Bool(FlagNoProgress) && !c.Bool(FlagJSON) && IsTerminal(stderr)
 }

@@ -33,14 +33,20 @@ type item struct {
 	stdout bool
 	// tight: the file fits only in the clusters of the volume file it
 	// replaces, which is emptied (and committed) before it is written.
-	tight  bool
-	over   uint32 // a replaced volume file's first cluster
-	parent int32  // the item that makes the directory this one goes in (-1: none)
-	ahead  int32  // the file's place in its volume's read-ahead (-1: none)
-	size   int64
-	mtime  stamp
-	src    ref
-	dst    ref
+	tight bool
+	// named: a directory's registry of names refers to the item (it is
+	// kept until that directory is done); gone: let go (stream.go); walk:
+	// planned by the last source's walk, after which nothing more goes
+	// in a directory that is done.
+	// closes: the itemDirDone of its directory (kept when dropped).
+	named, gone, walk, closes bool
+	over                      uint32 // a replaced volume file's first cluster
+	parent                    int32  // the item that makes the directory this one goes in (-1: none)
+	ahead                     int32  // the file's place in its volume's read-ahead (-1: none)
+	size                      int64
+	mtime                     stamp
+	src                       ref
+	dst                       ref
 }
 
 // stamp is a modification time in 12 bytes (time.Time takes 24).
@@ -53,16 +59,30 @@ func stampOf(t time.Time) stamp { return stamp{t.Unix(), int32(t.Nanosecond())} 
 func (s stamp) t() time.Time    { return time.Unix(s.sec, int64(s.nsec)) }
 
 // itemList holds a plan's items in chunks: a million of them grow without
-// a slice's copy to a larger array, which would hold both at once.
+// a slice's copy to a larger array, which would hold both at once. A
+// chunk whose items were all carried out is retired (stream.go): the few
+// items still needed move to spill, and the chunk is let go.
 type itemList struct {
 	chunks [][]item
+	spill  map[int32]*item
 	n      int
 }
 
 const itemChunk = 4096
 
-func (l *itemList) len() int       { return l.n }
-func (l *itemList) at(i int) *item { return &l.chunks[i/itemChunk][i%itemChunk] }
+func (l *itemList) len() int { return l.n }
+func (l *itemList) at(i int) *item {
+	if c := l.chunks[i/itemChunk]; c != nil {
+		return &c[i%itemChunk]
+	}
+	return l.spill[int32(i)]
+}
+
+// add appends an item to the plan.
+func (p *Plan) add(it item) {
+	it.walk = p.walking
+	p.items.add(it)
+}
 
 func (l *itemList) add(it item) {
 	if l.n%itemChunk == 0 {
@@ -82,8 +102,9 @@ type ref struct {
 
 // register keeps e for refs to it and to names inside it.
 func (p *Plan) register(e end) int32 {
-	p.ends = append(p.ends, e)
-	return int32(len(p.ends) - 1)
+	p.endN++
+	p.ends[p.endN] = e
+	return p.endN
 }
 
 // whole is a ref to e itself.
@@ -106,7 +127,8 @@ func (p *Plan) ends2(it *item) (src, dst end) { return p.end(it.src), p.end(it.d
 type Plan struct {
 	o     Options
 	items itemList
-	ends  []end // what items' refs name: directories, operands
+	ends  map[int32]end // what items' refs name: directories, operands
+	endN  int32
 	res   Result
 	bytes int64
 	// halted: -Q met a problem; the plan ends there.
@@ -121,6 +143,8 @@ type Plan struct {
 	pending  *pendingName               // the name place settled last (registry.go)
 	loose    []planned                  // names taken by no item (registry.go)
 	asked    Policy                     // answers given "for all" (capital letters)
+
+	stream // planning in batches, carried out as they come (stream.go)
 }
 
 // ErrStopped ends a copy that -Q stopped at its first problem.
@@ -139,21 +163,38 @@ func NewPlan(srcs []cmdutil.Operand, dst cmdutil.Operand, vols map[string]vol.Vo
 	if o.Warn == nil {
 		o.Warn = func(string) {}
 	}
-	p := &Plan{o: o, dirs: map[string]*dirNames{}, sources: map[string]map[uint32]bool{}}
-	if err := p.plan(srcs, dst, vols); err != nil {
-		return nil, err
+	p := &Plan{o: o, dirs: map[string]*dirNames{}, sources: map[string]map[uint32]bool{}, ends: map[int32]end{}}
+	if !p.streams(srcs, dst) {
+		if err := p.plan(srcs, dst, vols); err != nil {
+			return nil, err
+		}
+		p.planned()
+		return p, nil
 	}
-	p.checkOverlap()
-	p.checkRoom()
-	// The names each destination directory takes are settled: only the
-	// plan's items are needed from here on.
-	p.settleName()
-	p.dirs, p.loose = nil, nil
-	return p, nil
+	return p, p.startWalk(func() error { return p.plan(srcs, dst, vols) })
 }
 
-// Bytes is how much file data the plan copies.
-func (p *Plan) Bytes() int64 { return p.bytes }
+// planned ends a plan whose walk is over: the last checks on what it
+// added, then the names each destination directory takes are settled:
+// only the plan's items are needed from here on.
+func (p *Plan) planned() {
+	p.checkOverlap()
+	p.checkRoom()
+	p.settleName()
+	p.dirs, p.loose = nil, nil
+}
+
+// Bytes is how much file data the plan copies (made in batches: the
+// sources hold, counted by a walk of its own).
+func (p *Plan) Bytes() int64 {
+	if p.co == nil {
+		return p.bytes
+	}
+	if p.co.bytes < 0 {
+		p.co.bytes = p.countBytes()
+	}
+	return p.co.bytes
+}
 
 // SetProgress sets the callback told of the bytes copied (for a progress
 // bar sized by Bytes).
@@ -240,6 +281,10 @@ func (p *Plan) plan(srcs []cmdutil.Operand, dstOp cmdutil.Operand, vols map[stri
 		}
 		p.newDirOnly = dstOp.Slash
 	}
+	p.walked = expanded
+	if p.co != nil && p.toVolume && !p.surelyFits(srcs, expanded, dst, intoDir) {
+		p.co.whole = true
+	}
 	for i, op := range srcs {
 		if p.halted {
 			break
@@ -248,9 +293,16 @@ func (p *Plan) plan(srcs []cmdutil.Operand, dstOp cmdutil.Operand, vols map[stri
 			p.planStdin(dst)
 			continue
 		}
-		for _, s := range expanded[i] {
+		for k, s := range expanded[i] {
 			if p.halted {
 				break
+			}
+			p.pause()
+			// Nothing more goes in a directory the last source's walk is
+			// done with: it is let go.
+			p.walking = i == len(srcs)-1 && k == len(expanded[i])-1
+			if p.walking {
+				p.retireFrom = p.items.len() / itemChunk
 			}
 			p.planSource(s, op.Contents, dst, intoDir)
 		}
@@ -297,7 +349,7 @@ func (p *Plan) planStdin(dst end) {
 	if !ok {
 		return
 	}
-	p.items.add(item{kind: itemFile, src: p.whole(src), dst: p.whole(t), size: 0, mtime: stampOf(cmdutil.Now()), exists: ex.exists, over: ex.first, parent: -1, ahead: -1, stdin: true})
+	p.add(item{kind: itemFile, src: p.whole(src), dst: p.whole(t), size: 0, mtime: stampOf(cmdutil.Now()), exists: ex.exists, over: ex.first, parent: -1, ahead: -1, stdin: true})
 	p.claim()
 }
 
@@ -315,7 +367,7 @@ func (p *Plan) planStdout(srcs []cmdutil.Operand, vols map[string]vol.Volume) er
 			case e.kind != kindFile:
 				p.problem(true, s.show, "is a directory; only files can be copied to standard output")
 			default:
-				p.items.add(item{kind: itemFile, src: p.whole(s), dst: p.whole(end{show: "-"}), size: e.size, mtime: stampOf(e.mtime), parent: -1, ahead: -1, stdout: true})
+				p.add(item{kind: itemFile, src: p.whole(s), dst: p.whole(end{show: "-"}), size: e.size, mtime: stampOf(e.mtime), parent: -1, ahead: -1, stdout: true})
 				p.bytes += e.size
 				p.noteSource(s.side, e)
 			}
@@ -398,7 +450,7 @@ type ancestor struct {
 func (p *Plan) planDir(src, dst end, e entry, merge bool, parent int, up []ancestor) {
 	idx := p.items.len()
 	srcAt, dstAt := p.register(src), p.register(dst)
-	p.items.add(item{kind: itemMkdir, src: ref{at: srcAt}, dst: ref{at: dstAt}, mtime: stampOf(e.mtime), exists: merge, parent: int32(parent), ahead: -1})
+	p.add(item{kind: itemMkdir, src: ref{at: srcAt}, dst: ref{at: dstAt}, mtime: stampOf(e.mtime), exists: merge, parent: int32(parent), ahead: -1})
 	p.claim()
 	p.dirState(dst, !merge)
 	ents, err := src.side.list(src.path)
@@ -409,6 +461,7 @@ func (p *Plan) planDir(src, dst end, e entry, merge bool, parent int, up []ances
 		if p.halted {
 			break
 		}
+		p.pause()
 		cs := src.child(c.name)
 		switch c.kind {
 		case kindSkip:
@@ -438,7 +491,7 @@ func (p *Plan) planDir(src, dst end, e entry, merge bool, parent int, up []ances
 		}
 		p.addFile(ref{srcAt, c.name}, ref{dstAt, stored}, src.side, c, ex, idx)
 	}
-	p.items.add(item{kind: itemDirDone, dst: ref{at: dstAt}, mtime: stampOf(e.mtime), parent: int32(idx), ahead: -1})
+	p.add(item{kind: itemDirDone, closes: true, src: ref{at: srcAt}, dst: ref{at: dstAt}, mtime: stampOf(e.mtime), parent: int32(idx), ahead: -1})
 }
 
 func loopOf(up []ancestor, id fileID) (ancestor, bool) {
@@ -454,7 +507,7 @@ func loopOf(up []ancestor, id fileID) (ancestor, bool) {
 }
 
 func (p *Plan) addFile(src, dst ref, from side, e entry, ex existing, parent int) {
-	p.items.add(item{kind: itemFile, src: src, dst: dst, size: max(e.size, 0), mtime: stampOf(e.mtime), stream: e.stream,
+	p.add(item{kind: itemFile, src: src, dst: dst, size: max(e.size, 0), mtime: stampOf(e.mtime), stream: e.stream,
 		exists: ex.exists, over: ex.first, parent: int32(parent), ahead: -1})
 	p.claim()
 	p.bytes += max(e.size, 0)
@@ -509,12 +562,17 @@ func inside(a, b end) bool {
 	return ap == "." || strings.HasPrefix(bp, ap+"/")
 }
 
+// dirKey is the key of a destination directory's registry.
+func dirKey(dir end) string {
+	if _, ok := dir.side.(volSide); ok {
+		return dir.side.id() + "\x00" + dir.side.fold(path.Clean(dir.path))
+	}
+	return dir.side.id() + "\x00" + dir.path
+}
+
 // dirState is the registry of names going into a destination directory.
 func (p *Plan) dirState(dir end, fresh bool) *dirNames {
-	key := dir.side.id() + "\x00" + dir.path
-	if _, ok := dir.side.(volSide); ok {
-		key = dir.side.id() + "\x00" + dir.side.fold(path.Clean(dir.path))
-	}
+	key := dirKey(dir)
 	d := p.dirs[key]
 	if d == nil {
 		d = &dirNames{fresh: fresh, fold: dir.side.fold}

@@ -82,6 +82,9 @@ func (p *Plan) registerName(d *dirNames, key string, pl planned, item int) {
 		return
 	}
 	d.names[h] = x
+	if x >= 0 {
+		p.items.at(item).named = true
+	}
 }
 
 // settle keeps a pending name loose: its caller made no item.

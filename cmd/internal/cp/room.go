@@ -20,22 +20,33 @@ import (
 // 256 MiB, and what does not fit there is named by Run.
 
 // checkRoom drops from the plan, naming each, the items the destination
-// volume has no room for.
+// volume has no room for, among those added since it last ran.
 func (p *Plan) checkRoom() {
-	var r *vol.Room
-	for i := 0; i < p.items.len(); i++ {
+	n := p.items.len()
+	defer func() { p.checked = n }()
+	for i := p.checked; i < n; i++ {
 		it := p.items.at(i)
-		if it.stdout || it.kind == itemNone || it.kind == itemDirDone {
-			continue
-		}
 		dst := p.end(it.dst)
 		vs, ok := dst.side.(volSide)
-		if !ok {
+		if it.closes && it.walk && p.room != nil && ok {
+			// Nothing more goes in this directory.
+			p.room.Forget(dst.path)
+		}
+		if d, ok := p.roomDropped[it.parent]; ok && it.parent >= 0 {
+			p.dropInside(i, d)
 			continue
 		}
-		if r == nil {
-			r = vol.NewRoom(vs.vol)
+		if p.roomHalt {
+			p.dropItem(i)
+			continue
 		}
+		if it.stdout || it.kind == itemNone || it.kind == itemDirDone || !ok {
+			continue
+		}
+		if p.room == nil {
+			p.room = vol.NewRoom(vs.vol)
+		}
+		r := p.room
 		var why string
 		switch it.kind {
 		case itemMkdir:
@@ -73,48 +84,46 @@ func (p *Plan) checkRoom() {
 			continue
 		}
 		p.dropNoRoom(i, why)
-		if p.halted {
-			for j := i + 1; j < p.items.len(); j++ {
-				p.dropItem(j)
-			}
-			return
-		}
+		// -Q: nothing after it is copied but what it holds, which is named.
+		p.roomHalt = p.halted
 	}
 }
 
-// dropNoRoom names item i (and, for a directory, everything planned inside
-// it) as not copied for want of room, and takes it out of the plan.
+// noRoom is a directory not made for want of room.
+type noRoom struct{ show, why string }
+
+// dropNoRoom names item i as not copied for want of room, and takes it
+// out of the plan; everything planned inside a directory is dropped with
+// it (dropInside).
 func (p *Plan) dropNoRoom(i int, why string) {
 	it := p.items.at(i)
 	src, dst := p.ends2(it)
 	switch it.kind {
 	case itemMkdir:
 		p.problemLine(true, src.show, why, fmt.Sprintf("cannot create directory %s: %s", quote(dst.show), why))
-		end := p.dirEnd(i)
-		for j := i + 1; j < end; j++ {
-			if jt := p.items.at(j); jt.kind == itemFile || jt.kind == itemMkdir {
-				show := p.end(jt.src).show
-				p.problemLine(true, show, "directory "+quote(dst.show)+" was not created: "+why,
-					fmt.Sprintf("cannot copy %s: directory %s was not created", quote(show), quote(dst.show)))
-			}
-			p.dropItem(j)
-		}
-		p.dropItem(i)
+		p.roomDropped[int32(i)] = noRoom{dst.show, why}
 	default:
 		p.problemLine(true, src.show, why, fmt.Sprintf("cannot copy %s to %s: %s", quote(src.show), quote(dst.show), why))
-		p.dropItem(i)
 	}
+	p.dropItem(i)
 }
 
-// dirEnd is the index after the last item inside the directory item i
-// makes (its itemDirDone, which the walk adds after everything in it).
-func (p *Plan) dirEnd(i int) int {
-	for j := i + 1; j < p.items.len(); j++ {
-		if jt := p.items.at(j); jt.kind == itemDirDone && int(jt.parent) == i {
-			return j + 1
+// dropInside names item i, planned inside directory d that was not made
+// for want of room, and takes it out of the plan.
+func (p *Plan) dropInside(i int, d noRoom) {
+	it := p.items.at(i)
+	switch {
+	case it.closes:
+		delete(p.roomDropped, it.parent)
+	case it.kind == itemFile || it.kind == itemMkdir:
+		show := p.end(it.src).show
+		p.problemLine(true, show, "directory "+quote(d.show)+" was not created: "+d.why,
+			fmt.Sprintf("cannot copy %s: directory %s was not created", quote(show), quote(d.show)))
+		if it.kind == itemMkdir {
+			p.roomDropped[int32(i)] = d
 		}
 	}
-	return p.items.len()
+	p.dropItem(i)
 }
 
 func (p *Plan) dropItem(j int) {

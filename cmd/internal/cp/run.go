@@ -36,11 +36,10 @@ type runner struct {
 // the caller to commit: after a stop (ErrInterrupted), every file copied
 // before it is complete and the file being copied was dropped.
 func (p *Plan) Run() *Result {
-	x := &runner{p: p, o: p.o, res: &p.res, failed: map[int]string{}, ra: map[string]*vol.ReadAhead{}}
-	x.startReadAhead()
-	err := x.run()
-	for _, ra := range x.ra {
-		ra.Close()
+	x := &runner{p: p, o: p.o, res: &p.res, failed: map[int]string{}}
+	err := x.runBatch()
+	for err == nil && p.next() {
+		err = x.runBatch()
 	}
 	switch {
 	case err != nil:
@@ -51,18 +50,33 @@ func (p *Plan) Run() *Result {
 	return &p.res
 }
 
-// startReadAhead starts reading, for each source volume, the files the
-// plan copies from it, in plan order. The read-ahead asks for their paths
-// as it reaches them.
-func (x *runner) startReadAhead() {
+// runBatch carries out the items planned since it last ran (all of
+// them, for a plan made whole).
+func (x *runner) runBatch() error {
+	from, to := x.p.ran, x.p.items.len()
+	x.ra = map[string]*vol.ReadAhead{}
+	x.startReadAhead(from, to)
+	err := x.run(from, to)
+	for _, ra := range x.ra {
+		ra.Close()
+	}
+	x.p.ran = to
+	x.p.retire()
+	return err
+}
+
+// startReadAhead starts reading, for each source volume, the files items
+// from to to copy from it, in plan order. The read-ahead asks for their
+// paths as it reaches them.
+func (x *runner) startReadAhead(from, to int) {
 	items := map[string][]int32{}
 	vols := map[string]vol.Volume{}
-	for i := 0; i < x.p.items.len(); i++ {
+	for i := from; i < to; i++ {
 		it := x.p.items.at(i)
 		if it.kind != itemFile {
 			continue
 		}
-		vs, ok := x.p.ends[it.src.at].side.(volSide)
+		vs, ok := x.p.end(it.src).side.(volSide)
 		if !ok {
 			continue
 		}
@@ -86,8 +100,8 @@ func (x *runner) stopped() bool {
 	}
 }
 
-func (x *runner) run() error {
-	for i := 0; i < x.p.items.len(); i++ {
+func (x *runner) run(from, to int) error {
+	for i := from; i < to; i++ {
 		if x.stopped() {
 			return ErrInterrupted
 		}
@@ -103,6 +117,7 @@ func (x *runner) run() error {
 		} else if err := x.step(i, it); err != nil {
 			return err
 		}
+		x.p.release(i)
 		if x.o.StopOnError && len(x.res.Failed)+len(x.res.Skipped) > problems {
 			return ErrStopped
 		}

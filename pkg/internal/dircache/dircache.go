@@ -108,7 +108,10 @@ func (c *Cache) Cost() int64 { return c.cost }
 func (c *Cache) Len() int { return c.lru.Len() }
 
 // Settle offers the least recently used directories to drop, oldest
-// first, until the charge is within budget. drop is given each node's
+// first, until the charge is within budget, but never the most recently
+// used one: a folder larger than the budget on its own (60,000 names on
+// exFAT) would otherwise be read again, whole, for each of its files that
+// a copy looks up. drop is given each node's
 // owner and returns whether the codec let it go (it then forgets the
 // directory itself, and keeps what is pinned); the node leaves the list
 // when it did. A
@@ -119,7 +122,7 @@ func (c *Cache) Settle(budget int64, drop func(owner any) bool) {
 	if c.cost <= max(budget, c.settleAt) {
 		return
 	}
-	for e := c.lru.Back(); e != nil && c.cost > budget; {
+	for e := c.lru.Back(); e != nil && e != c.lru.Front() && c.cost > budget; {
 		prev := e.Prev()
 		n := e.Value.(*Node)
 		if drop(n.owner) {

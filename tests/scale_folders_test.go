@@ -1,0 +1,142 @@
+package tests
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A tree of 100,000 folders and a folder of 20,000 long names (and, on
+// exFAT, a folder of 60,000 files) are copied in, listed, copied out and
+// checked within the commands' bounds: maxRSS for fcp and fls,
+// maxVerifyRSS for fverify. fcp -r used to plan the whole tree before
+// writing (110-160 MiB for the folders, in and out), and fls --json to
+// hold every entry until the end (140 MiB). On exFAT, copying in (80-104
+// MiB: its directory cache and commits), copying the files out (52-66 MiB
+// for the long names, 79-91 for the 60,000 files) and listing the whole
+// volume recursively (68-80 MiB: the folder of 60,000 names stays cached
+// while the next one is read) are not held to the bound yet: their
+// figures are logged.
+func TestManyFoldersAndNamesMemory(t *testing.T) {
+	dir := t.TempDir()
+	tree := filepath.Join(dir, "tree")
+	mustMkdir(t, tree)
+	for p := 0; p < 100; p++ {
+		pd := filepath.Join(tree, fmt.Sprintf("p%02d", p))
+		mustMkdir(t, pd)
+		for f := 0; f < 1000; f++ {
+			if err := os.Mkdir(filepath.Join(pd, fmt.Sprintf("folder %04d", f)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	last := filepath.Join("p99", "folder 0999", "last.txt")
+	if err := os.WriteFile(filepath.Join(tree, last), []byte("last\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files := func(name string, n int, nameOf func(int) string) string {
+		d := filepath.Join(dir, name)
+		mustMkdir(t, d)
+		for i := 0; i < n; i++ {
+			if err := os.WriteFile(filepath.Join(d, nameOf(i)), []byte{byte(i)}, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return d
+	}
+	// A FAT folder holds 65,536 slots: 20,000 names of 26 characters
+	// (three slots each) nearly fill it. exFAT's names are 40 to 60
+	// characters long.
+	fatNames := files("names", 20000, func(i int) string { return fmt.Sprintf("a long file name %05d.txt", i) })
+	exNames := files("long names", 20000, func(i int) string {
+		return fmt.Sprintf("%05d %s.txt", i, strings.Repeat("a long name ", 5)[:30+i%21])
+	})
+	many := files("many", 60000, func(i int) string { return fmt.Sprintf("F%05d.TXT", i) })
+	for _, g := range []struct {
+		name string
+		mkfs []string
+		srcs []string
+		// in, out: copying a source in, and out, is held to maxRSS; all:
+		// listing the whole volume is.
+		in, out func(src string) bool
+		all     bool
+	}{
+		{"FAT32", []string{"-F", "32", "--size", "1G"}, []string{tree, fatNames},
+			func(string) bool { return true }, func(string) bool { return true }, true},
+		{"exFAT", []string{"--type", "exfat", "--size", "4G", "--cluster-size", "4K"}, []string{tree, exNames, many},
+			func(string) bool { return false }, func(src string) bool { return src == tree }, false},
+	} {
+		t.Run(g.name, func(t *testing.T) {
+			img := filepath.Join(dir, g.name+".img")
+			ok(t, "fmkfs", append(g.mkfs, img)...)
+			defer os.Remove(img)
+			out := filepath.Join(dir, "out-"+g.name)
+			mustMkdir(t, out)
+			defer os.RemoveAll(out)
+			want := 1 + 100 + 100000 + 1 // tree, p00..p99, the folders, last.txt
+			for _, src := range g.srcs {
+				step(t, g.in(src), "fcp", "-r", "-i", img, src, "::/")
+				if src != tree {
+					want += 1 + len(mustReadDir(t, src))
+				}
+			}
+			if n := strings.Count(step(t, g.all, "fls", "-R", "-i", img, "::/"), "\n"); n < want {
+				t.Errorf("fls -R listed %d lines, want the %d entries at least", n, want)
+			}
+			var all struct{ Entries []struct{ Path string } }
+			if err := json.Unmarshal([]byte(step(t, g.all, "fls", "--json", "-R", "-i", img, "::/")), &all); err != nil || len(all.Entries) != want {
+				t.Errorf("fls --json -R: %d entries, want %d (%v)", len(all.Entries), want, err)
+			}
+			for _, src := range g.srcs[1:] {
+				base, n := filepath.Base(src), len(mustReadDir(t, src))
+				if got := strings.Count(lean(t, "fls", "-l", "-i", img, "::/"+base), "\n"); got < n {
+					t.Errorf("fls -l ::/%s listed %d lines, want the %d names", base, got, n)
+				}
+				var one struct{ Entries []struct{ Name string } }
+				if err := json.Unmarshal([]byte(lean(t, "fls", "--json", "-i", img, "::/"+base)), &one); err != nil || len(one.Entries) != n {
+					t.Errorf("fls --json ::/%s: %d entries, want %d (%v)", base, len(one.Entries), n, err)
+				}
+			}
+			for _, src := range g.srcs {
+				base := filepath.Base(src)
+				step(t, g.out(src), "fcp", "-r", "-i", img, "::/"+base, out)
+				if got, n := len(mustReadDir(t, filepath.Join(out, base))), len(mustReadDir(t, src)); got != n {
+					t.Errorf("fcp -r ::/%s: %d entries copied out, want %d", base, got, n)
+				}
+			}
+			if b, err := os.ReadFile(filepath.Join(out, "tree", last)); err != nil || string(b) != "last\n" {
+				t.Errorf("%s copied out: %q %v", last, b, err)
+			}
+			if out := leanWithin(t, maxVerifyRSS, "fverify", img); !strings.HasSuffix(strings.TrimSpace(out), ": clean") {
+				t.Errorf("fverify:\n%s", out)
+			}
+		})
+	}
+}
+
+// step runs a command that must succeed: within maxRSS when bounded, else
+// with its peak logged.
+func step(t *testing.T, bounded bool, name string, args ...string) string {
+	t.Helper()
+	if bounded {
+		return lean(t, name, args...)
+	}
+	r, rss := peakRSS(t, name, args...)
+	if r.code != 0 {
+		t.Fatalf("%s %s: exit %d\n%s%s", name, strings.Join(args, " "), r.code, r.stdout, r.stderr)
+	}
+	t.Logf("%-10s %5.1f MiB  %s (not held to the bound)", name, float64(rss)/(1<<20), strings.Join(args, " "))
+	return r.stdout
+}
+
+func mustReadDir(t *testing.T, dir string) []os.DirEntry {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ents
+}

@@ -1,6 +1,7 @@
 package fsutil
 
 import (
+	"fmt"
 	"io"
 	"io/fs"
 	"sort"
@@ -44,25 +45,29 @@ func (i *FileInfo) ModTime() time.Time { return i.mod }
 func (i *FileInfo) IsDir() bool        { return i.mode.IsDir() }
 func (i *FileInfo) Sys() any           { return i.sys }
 
-// Seek is an open file's Seek on both codecs: it sets the offset *off of
-// the next Read from offset and whence (io.SeekStart, io.SeekCurrent or
-// io.SeekEnd, the end being size bytes in); a negative result or an
-// unknown whence is fs.ErrInvalid, naming the file.
+// Seek is an open file's Seek on both codecs, for reading and for
+// writing in place: it sets the offset *off of the next Read or Write
+// from offset and whence (io.SeekStart, io.SeekCurrent or io.SeekEnd, the
+// end being size bytes in). A negative or overflowing result, or an
+// unknown whence, is fs.ErrInvalid, naming the file, and leaves *off (which
+// it returns) as it was; an offset past the end is allowed.
 func Seek(off *int64, offset int64, whence int, size int64, name string) (int64, error) {
+	var base int64
 	switch whence {
 	case io.SeekStart:
 	case io.SeekCurrent:
-		offset += *off
+		base = *off
 	case io.SeekEnd:
-		offset += size
+		base = size
 	default:
-		offset = -1
+		return *off, &fs.PathError{Op: "seek", Path: name, Err: fmt.Errorf("%w: whence %d", fs.ErrInvalid, whence)}
 	}
-	if offset < 0 {
-		return 0, &fs.PathError{Op: "seek", Path: name, Err: fs.ErrInvalid}
+	n := base + offset
+	if (offset > 0 && n < base) || n < 0 {
+		return *off, &fs.PathError{Op: "seek", Path: name, Err: fmt.Errorf("%w: offset %d from %d", fs.ErrInvalid, offset, base)}
 	}
-	*off = offset
-	return offset, nil
+	*off = n
+	return n, nil
 }
 
 // ReadOn is an open file's Read on both codecs: it reads at the file's

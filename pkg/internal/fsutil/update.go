@@ -175,22 +175,7 @@ func (f *FileUpdate) Seek(offset int64, whence int) (int64, error) {
 	if f.Done {
 		return 0, &fs.PathError{Op: "seek", Path: f.Path, Err: fs.ErrClosed}
 	}
-	var base int64
-	switch whence {
-	case io.SeekStart:
-	case io.SeekCurrent:
-		base = f.Pos
-	case io.SeekEnd:
-		base = f.Size
-	default:
-		return f.Pos, &fs.PathError{Op: "seek", Path: f.Path, Err: fmt.Errorf("%w: whence %d", fs.ErrInvalid, whence)}
-	}
-	n := base + offset
-	if (offset > 0 && n < base) || n < 0 {
-		return f.Pos, &fs.PathError{Op: "seek", Path: f.Path, Err: fmt.Errorf("%w: offset %d from %d", fs.ErrInvalid, offset, base)}
-	}
-	f.Pos = n
-	return n, nil
+	return Seek(&f.Pos, offset, whence, f.Size, f.Path)
 }
 
 // Truncate changes the file's size to n: a longer file reads as zeros

@@ -79,7 +79,8 @@
 // open, each used by one goroutine), and a reader sees a file as it was
 // or, once its Writer has closed, as it is now, never half written: a
 // FileInfo or listing is a copy taken when asked, and a read of a file
-// replaced, removed or renamed since it was opened fails with ErrChanged
+// replaced, removed, renamed or written in place (Volume.OpenFile) since it
+// was opened fails with ErrChanged
 // (open it again) rather than read clusters that may by then hold other
 // data (the volume checks its open files after each change: close them
 // when done). A ReadAhead resolves each file under the lock and reads the

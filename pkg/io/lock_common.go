@@ -10,6 +10,14 @@ import (
 // ErrLocked is returned when another process holds the image's lock.
 var ErrLocked = errors.New("io: image is in use by another process")
 
+// ErrOverlap is returned when a Device of this process already writes
+// bytes a new writable Device would (two volumes writing one file system
+// would each lose the other's changes); errors.Is(err, ErrLocked) holds
+// for it too. A caller that may have the volume open under another name
+// can look for it by where it starts (a read-only Device may be opened
+// beside the writer).
+var ErrOverlap = errors.New("io: bytes already open for writing in this process")
+
 // ErrCanceled is returned when Options.Cancel ends the wait for another
 // process's lock.
 var ErrCanceled = errors.New("io: waiting for the image's lock was canceled")
@@ -53,8 +61,8 @@ func (l *imageLock) claim(path string, start, end int64, write bool) (*window, e
 	defer locks.Unlock()
 	for w := range l.writes {
 		if start < w.end && w.start < end {
-			return nil, fmt.Errorf("io: %s: bytes %d to %d are open for writing already, by another volume of this process (close it first): %w",
-				path, w.start, w.end, ErrLocked)
+			return nil, fmt.Errorf("io: %s: bytes %d to %d are open for writing already, by another volume of this process (close it first): %w: %w",
+				path, w.start, w.end, ErrOverlap, ErrLocked)
 		}
 	}
 	w := &window{start, end}

@@ -188,6 +188,19 @@ func (ims Images) Open(c *cli.Context, spec string, write bool) (*Image, error) 
 		return ims.reuse(spec, im, write)
 	}
 	dev, err := OpenImage(c, spec, write)
+	if errors.Is(err, fio.ErrOverlap) && id.offset >= 0 {
+		// This command writes those bytes already: under another name of
+		// this volume ("a.img" and "a.img@@1M"), found by where it starts.
+		if probe, perr := OpenImage(c, spec, false); perr == nil {
+			at := imageID{id.file, probe.Start()}
+			probe.Close()
+			for _, other := range ims {
+				if other.at == at {
+					return ims.reuse(spec, other, write)
+				}
+			}
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

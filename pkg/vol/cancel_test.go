@@ -277,10 +277,7 @@ func TestTrimCancelled(t *testing.T) {
 			if !errors.Is(err, context.Canceled) || res == nil || res.Runs != 1 || dev.Stats().DiscardRequests != 1 {
 				t.Fatalf("cancelled after the first run: %+v, %v, %d discards", res, err, dev.Stats().DiscardRequests)
 			}
-			rep, err := Check(dev, CheckOptions{})
-			if err != nil || !rep.Clean() {
-				t.Fatalf("after the cancelled trim: %v, %v", rep.Problems, err)
-			}
+			checkClean(t, dev, "after the cancelled trim")
 			v, err := Open(dev)
 			if err != nil {
 				t.Fatal(err)
@@ -368,10 +365,7 @@ func TestCopyCancelled(t *testing.T) {
 			if v.FreeClusters() != free {
 				t.Errorf("free clusters %d after the cancelled copy, %d before", v.FreeClusters(), free)
 			}
-			rep, err := Check(dev, CheckOptions{})
-			if err != nil || !rep.Clean() {
-				t.Fatalf("after the cancelled copy: %v, %v", rep.Problems, err)
-			}
+			checkClean(t, dev, "after the cancelled copy")
 			v, err = Open(dev)
 			if err != nil {
 				t.Fatal(err)

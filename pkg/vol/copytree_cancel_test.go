@@ -65,11 +65,7 @@ func TestCopyFSContextCancelled(t *testing.T) {
 			if err := v.Close(); err != nil {
 				t.Fatal(err)
 			}
-			rep, err := Check(dev, CheckOptions{})
-			if err != nil || !rep.Clean() {
-				t.Fatalf("check: %v, %+v", err, rep)
-			}
-			rep.Close()
+			checkClean(t, dev, "check")
 		})
 	}
 }

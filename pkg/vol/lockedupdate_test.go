@@ -44,11 +44,7 @@ func TestLockedUpdater(t *testing.T) {
 			if err := u.Close(); err != nil {
 				t.Errorf("a second Close: %v", err)
 			}
-			rep, err := Check(dev, CheckOptions{})
-			if err != nil || !rep.Clean() {
-				t.Fatalf("check after Close: %v, %+v", err, rep)
-			}
-			rep.Close()
+			checkClean(t, dev, "check after Close")
 			back, err := Open(dev)
 			if err != nil {
 				t.Fatal(err)

@@ -47,11 +47,7 @@ func TestWriterReadFrom(t *testing.T) {
 			if err := v.Close(); err != nil {
 				t.Fatal(err)
 			}
-			rep, err := Check(dev, CheckOptions{})
-			if err != nil || !rep.Clean() {
-				t.Fatalf("check: %v, %+v", err, rep)
-			}
-			rep.Close()
+			checkClean(t, dev, "check")
 			r, err := Open(dev)
 			if err != nil {
 				t.Fatal(err)

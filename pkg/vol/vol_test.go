@@ -42,6 +42,17 @@ func volumes(t *testing.T) map[string]Volume {
 	return out
 }
 
+// checkClean checks the volume on dev as fverify does and fails the test,
+// saying when (what), unless it is clean.
+func checkClean(t *testing.T, dev *fio.Device, what string) {
+	t.Helper()
+	rep, err := Check(dev, CheckOptions{})
+	if err != nil || !rep.Clean() {
+		t.Fatalf("%s: %v, %+v", what, err, rep)
+	}
+	rep.Close()
+}
+
 func write(t *testing.T, v Volume, name string, data []byte) {
 	t.Helper()
 	w, err := v.Create(name, int64(len(data)), stamp)

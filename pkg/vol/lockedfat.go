@@ -29,12 +29,20 @@ func (l *lockedFAT) Recount() error {
 	return l.do("recount the free clusters", false, l.fat.Recount)
 }
 
-// within runs f on the adapter behind v, under v's lock when v has one.
-func within(v Volume, op string, f func(Volume) error) error {
+// lockOf is the lock of a Volume Open returned, nil for a bare adapter.
+func lockOf(v Volume) *locked {
 	switch l := v.(type) {
 	case *locked:
-		return l.do(op, false, func() error { return f(l.Volume) })
+		return l
 	case *lockedFAT:
+		return l.locked
+	}
+	return nil
+}
+
+// within runs f on the adapter behind v, under v's lock when v has one.
+func within(v Volume, op string, f func(Volume) error) error {
+	if l := lockOf(v); l != nil {
 		return l.do(op, false, func() error { return f(l.Volume) })
 	}
 	return f(v)

@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // OpenFile opens an existing file for writing in place (see FileUpdater);
@@ -32,9 +34,9 @@ func (l *locked) OpenFile(name string, flag int) (FileUpdater, error) {
 // staleReaders marks stale the files open for reading as name: their
 // bytes may change in place under them. mu is held.
 func (l *locked) staleReaders(name string) {
-	key := l.Volume.FoldName(strings.Trim(name, "/"))
+	key := l.Volume.FoldName(fsutil.CleanPath(name))
 	for f := range l.files {
-		if l.Volume.FoldName(strings.Trim(f.name, "/")) == key {
+		if l.Volume.FoldName(fsutil.CleanPath(f.name)) == key {
 			f.stale = true
 			delete(l.files, f)
 		}

@@ -400,10 +400,7 @@ func AsExFAT(v Volume) *exfat.Volume {
 
 // unguarded is the adapter behind the Volume Open returned.
 func unguarded(v Volume) Volume {
-	switch l := v.(type) {
-	case *locked:
-		return l.Volume
-	case *lockedFAT:
+	if l := lockOf(v); l != nil {
 		return l.Volume
 	}
 	return v

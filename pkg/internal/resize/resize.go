@@ -1,0 +1,83 @@
+// Package resize holds what growing and shrinking a FAT or exFAT volume in
+// place share: the options a codec's Resize takes, the plan it makes (and,
+// with DryRun, only makes), and the refusals. Each codec (pkg/fat,
+// pkg/exfat) implements
+//
+//	func Resize(dev *fio.Device, o resize.Options) (*resize.Plan, error)
+//
+// over a volume that starts at dev's offset 0; pkg/vol dispatches to it
+// after its check and owns partitions and image files.
+package resize
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Options say how to resize.
+type Options struct {
+	// Size is the file system's new size in bytes (rounded down to
+	// whole sectors, then to what the layout needs; Plan.NewSize says
+	// what was chosen). The device must already hold Size bytes when
+	// growing; when shrinking the caller shortens it after Resize.
+	Size int64
+	// DryRun makes the plan and writes nothing.
+	DryRun bool
+	// Force allows a resize whose crash states DESIGN.md does not allow
+	// (Plan.Unsafe); without it such a resize is refused before anything
+	// is written.
+	Force bool
+	// Context cancels the resize between two steps that each leave the
+	// volume whole (nil: context.Background).
+	Context context.Context
+	// Progress, if set, is told the bytes moved so far and the total.
+	Progress func(done, total int64)
+}
+
+// Plan is what a resize does (or, with DryRun, would do).
+type Plan struct {
+	Type           string `json:"fat_type"`
+	OldSize        int64  `json:"old_size"`
+	NewSize        int64  `json:"new_size"`
+	ClusterSize    int64  `json:"cluster_size"`
+	OldClusters    uint32 `json:"old_clusters"`
+	NewClusters    uint32 `json:"new_clusters"`
+	MoveClusters   int64  `json:"move_clusters"` // clusters copied elsewhere
+	MoveBytes      int64  `json:"move_bytes"`
+	OldFATSectors  uint32 `json:"old_fat_sectors"` // exFAT: its FAT's
+	NewFATSectors  uint32 `json:"new_fat_sectors"`
+	OldBitmapBytes int64  `json:"old_bitmap_bytes,omitempty"` // exFAT
+	NewBitmapBytes int64  `json:"new_bitmap_bytes,omitempty"`
+	// Unsafe says why a cut during this resize could leave a volume
+	// outside the crash states DESIGN.md allows (empty: it cannot).
+	Unsafe string `json:"unsafe,omitempty"`
+	// Steps are the plan's steps in order, in words.
+	Steps  []string `json:"steps"`
+	DryRun bool     `json:"dry_run"`
+}
+
+// ErrTooSmall says the data does not fit in the size asked for.
+var ErrTooSmall = errors.New("the volume's data does not fit in the size asked for")
+
+// TooSmallError is the refusal to shrink below what the data needs.
+type TooSmallError struct {
+	Asked, Need int64 // bytes
+	What        string // what lies past the end and cannot move, if anything
+}
+
+func (e *TooSmallError) Error() string {
+	s := fmt.Sprintf("cannot shrink to %d bytes: the volume needs at least %d", e.Asked, e.Need)
+	if e.What != "" {
+		s += " (" + e.What + ")"
+	}
+	return s + "; nothing was changed"
+}
+
+func (e *TooSmallError) Is(target error) bool { return target == ErrTooSmall }
+
+// ErrTypeLimit says the new size crosses the type's cluster-count limits.
+var ErrTypeLimit = errors.New("the new size crosses the file system type's limits")
+
+// ErrUnsafe says the resize needs Options.Force.
+var ErrUnsafe = errors.New("the resize is not crash-safe")

@@ -62,7 +62,7 @@ var ErrTooSmall = errors.New("the volume's data does not fit in the size asked f
 
 // TooSmallError is the refusal to shrink below what the data needs.
 type TooSmallError struct {
-	Asked, Need int64 // bytes
+	Asked, Need int64  // bytes
 	What        string // what lies past the end and cannot move, if anything
 }
 

@@ -212,6 +212,8 @@ type Entry struct {
 type Writer interface {
 	io.Writer
 	// Close records the file's entry; the volume's next commit writes it.
+	// After a Write (or ReadFrom) that failed, Close records nothing: it
+	// drops the file as Abort does and returns that error.
 	Close() error
 	// Abort drops the file; a file it was to replace stays as it was.
 	Abort()

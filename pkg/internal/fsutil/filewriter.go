@@ -66,6 +66,7 @@ type FileWriter[E, R any] struct {
 	Alloc   int64     // clusters allocated
 	Written int64     // bytes written
 	Done    bool      // closed or aborted
+	failed  error     // the first Write or ReadFrom that failed: Close then drops the file
 	at      Cursor    // the write position among Exts
 	s       *FileStore[E]
 	parent  *dircache.Node
@@ -138,12 +139,22 @@ func (w *FileWriter[E, R]) Write(p []byte) (int, error) {
 	}
 	if need := w.clustersFor(w.Written+int64(len(p))) - w.Alloc; need > 0 {
 		if err := w.Grow(need); err != nil {
-			return 0, err
+			return 0, w.fail(err)
 		}
 	}
 	done, err := w.Put(p, w.Written)
 	w.Written += int64(done)
-	return done, err
+	return done, w.fail(err)
+}
+
+// fail remembers the first error a Write or ReadFrom returned, so that
+// Close drops the file instead of recording it short (an io.Writer's
+// caller may well call Close after a failed Write, never Abort).
+func (w *FileWriter[E, R]) fail(err error) error {
+	if err != nil && w.failed == nil {
+		w.failed = err
+	}
+	return err
 }
 
 // ReadFrom copies r to the file's next bytes until r ends, reading
@@ -155,6 +166,11 @@ func (w *FileWriter[E, R]) ReadFrom(r io.Reader) (int64, error) {
 	if w.Done {
 		return 0, w.ClosedErr()
 	}
+	n, err := w.readFrom(r)
+	return n, w.fail(err)
+}
+
+func (w *FileWriter[E, R]) readFrom(r io.Reader) (int64, error) {
 	limit := w.s.MaxSize
 	if limit <= 0 {
 		limit = math.MaxInt64
@@ -244,8 +260,14 @@ func (w *FileWriter[E, R]) Finish() bool {
 
 // Settle ends the file's data at Close: the rest of its last cluster is
 // zeroed (PadSlack) and the clusters past its data are given back. On an
-// error every cluster is given back (nothing names them yet).
+// error every cluster is given back (nothing names them yet). A writer
+// whose Write or ReadFrom failed is not recorded: Settle gives back its
+// clusters and returns that error, and a replaced file stays as it was.
 func (w *FileWriter[E, R]) Settle() error {
+	if w.failed != nil {
+		w.Release()
+		return fmt.Errorf("%s: %q was not recorded, as a write to it failed: %w", w.s.FS, w.Name, w.failed)
+	}
 	if err := PadSlack(w.Put, w.Written, w.s.ClusterSize); err != nil {
 		w.Release()
 		return err

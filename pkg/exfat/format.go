@@ -16,11 +16,12 @@ import (
 // p.Serial is 0, as mkfs.exfat makes one from the clock. Everything is
 // checked before the first write.
 //
-// The boot regions, FAT region and heap alignment gap are zeroed with the
-// device's cheapest means; then the two boot regions, the head of the FAT
-// (with the chains of the bitmap, the up-case table and the root
-// directory), the bitmap, the up-case table and the root directory go out
-// in one batch: a few large writes.
+// An old volume's boot sectors are cleared first, durably; then the boot
+// regions, FAT region and heap alignment gap are zeroed with the device's
+// cheapest means; after a barrier the head of the FAT (with the chains of
+// the bitmap, the up-case table and the root directory), the bitmap, the
+// up-case table and the root directory go out in one batch, and after
+// another barrier the two boot regions: a few large writes.
 func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layout, error) {
 	if err := fsutil.FitDevice(dev, &p.SectorSize, &p.Size); err != nil {
 		return nil, nil, paramErrorf("%v", err)
@@ -39,19 +40,48 @@ func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layou
 	if err != nil {
 		return nil, nil, err
 	}
+	// First, and durably, the old volume's boot sectors: while one
+	// survives, zeros landing in its data would leave it reading as valid
+	// with its files' bytes gone.
+	if err := fsutil.WipeOldBoot(dev, l.HeapOffset, looksLikeBootSector); err != nil {
+		return nil, nil, fmt.Errorf("exfat: clearing the old boot sector: %w", err)
+	}
 	if err := dev.Zero(0, l.HeapOffset); err != nil {
 		return nil, nil, fmt.Errorf("exfat: zeroing the boot and FAT regions: %w", err)
 	}
-	b := dev.NewBatch()
-	for _, w := range img {
-		if err := b.Write(w.off, w.data); err != nil {
+	// The zeros are durable before anything new is written, and the new
+	// FAT, bitmap, up-case table and root before the boot regions, which
+	// go last: a cut leaves no boot region naming metadata not yet
+	// written (vol.Format gave that order; exfat.Format called alone now
+	// keeps it too).
+	if err := dev.Barrier(); err != nil {
+		return nil, nil, fmt.Errorf("exfat: zeroing the boot and FAT regions: %w", err)
+	}
+	for i, part := range [][]write{img[1:], img[:1]} {
+		b := dev.NewBatch()
+		for _, w := range part {
+			if err := b.Write(w.off, w.data); err != nil {
+				return nil, nil, fmt.Errorf("exfat: writing the new file system: %w", err)
+			}
+		}
+		err := b.Flush()
+		if err == nil && i == 0 {
+			err = dev.Barrier()
+		}
+		if err != nil {
 			return nil, nil, fmt.Errorf("exfat: writing the new file system: %w", err)
 		}
 	}
-	if err := b.Flush(); err != nil {
-		return nil, nil, fmt.Errorf("exfat: writing the new file system: %w", err)
-	}
 	return bs, l, nil
+}
+
+// looksLikeBootSector reports whether a sector where a backup boot sector
+// may lie holds one: exFAT's, NTFS's (by their names) or FAT's (by its
+// jump and signature, enough here: the whole region is zeroed next). An
+// exFAT extended boot sector (no jump) is not one.
+func looksLikeBootSector(b []byte) bool {
+	fat := (b[0] == 0xEB || b[0] == 0xE9) && b[510] == 0x55 && b[511] == 0xAA
+	return IsExFAT(b) || string(b[3:11]) == "NTFS    " || fat
 }
 
 // write is one piece of a new volume.
@@ -117,6 +147,7 @@ func newVolumeImage(bs *BootSector, l *Layout, p FormatParams) ([]write, error) 
 	ue := AllocEntry{Type: TypeUpcase, Checksum: UpcaseChecksum(upcase), FirstCluster: sys[1].Start, DataLength: uint64(len(upcase))}
 	ue.Encode(root[pos:])
 
+	// The boot regions come first: Format writes them last.
 	return []write{
 		{0, boot},
 		{l.FATOffset, fat},

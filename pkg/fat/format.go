@@ -3,7 +3,6 @@ package fat
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/ftools/ftools/pkg/internal/fsutil"
@@ -45,7 +44,7 @@ func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layou
 	// boot sector survives, zeros that land in the old volume's data
 	// (the new FATs may lie there) would leave it reading as valid with
 	// its files' bytes gone.
-	if err := wipeOldBoot(dev, zeroEnd); err != nil {
+	if err := fsutil.WipeOldBoot(dev, zeroEnd, looksLikeBootSector); err != nil {
 		return nil, nil, fmt.Errorf("fat: clearing the old boot sector: %w", err)
 	}
 	if err := dev.Zero(0, zeroEnd); err != nil {
@@ -117,45 +116,6 @@ func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layou
 		return nil, nil, fmt.Errorf("fat: writing the new file system: %w", err)
 	}
 	return bs, l, nil
-}
-
-// wipeOldBoot zeroes what a volume made before keeps as its boot sector,
-// inside [0, end): sector 0 unless it is zero already, and a FAT, exFAT or
-// NTFS boot sector found where backups live (sectors 6 and 12, for every
-// sector size the device allows). Then it makes the zeros durable (a
-// barrier), so that no later write lands while a reader still finds the
-// old volume. On a new image it writes nothing; after WipeSignatures, which
-// zeroed the same sectors, it only flushes.
-func wipeOldBoot(dev *fio.Device, end int64) error {
-	ss := max(int64(dev.SectorSize()), 512)
-	head := make([]byte, min(end, 13*4096))
-	if _, err := dev.ReadAt(head, 0); err != nil {
-		return err
-	}
-	b := dev.NewBatch()
-	var err error
-	wipe := func(off int64) {
-		if err == nil && off+ss <= end {
-			err = b.Write(off, make([]byte, ss))
-		}
-	}
-	if slices.ContainsFunc(head[:min(ss, int64(len(head)))], func(c byte) bool { return c != 0 }) {
-		wipe(0)
-	}
-	for s := ss; s <= 4096; s *= 2 {
-		for _, sec := range []int64{6, 12} {
-			if off := sec * s; off+512 <= int64(len(head)) && looksLikeBootSector(head[off:off+512]) {
-				wipe(off)
-			}
-		}
-	}
-	if err == nil {
-		err = b.Flush()
-	}
-	if err != nil {
-		return err
-	}
-	return dev.Barrier()
 }
 
 // looksLikeBootSector reports whether b holds a FAT boot sector, or an

@@ -2,6 +2,7 @@ package fsutil
 
 import (
 	"fmt"
+	"slices"
 
 	fio "github.com/ftools/ftools/pkg/io"
 )
@@ -24,4 +25,45 @@ func FitDevice(dev *fio.Device, sectorSize *int, size *int64) error {
 		return fmt.Errorf("%d bytes asked but %s holds only %d", *size, dev.Path(), dev.Size())
 	}
 	return nil
+}
+
+// WipeOldBoot zeroes what a volume made before keeps as its boot sector,
+// inside [0, end): sector 0 unless it is zero already, and a boot sector
+// (isBoot says which sectors are: the codec knows FAT's, exFAT's and
+// NTFS's by their names) found where backups live (sectors 6 and 12, for
+// every sector size the device allows). Then it makes the zeros durable (a
+// barrier), so that no later write lands while a reader still finds the
+// old volume. On a new image it writes nothing; after WipeSignatures, which
+// zeroed the same sectors, it only flushes. Both codecs' Format call it
+// before zeroing their metadata.
+func WipeOldBoot(dev *fio.Device, end int64, isBoot func(sector []byte) bool) error {
+	ss := max(int64(dev.SectorSize()), 512)
+	head := make([]byte, min(end, 13*4096))
+	if _, err := dev.ReadAt(head, 0); err != nil {
+		return err
+	}
+	b := dev.NewBatch()
+	var err error
+	wipe := func(off int64) {
+		if err == nil && off+ss <= end {
+			err = b.Write(off, make([]byte, ss))
+		}
+	}
+	if slices.ContainsFunc(head[:min(ss, int64(len(head)))], func(c byte) bool { return c != 0 }) {
+		wipe(0)
+	}
+	for s := ss; s <= 4096; s *= 2 {
+		for _, sec := range []int64{6, 12} {
+			if off := sec * s; off+512 <= int64(len(head)) && isBoot(head[off:off+512]) {
+				wipe(off)
+			}
+		}
+	}
+	if err == nil {
+		err = b.Flush()
+	}
+	if err != nil {
+		return err
+	}
+	return dev.Barrier()
 }

@@ -27,7 +27,7 @@ func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layou
 		return nil, nil, paramErrorf("%v", err)
 	}
 	if p.Serial == 0 {
-		p.Serial = uint32(now.Nanosecond())<<12 | uint32(now.Unix())
+		p.Serial = fsutil.NewSerial(now)
 	}
 	bs, l, err := Plan(p)
 	if err != nil {

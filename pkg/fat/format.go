@@ -26,6 +26,9 @@ func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layou
 	if err := fsutil.FitDevice(dev, &p.SectorSize, &p.Size); err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrInvalidParams, err)
 	}
+	if p.VolumeID == 0 {
+		p.VolumeID = fsutil.NewSerial(now)
+	}
 	bs, l, err := Plan(p)
 	if err != nil {
 		return nil, nil, err

@@ -15,7 +15,7 @@ type FormatParams struct {
 	RootEntries       int    // 0 -> 512 (floppies: 112 or 224); 16..32768; ignored on FAT32
 	Media             uint8  // 0 -> 0xF8 (floppies: their media byte); else 0xF0 or 0xF8..0xFF
 	HiddenSectors     uint32 // sectors before the volume (the partition's start)
-	VolumeID          uint32 // serial number, used as given
+	VolumeID          uint32 // serial number; Format makes one from its clock for 0, as exfat.Format
 	Label             string // up to 11 characters, upper-cased, code page 850; "" -> "NO NAME"
 	DriveNumber       uint8  // 0 -> 0x80 with media 0xF8, else 0x00
 	Heads             uint16 // 0 -> mkfs.fat's default for the size (see Plan)

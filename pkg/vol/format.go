@@ -24,7 +24,7 @@ type (
 type FormatOptions struct {
 	FAT   *FATParams
 	ExFAT *ExFATParams
-	// Now stamps the volume (and, on exFAT, seeds a serial number of 0);
+	// Now stamps the volume (and seeds a serial number left 0);
 	// the zero value is time.Now.
 	Now time.Time
 	// KeepSignatures leaves other file systems' and partition tables'

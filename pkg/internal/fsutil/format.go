@@ -3,6 +3,7 @@ package fsutil
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	fio "github.com/ftools/ftools/pkg/io"
 )
@@ -66,4 +67,11 @@ func WipeOldBoot(dev *fio.Device, end int64, isBoot func(sector []byte) bool) er
 		return err
 	}
 	return dev.Barrier()
+}
+
+// NewSerial is the serial number (volume id) both Formats give a volume
+// whose parameters leave it 0: made from the clock, as mkfs.fat and
+// mkfs.exfat make theirs, so that two volumes made apart differ.
+func NewSerial(now time.Time) uint32 {
+	return uint32(now.Nanosecond())<<12 | uint32(now.Unix())
 }

@@ -7,7 +7,7 @@ import (
 // FormatParams describes the volume Plan should lay out. Zero values ask
 // for mkfs.exfat's choice (exfatprogs 1.2).
 type FormatParams struct {
-	Size        int64 // bytes available for the volume (required)
+	Size        int64 // bytes available for the volume (required by Plan; Format: 0 -> the whole device)
 	SectorSize  int   // 0 -> 512; else 512, 1024, 2048 or 4096
 	ClusterSize int64 // bytes; 0 -> 4 KiB up to 256 MiB, 32 KiB up to 32 GiB, else 128 KiB
 	// Align is the boundary the FAT and the cluster heap start on, in bytes
@@ -18,7 +18,7 @@ type FormatParams struct {
 	// the boot sector, and the origin of Align, as mkfs.exfat aligns to the
 	// disk rather than the partition.
 	PartitionOffset int64
-	Serial          uint32    // volume serial number, used as given
+	Serial          uint32    // volume serial number (Format makes one from its clock for 0)
 	Label           string    // at most 11 UTF-16 code units; "" -> no label
 	GUID            *[16]byte // volume GUID entry; nil -> none
 	// FATOffset, FATLength and HeapOffset, when not 0, fix the regions (in

@@ -5,7 +5,7 @@ import "fmt"
 // FormatParams describes the volume Plan should lay out. Zero values ask
 // for mkfs.fat's choice.
 type FormatParams struct {
-	Size              int64  // bytes available for the volume (required)
+	Size              int64  // bytes available for the volume (required by Plan; Format: 0 -> the whole device)
 	SectorSize        int    // 0 -> 512; else 512, 1024, 2048 or 4096
 	Type              Type   // 0 -> automatic as mkfs.fat chooses
 	ClusterSize       int    // bytes; 0 -> automatic; SectorSize times a power of two up to 128

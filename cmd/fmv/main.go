@@ -110,7 +110,7 @@ func move(c *cli.Context, stdout, stderr io.Writer) error {
 		dfi = nil
 	}
 	intoDir := dfi != nil && dfi.IsDir()
-	if !intoDir && (len(srcs) > 1 || dst.Slash) {
+	if !intoDir && (len(srcs) > 1 || dst.Slash && !(dfi == nil && loneDir(v, srcs))) {
 		return fmt.Errorf("target %s is not a directory", cmdutil.Quote(dst.Show(dst.Path)))
 	}
 	for _, s := range srcs {
@@ -129,6 +129,16 @@ func move(c *cli.Context, stdout, stderr io.Writer) error {
 		sum.Error = cmdutil.Reasons(sum.Failed)
 	}
 	return cmdutil.Finish(c, stdout, stderr, sum, imgs.Stats, err)
+}
+
+// loneDir says whether srcs is one directory: mv renames it to a DEST/
+// that does not exist yet (mv d new/), where a file is refused.
+func loneDir(v vol.Volume, srcs []cmdutil.Operand) bool {
+	if len(srcs) != 1 {
+		return false
+	}
+	fi, err := v.Stat(srcs[0].VolPath())
+	return err == nil && fi.IsDir()
 }
 
 // moveOne renames s to dst, or into dst (described by dfi, nil if it does

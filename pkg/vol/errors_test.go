@@ -3,6 +3,7 @@ package vol
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/ftools/ftools/pkg/exfat"
@@ -41,5 +42,16 @@ func TestCodecErrorsAreOneSet(t *testing.T) {
 	}
 	if got := fat.ErrNoSpace.Error() + "|" + exfat.ErrDirFull.Error(); got != "fat: no space left on volume|exfat: directory is full" {
 		t.Errorf("texts: %s", got)
+	}
+}
+
+// Bytes that hold neither file system say so first, then why the boot
+// sector is not FAT's.
+func TestOpenNotAVolume(t *testing.T) {
+	b := make([]byte, 1<<20)
+	copy(b, "root:x:0:0:root:/root:/bin/bash\n")
+	_, err := OpenBytes(b)
+	if !errors.Is(err, fat.ErrNotFAT) || !strings.HasPrefix(err.Error(), "not a FAT or exFAT volume: ") {
+		t.Fatalf("OpenBytes of text: %v", err)
 	}
 }

@@ -363,6 +363,10 @@ func OpenAs(dev *fio.Device, exFAT bool) (Volume, error) {
 		return ExFAT{v}, nil
 	}
 	v, err := fat.Open(dev)
+	if errors.Is(err, fat.ErrNotFAT) {
+		// Neither file system's boot sector: say so first, then why.
+		return nil, fmt.Errorf("not a FAT or exFAT volume: %w", err)
+	}
 	if err != nil {
 		return nil, err
 	}

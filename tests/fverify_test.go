@@ -166,6 +166,11 @@ type verifyJSON struct {
 		Files     int            `json:"files"`
 		Lost      uint32         `json:"lost_clusters"`
 	} `json:"summary"`
+	// After is the check made again after --repair.
+	After *struct {
+		Clean bool `json:"clean"`
+		Files int  `json:"files"`
+	} `json:"after_repair"`
 }
 
 // verifyCode runs fverify with args, checks the exit status and that the
@@ -282,6 +287,11 @@ func TestFverifyDamage(t *testing.T) {
 			fixed := verifyCode(t, img, 1, "--repair")
 			if len(fixed.Fixes) == 0 || fixed.Summary.Remaining != 0 {
 				t.Fatalf("--repair: fixes %q, remaining %d:\n%s", fixed.Fixes, fixed.Summary.Remaining, kinds(fixed))
+			}
+			// The volume is checked again after the repair, and the
+			// counts given are those after it.
+			if fixed.After == nil || !fixed.After.Clean {
+				t.Fatalf("--repair: the check after the repair: %+v", fixed.After)
 			}
 			fsckClean(t, img, 0)
 			verifyCode(t, img, 0)

@@ -192,12 +192,27 @@ func verify(c *cli.Context, spec string, m mode, compares []comparison, stdout, 
 	if err := rep.Close(); err != nil {
 		return fail(nil, nil, fmt.Errorf("%s: %w", spec, err))
 	}
+	if res.repaired {
+		// Check again, as the volume now is: the summary then gives the
+		// counts after the repair (the first gave them before), and a
+		// repair that left a problem behind is not reported as fixed.
+		again, err := vol.Check(dev, vol.CheckOptions{Clock: cmdutil.Now, ExFAT: &ex})
+		if err != nil {
+			return fail(&res, nil, fmt.Errorf("%s: checking again after the repair: %w", spec, err))
+		}
+		res.after = summarize(again)
+		if err := again.Close(); err != nil {
+			return fail(nil, nil, fmt.Errorf("%s: %w", spec, err))
+		}
+	}
 	if err := dev.Close(); err != nil && !errors.Is(err, fio.ErrClosed) {
 		return fail(nil, nil, fmt.Errorf("%s: %w", spec, err))
 	}
 	switch {
 	case rep.Clean():
 		err = nil
+	case res.after != nil && !res.after.Clean:
+		err = cmdutil.Exit(exitProblems, nil)
 	case m.repair && rep.Remaining() == 0:
 		err = cmdutil.Exit(exitFixed, nil)
 	default:

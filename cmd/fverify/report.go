@@ -18,6 +18,7 @@ type result struct {
 	plan     []string // the repair, one sentence per fix
 	planned  bool     // Repair worked the plan out (--repair or --dry-run)
 	repaired bool     // and carried it out
+	after    *summary // the check made again after a repair
 }
 
 // output is --json's object.
@@ -31,6 +32,8 @@ type output struct {
 	Left     []vol.Problem `json:"left,omitempty"` // what the repair leaves (--repair, --dry-run)
 	Checked  []string      `json:"checked,omitempty"`
 	Summary  *summary      `json:"summary,omitempty"`
+	// After is the summary of the check made again after --repair.
+	After *summary `json:"after_repair,omitempty"`
 	cmdutil.Outcome
 }
 
@@ -73,7 +76,7 @@ func finish(c *cli.Context, w, stderr io.Writer, spec string, m mode, res result
 	out := &output{Device: spec}
 	if c.Bool(cmdutil.FlagJSON) {
 		out = &output{Device: spec, FATType: rep.Type, Problems: rep.Problems, Warnings: rep.Warnings,
-			Fixes: []string{}, Left: rep.Left, Checked: res.checked, Summary: s}
+			Fixes: []string{}, Left: rep.Left, Checked: res.checked, Summary: s, After: res.after}
 		if res.repaired {
 			out.Fixes = res.plan
 		} else {
@@ -82,6 +85,9 @@ func finish(c *cli.Context, w, stderr io.Writer, spec string, m mode, res result
 	} else {
 		textReport{warnings: rep.Warnings, problems: lines(rep.Problems), omitted: rep.Omitted, plan: res.plan,
 			left: lines(rep.Left), repaired: res.repaired, planned: res.planned, summary: summaryLine(spec, rep.Type, s)}.print(w, m)
+		if res.after != nil {
+			fmt.Fprintln(w, cmdutil.Sanitize(summaryLine(spec+" after the repair", rep.Type, res.after)))
+		}
 	}
 	return cmdutil.Finish(c, w, stderr, out, statsOf(dev), err)
 }

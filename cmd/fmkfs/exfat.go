@@ -153,6 +153,7 @@ func formatExFAT(c *cli.Context, r *request, dev *fio.Device) (*exfat.BootSector
 	if err := r.from.exfatFits(p); err != nil {
 		return nil, nil, nil, err
 	}
+	p.Dirty = r.from != nil // clean once filled (see format)
 	f, err := vol.Format(dev, vol.FormatOptions{ExFAT: &p, Now: formatClock(c), Discard: !r.disc.off, SecureErase: r.disc.secure})
 	r.disc.res = f.Discard
 	return f.ExFATBoot, f.ExFATLayout, f.Wiped, err

@@ -438,6 +438,7 @@ func fill(r *request, target string, dev *fio.Device, stderr io.Writer) (*fillRe
 	if err != nil {
 		return nil, err
 	}
+	vol.AdoptDirty(v) // the format left it dirty until the fill is done
 	clock := cmdutil.Now
 	if !f.mtime.IsZero() {
 		clock = func() time.Time { return f.mtime }

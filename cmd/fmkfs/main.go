@@ -286,6 +286,10 @@ func format(c *cli.Context, r *request, dev *fio.Device) (*fat.BootSector, *fat.
 		if err := r.from.fatFits(q); err != nil {
 			return nil, nil, nil, err
 		}
+		// Dirty until filled: a cut before the fill is done leaves no
+		// volume that claims to be clean and complete (but FAT12's,
+		// which has no dirty bit).
+		p.Dirty = true
 	}
 	f, err := vol.Format(dev, vol.FormatOptions{FAT: &p, Now: formatClock(c), Discard: !r.disc.off, SecureErase: r.disc.secure})
 	r.disc.res = f.Discard

@@ -37,7 +37,7 @@ func fromFlags() []cli.Flag {
 		cmdutil.Values(&cli.StringSliceFlag{Name: "clash", Usage: "with --from: what to do when a name is taken, as fcp -D `LETTERS`: o overwrite, s skip, a autorename, r rename; upper case for short-name clashes"},
 			"o", "s", "a", "r", "O", "S", "A", "R"),
 		&cli.BoolFlag{Name: "dereference", Usage: "with --from: follow symbolic links to directories, as fcp -L (a loop is skipped)"},
-		&cli.StringSliceFlag{Name: "set-hidden", Usage: "with --from: mark what `GLOB` matches hidden (a pattern with a slash matches the path from the root, else the name; repeatable)"},
+		&cli.StringSliceFlag{Name: "set-hidden", Usage: "with --from: mark what `GLOB` matches hidden (without case; a pattern with a slash matches the path from the root, else each name; repeatable)"},
 		&cli.StringSliceFlag{Name: "set-system", Usage: "with --from: mark what `GLOB` matches system (repeatable)"},
 		&cli.StringSliceFlag{Name: "set-read-only", Usage: "with --from: mark what `GLOB` matches read-only (repeatable)"},
 	}
@@ -393,7 +393,19 @@ func autoSize(r *request, disk int64) (int64, error) {
 	if disk != 0 {
 		max = disk
 	}
-	n, g, err := vol.SizeFor(f.tree, vol.SizeOptions{Plan: plan, Step: sizeStep, Min: sizeStep, Max: max, Headroom: f.head})
+	opts := vol.SizeOptions{Plan: plan, Step: sizeStep, Min: sizeStep, Max: max, Headroom: f.head}
+	if r.table.partSize != 0 && !r.table.partAuto {
+		// --part-size N: the partition is that; the image holds it.
+		opts.Step, opts.Min, opts.Max = r.table.partSize, r.table.partSize, r.table.partSize
+		g, err := plan(r.table.partSize)
+		if err == nil {
+			err = f.fits(g)
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	n, g, err := vol.SizeFor(f.tree, opts)
 	if err != nil {
 		return 0, fmt.Errorf("--from: %s (%d files and %d folders, %s of data) fits no file system fmkfs can make with these options: %w",
 			strings.Join(f.dirs(), ", "), f.tree.Files, f.tree.Dirs, cmdutil.HumanSize(f.tree.Bytes), err)
@@ -518,7 +530,8 @@ func setAttrs(v vol.Volume, rules []attrRule) error {
 			if strings.Contains(r.glob, "/") {
 				subject = p
 			}
-			if ok, _ := path.Match(r.glob, subject); ok {
+			// FAT and exFAT names are found without case: so are patterns.
+			if ok, _ := path.Match(strings.ToLower(r.glob), strings.ToLower(subject)); ok {
 				set |= r.attr
 			}
 		}

@@ -465,7 +465,7 @@ func fill(r *request, target string, dev *fio.Device, stderr io.Writer) (*fillRe
 		IOSize:    dev.IOSize(),
 		Warn:      func(line string) { cmdutil.Warn(stderr, "fmkfs", "%s", line) },
 	}
-	key := target + "\x00fmkfs"
+	key := target
 	vols := map[string]vol.Volume{key: v}
 	for _, s := range f.specs {
 		if s.dest != "" {

@@ -76,8 +76,25 @@ func (t *TreeSize) AddDir(path string, slots int64) {
 	}
 	for i := range t.dirs {
 		cs := int64(512) << i
-		t.dirs[i] += max(1, (n*fat.DirEntrySize+cs-1)/cs)
+		t.dirs[i] += grownClusters((n*fat.DirEntrySize + cs - 1) / cs)
 	}
+}
+
+// dirGrowthCap is the most clusters a directory grows by at once, in
+// both codecs (pkg/fat's and pkg/exfat's maxDirGrowth).
+const dirGrowthCap = 32
+
+// grownClusters is how many clusters a directory that needs n holds once
+// written: both codecs make it one cluster and grow it by as many as it
+// has (up to dirGrowthCap at once) each time it is full, so that a large
+// one grows in a few runs; a tally that counted only n would refuse
+// nothing that does not fit, and admit a tree the writer cannot finish.
+func grownClusters(n int64) int64 {
+	c := int64(1)
+	for c < n {
+		c += min(c, dirGrowthCap)
+	}
+	return c
 }
 
 // Geometry is what a candidate volume offers a tree.
@@ -146,7 +163,7 @@ func (t *TreeSize) Need(g Geometry) (int64, error) {
 		return need, nil
 	}
 	// The root's first cluster is the volume's own (Free leaves it out).
-	return need + max(1, (root*fat.DirEntrySize+g.ClusterSize-1)/g.ClusterSize) - 1, nil
+	return need + grownClusters((root*fat.DirEntrySize+g.ClusterSize-1)/g.ClusterSize) - 1, nil
 }
 
 func shiftOf(cs int64) int {

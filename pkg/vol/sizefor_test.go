@@ -82,6 +82,22 @@ func TestSizeFor(t *testing.T) {
 	}
 	boot := sizeTree{{"overlays/", 0}, {"kernel8.img", 8 << 20}, {"start4.elf", 2 << 20}, {"config.txt", 1500},
 		{"overlays/a.dtbo", 3000}, {"overlays/README", 40000}, {"bcm2711-rpi-4-b.dtb", 52000}}
+	// Folders of many names and no data: the tally is the directories'
+	// clusters as the writers grow them, which a size step of 2 KiB
+	// shows.
+	folders := sizeTree{}
+	for d := range 20 {
+		folders = append(folders, struct {
+			name string
+			size int64
+		}{fmt.Sprintf("folder %02d/", d), 0})
+		for i := range 150 {
+			folders = append(folders, struct {
+				name string
+				size int64
+			}{fmt.Sprintf("folder %02d/an empty file with a long name %03d", d, i), 0})
+		}
+	}
 	rootful := sizeTree{}
 	for i := range 600 {
 		rootful = append(rootful, struct {
@@ -96,6 +112,7 @@ func TestSizeFor(t *testing.T) {
 		x     exfat.FormatParams
 		tree  sizeTree
 		head  Headroom
+		step  int64  // the size step (default 64 KiB)
 		want  string // the type chosen
 		err   bool   // refused at every size
 	}{
@@ -111,6 +128,8 @@ func TestSizeFor(t *testing.T) {
 		{name: "FAT12 root too small", p: fat.FormatParams{Type: fat.FAT12, RootEntries: 512, SectorsPerCluster: 1}, tree: rootful, err: true},
 		{name: "FAT16 root made larger", p: fat.FormatParams{Type: fat.FAT16, RootEntries: 1024}, tree: rootful, want: "FAT16"},
 		{name: "exFAT", exFAT: true, tree: boot, want: "exFAT"},
+		{name: "FAT16 folders", p: fat.FormatParams{Type: fat.FAT16, SectorsPerCluster: 1, RootEntries: 512}, tree: folders, step: 2048, want: "FAT16"},
+		{name: "exFAT folders", exFAT: true, x: exfat.FormatParams{ClusterSize: 512}, tree: folders, step: 2048, want: "exFAT"},
 		{name: "exFAT many", exFAT: true, x: exfat.FormatParams{ClusterSize: 4096}, tree: many, head: Headroom{Percent: 5}, want: "exFAT"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -133,7 +152,10 @@ func TestSizeFor(t *testing.T) {
 				}
 				return FATGeometry(l, p.Label != ""), nil
 			}
-			const step = 64 << 10
+			step := int64(64 << 10)
+			if c.step != 0 {
+				step = c.step
+			}
 			size, g, err := SizeFor(ts, SizeOptions{Plan: plan, Step: step, Min: step, Max: 4 << 30, Headroom: c.head})
 			if c.err {
 				if !errors.Is(err, ErrTreeTooBig) {
@@ -210,13 +232,23 @@ func TestTreeSizeNeed(t *testing.T) {
 		t.Errorf("a root of one slot with a label and a member: %v", err)
 	}
 	xt := NewTreeSize(true)
-	xt.AddDir("", 29*3) // 29 members of 3 entries, and 3 system entries: 2880 bytes
-	if n, err := xt.Need(Geometry{Type: "exFAT", ClusterSize: 512}); err != nil || n != 5 {
-		t.Errorf("exFAT root of 90 entries in 512-byte clusters: %d more clusters, %v; want 5", n, err)
+	xt.AddDir("", 29*3) // 29 members of 3 entries, and 3 system entries: 2880 bytes, 6 clusters
+	if n, err := xt.Need(Geometry{Type: "exFAT", ClusterSize: 512}); err != nil || n != 7 {
+		t.Errorf("exFAT root of 90 entries in 512-byte clusters: %d more clusters, %v; want 7 (grown 1, 2, 4: 8)", n, err)
 	}
 	big := NewTreeSize(false)
 	big.AddDir("huge", fat.MaxDirEntries)
 	if _, err := big.Need(Geometry{Type: "FAT32", ClusterSize: 4096}); !errors.Is(err, ErrTreeTooBig) || !strings.Contains(err.Error(), "huge") {
 		t.Errorf("a directory of 65,538 slots: %v", err)
+	}
+}
+
+// A directory is counted as the writers grow it: one cluster, then as
+// many more as it has, up to 32 at a time.
+func TestGrownClusters(t *testing.T) {
+	for n, want := range map[int64]int64{0: 1, 1: 1, 2: 2, 3: 4, 5: 8, 17: 32, 19: 32, 33: 64, 65: 96, 100: 128} {
+		if got := grownClusters(n); got != want {
+			t.Errorf("grownClusters(%d) = %d, want %d", n, got, want)
+		}
 	}
 }

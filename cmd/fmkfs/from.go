@@ -80,6 +80,7 @@ type sizedResult struct {
 	Type      string `json:"type"`
 	Cluster   int64  `json:"cluster_size"`
 	Free      int64  `json:"free_clusters"` // the clusters the headroom left
+	Why       string `json:"why"`           // why this size
 }
 
 // parseFrom reads --from and its companions; nil when --from is not given
@@ -415,23 +416,31 @@ func autoSize(r *request, disk int64) (int64, error) {
 	}
 	need, _ := f.tree.Need(g)
 	f.sized = &sizedResult{Size: image(n), FSSize: g.Size, TreeBytes: f.tree.Bytes, Files: f.tree.Files, Dirs: f.tree.Dirs,
-		Type: g.Type, Cluster: g.ClusterSize, Free: g.Free - need}
+		Type: g.Type, Cluster: g.ClusterSize, Free: g.Free - need, Why: sizedWhy(f.head)}
+	if opts.Min == opts.Max {
+		f.sized.Why = "the partition --part-size gives, which holds them"
+	}
 	return image(n), nil
 }
 
-// printSized says what the sizing chose and why.
-func printSized(w io.Writer, target string, s *sizedResult, head vol.Headroom) {
-	why := "the smallest, in steps of 1 MiB, that holds them"
+// sizedWhy says why the size was chosen: the smallest that holds the
+// trees with the headroom asked for.
+func sizedWhy(head vol.Headroom) string {
 	switch {
 	case head.Bytes > 0 && head.Percent > 0:
-		why = fmt.Sprintf("the smallest, in steps of 1 MiB, that holds them with %s and %d%% free", cmdutil.HumanSize(head.Bytes), head.Percent)
+		return fmt.Sprintf("the smallest, in steps of 1 MiB, that holds them with %s and %d%% free", cmdutil.HumanSize(head.Bytes), head.Percent)
 	case head.Bytes > 0:
-		why = fmt.Sprintf("the smallest, in steps of 1 MiB, that holds them with %s free", cmdutil.HumanSize(head.Bytes))
+		return fmt.Sprintf("the smallest, in steps of 1 MiB, that holds them with %s free", cmdutil.HumanSize(head.Bytes))
 	case head.Percent > 0:
-		why = fmt.Sprintf("the smallest, in steps of 1 MiB, that holds them with %d%% free", head.Percent)
+		return fmt.Sprintf("the smallest, in steps of 1 MiB, that holds them with %d%% free", head.Percent)
 	}
+	return "the smallest, in steps of 1 MiB, that holds them"
+}
+
+// printSized says what the sizing chose and why.
+func printSized(w io.Writer, target string, s *sizedResult) {
 	fmt.Fprintf(w, "%s: sized to fit: %s image, a %s %s file system of %d-byte clusters for %s in %d files and %d folders: %s (%d clusters left free)\n",
-		target, cmdutil.HumanSize(s.Size), cmdutil.HumanSize(s.FSSize), s.Type, s.Cluster, cmdutil.HumanSize(s.TreeBytes), s.Files, s.Dirs, why, s.Free)
+		target, cmdutil.HumanSize(s.Size), cmdutil.HumanSize(s.FSSize), s.Type, s.Cluster, cmdutil.HumanSize(s.TreeBytes), s.Files, s.Dirs, s.Why, s.Free)
 }
 
 // fillResult is what --from copied, as --json reports it.
@@ -554,7 +563,7 @@ func printFilled(w io.Writer, r *request, res *fillResult) {
 		return
 	}
 	if res.Sized != nil {
-		printSized(w, r.path, res.Sized, r.from.head)
+		printSized(w, r.path, res.Sized)
 	}
 	fmt.Fprintf(w, "copied %d files and %d folders (%s) in\n", res.Files, res.Dirs, cmdutil.HumanSize(res.Bytes))
 }

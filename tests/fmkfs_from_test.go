@@ -246,3 +246,39 @@ func TestFmkfsFromRules(t *testing.T) {
 		t.Fatal("--dereference: the linked folder's file differs")
 	}
 }
+
+// On a block device, an existing partition and an offset the size is
+// what is there: the tree fills it, and auto is refused.
+func TestFmkfsFromFixedPlaces(t *testing.T) {
+	need(t, "fsck.fat", "sfdisk")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "tree")
+	makeTree(t, src, 2048)
+	img := filepath.Join(dir, "loop.img")
+	ok(t, "truncate", "-s", "20M", img)
+	dev := attach(t, img, 512)
+	ok(t, "fmkfs", "--from", src, dev)
+	fsckClean(t, dev, 0)
+	if msg := fails(t, "fmkfs", "--from", src, "--size", "auto", dev); !strings.Contains(msg, "block device") {
+		t.Fatalf("--size auto on a block device: %s", msg)
+	}
+	pt := filepath.Join(dir, "pt.img")
+	ok(t, "truncate", "-s", "30M", pt)
+	sf := exec.Command("sfdisk", "-q", pt)
+	sf.Stdin = strings.NewReader("label: dos\nstart=2048, size=20480, type=c\nstart=22528, type=83\n")
+	if out, err := sf.CombinedOutput(); err != nil {
+		t.Fatalf("sfdisk: %v\n%s", err, out)
+	}
+	ok(t, "fmkfs", "--from", src, "--partition", "1", pt)
+	fsckClean(t, pt, 1<<20)
+	if fi, err := os.Stat(pt); err != nil || fi.Size() != 30<<20 {
+		t.Fatalf("the disk image changed size: %v", err)
+	}
+	off := filepath.Join(dir, "off.img")
+	ok(t, "fmkfs", "--from", src, "--offset", "2048", off)
+	fsckClean(t, off, 1<<20)
+	out := filepath.Join(dir, "out")
+	mustMkdir(t, out)
+	ok(t, "mcopy", "-s", "-n", "-m", "-i", mimg(off, 1<<20), "::/*", out)
+	compareTrees(t, src, out, false)
+}

@@ -565,7 +565,7 @@ func printFilled(w io.Writer, r *request, res *fillResult) {
 	if res.Sized != nil {
 		printSized(w, r.path, res.Sized)
 	}
-	fmt.Fprintf(w, "copied %d files and %d folders (%s) in\n", res.Files, res.Dirs, cmdutil.HumanSize(res.Bytes))
+	fmt.Fprintf(w, "copied %d files and %d folders (%s) into %s\n", res.Files, res.Dirs, cmdutil.HumanSize(res.Bytes), r.path)
 }
 
 // needHint is what a refusal adds: the size of the image, or of the

@@ -264,11 +264,7 @@ func TestFmkfsFromFixedPlaces(t *testing.T) {
 	}
 	pt := filepath.Join(dir, "pt.img")
 	ok(t, "truncate", "-s", "30M", pt)
-	sf := exec.Command("sfdisk", "-q", pt)
-	sf.Stdin = strings.NewReader("label: dos\nstart=2048, size=20480, type=c\nstart=22528, type=83\n")
-	if out, err := sf.CombinedOutput(); err != nil {
-		t.Fatalf("sfdisk: %v\n%s", err, out)
-	}
+	sfdisk(t, pt, "label: dos\nstart=2048, size=20480, type=c\nstart=22528, type=83\n")
 	ok(t, "fmkfs", "--from", src, "--partition", "1", pt)
 	fsckClean(t, pt, 1<<20)
 	if fi, err := os.Stat(pt); err != nil || fi.Size() != 30<<20 {

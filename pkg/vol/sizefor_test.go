@@ -14,7 +14,9 @@ import (
 
 // sizeTree is a tree for SizeFor's tests: directories (ending in "/")
 // and files with their sizes, parents before children.
-type sizeTree []struct {
+type sizeTree []sizeEntry
+
+type sizeEntry struct {
 	name string
 	size int64
 }
@@ -75,10 +77,7 @@ func (st sizeTree) fill(v Volume) error {
 func TestSizeFor(t *testing.T) {
 	many := sizeTree{{"d/", 0}}
 	for i := range 300 {
-		many = append(many, struct {
-			name string
-			size int64
-		}{fmt.Sprintf("d/a long file name number %03d.txt", i), int64(i * 37)})
+		many = append(many, sizeEntry{fmt.Sprintf("d/a long file name number %03d.txt", i), int64(i * 37)})
 	}
 	boot := sizeTree{{"overlays/", 0}, {"kernel8.img", 8 << 20}, {"start4.elf", 2 << 20}, {"config.txt", 1500},
 		{"overlays/a.dtbo", 3000}, {"overlays/README", 40000}, {"bcm2711-rpi-4-b.dtb", 52000}}
@@ -87,23 +86,14 @@ func TestSizeFor(t *testing.T) {
 	// shows.
 	folders := sizeTree{}
 	for d := range 20 {
-		folders = append(folders, struct {
-			name string
-			size int64
-		}{fmt.Sprintf("folder %02d/", d), 0})
+		folders = append(folders, sizeEntry{fmt.Sprintf("folder %02d/", d), 0})
 		for i := range 150 {
-			folders = append(folders, struct {
-				name string
-				size int64
-			}{fmt.Sprintf("folder %02d/an empty file with a long name %03d", d, i), 0})
+			folders = append(folders, sizeEntry{fmt.Sprintf("folder %02d/an empty file with a long name %03d", d, i), 0})
 		}
 	}
 	rootful := sizeTree{}
 	for i := range 600 {
-		rootful = append(rootful, struct {
-			name string
-			size int64
-		}{fmt.Sprintf("F%d", i), 10})
+		rootful = append(rootful, sizeEntry{fmt.Sprintf("F%d", i), 10})
 	}
 	for _, c := range []struct {
 		name  string

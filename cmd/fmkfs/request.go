@@ -91,9 +91,6 @@ func parseRequest(c *cli.Context, target string) (*request, error) {
 	if r.from != nil {
 		r.from.need = needHint(r)
 	}
-	if r.from != nil && r.exfat && c.IsSet("sd") {
-		return nil, errors.New("--from with --sd --type exfat: not supported; leave --type out")
-	}
 	r.table.x, r.table.exfat = r.x, r.exfat
 	if r.path, r.off, err = fio.ParseImageSpec(target); err != nil {
 		return nil, err

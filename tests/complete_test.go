@@ -70,6 +70,10 @@ func TestCompletion(t *testing.T) {
 		{"fmkfs --table ", "gpt|mbr|none"},
 		{"fmkfs --type ", "exfat|fat"},
 		{"fmkfs --mbr=", "a|n|y"},
+		{"fmkfs --fr", "--free|--from"},
+		{"fmkfs --set-", "--set-hidden|--set-read-only|--set-system"},
+		{"fmkfs --clash ", "A|O|R|S|a|o|r|s"},
+		{"fmkfs --from ", ""}, // a host folder: bash completes file names
 		{"fcp -D ", "A|M|O|R|S|a|m|o|r|s"},
 		{"fcp --alloc f", "first-fit"},
 		{"fls --codepage 43", "437"},

@@ -281,11 +281,7 @@ func TestPartitionAutoChoice(t *testing.T) {
 	one := filepath.Join(dir, "card.img")
 	ok(t, "fmkfs", "--size", "64M", "--table", "mbr", "--part-size", "40M", "--label", "CARD", one)
 	// A Linux partition next to the FAT one changes nothing.
-	linux := exec.Command("sfdisk", "--append", "--no-reread", "-q", one)
-	linux.Stdin = strings.NewReader(",,83\n")
-	if out, err := linux.CombinedOutput(); err != nil {
-		t.Fatalf("sfdisk --append: %v\n%s", err, out)
-	}
+	sfdisk(t, one, ",,83\n", "--append", "--no-reread")
 	src := filepath.Join(dir, "note.txt")
 	writeFile(t, src, 1000, 3)
 	said := "using partition 1, the only FAT partition of its table"
@@ -319,11 +315,7 @@ func TestPartitionAutoChoice(t *testing.T) {
 	}
 	two := filepath.Join(dir, "two.img")
 	ok(t, "truncate", "-s", "64M", two)
-	cmd := exec.Command("sfdisk", "-q", two)
-	cmd.Stdin = strings.NewReader("label: dos\n,20M,c\n,,c\n")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("sfdisk: %v\n%s", err, out)
-	}
+	sfdisk(t, two, "label: dos\n,20M,c\n,,c\n")
 	ok(t, "fmkfs", "--partition", "1", two)
 	ok(t, "fmkfs", "--partition", "2", two)
 	msg := fails(t, "fsinfo", two)

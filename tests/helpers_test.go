@@ -252,3 +252,13 @@ func firstCluster(t *testing.T, img, name string) uint32 {
 	t.Fatalf("fls --json: no %s in the root", name)
 	return 0
 }
+
+// sfdisk writes the partition table script describes into img.
+func sfdisk(t *testing.T, img, script string, flags ...string) {
+	t.Helper()
+	cmd := exec.Command("sfdisk", append(append([]string{"-q"}, flags...), img)...)
+	cmd.Stdin = strings.NewReader(script)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("sfdisk %s: %v\n%s", img, err, out)
+	}
+}

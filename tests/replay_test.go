@@ -948,16 +948,32 @@ func TestReplayFmkfs(t *testing.T) {
 		}
 		ok(t, "fmkdir", append([]string{"-i", img}, dirs...)...)
 	}
+	// withHostTree prepares the image as prepare does and writes the host
+	// tree fmkfs --from copies in: a cut while it fills the new volume
+	// must leave it dirty (not clean and complete) until the fill is done.
+	withHostTree := func(prepare func(t *testing.T, img, dir string)) func(t *testing.T, img, dir string) {
+		return func(t *testing.T, img, dir string) {
+			prepare(t, img, dir)
+			host := filepath.Join(dir, "tree")
+			mustMkdir(t, filepath.Join(host, "sub", "deeper"))
+			for i, n := range []string{"a file with a long name.bin", "SHORT.TXT", "sub/big.bin", "sub/deeper/x.dat"} {
+				writeFile(t, filepath.Join(host, n), 3000+i*70000, byte(40+i))
+			}
+		}
+	}
 	for i, tc := range []struct {
 		name, fat, size, newFat string
 		prepare                 func(t *testing.T, img, dir string)
 		table                   string // fmkfs --table: the partition starts at 1 MiB
+		from                    bool   // fmkfs --from DIR/tree
 	}{
-		{"fat32", "32", "", "32", oldTree, ""},
-		{"fat16", "16", "", "16", oldTree, ""},
-		{"fat16-to-fat32", "16", "40M", "32", thirtyDirs, ""},
-		{"fat32-table-mbr", "32", "", "32", oldTree, "mbr"},
-		{"fat16-table-gpt", "16", "", "16", oldTree, "gpt"},
+		{"fat32", "32", "", "32", oldTree, "", false},
+		{"fat16", "16", "", "16", oldTree, "", false},
+		{"fat16-to-fat32", "16", "40M", "32", thirtyDirs, "", false},
+		{"fat32-table-mbr", "32", "", "32", oldTree, "mbr", false},
+		{"fat16-table-gpt", "16", "", "16", oldTree, "gpt", false},
+		{"fat16-from", "16", "", "16", withHostTree(oldTree), "", true},
+		{"fat32-from-table-mbr", "32", "", "32", withHostTree(oldTree), "mbr", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -965,6 +981,9 @@ func TestReplayFmkfs(t *testing.T) {
 			var at int64
 			if tc.table != "" {
 				args, at = append(args, "--table", tc.table, "--force"), 1<<20
+			}
+			if tc.from {
+				args = append(args, "--from", "DIR/tree")
 			}
 			rc := &replayCase{name: "fmkfs-" + tc.name, fat: tc.fat, size: tc.size, prepare: tc.prepare, format: true, tableAt: at,
 				args: append(args, "IMG"), minFlushes: 2}

@@ -63,13 +63,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 
 // report is fcp --json's output.
 type report struct {
-	Files   int               `json:"files"`
-	Dirs    int               `json:"dirs"`
-	Bytes   int64             `json:"bytes"`
-	Skipped []cmdutil.Problem `json:"skipped"`
-	Failed  []cmdutil.Problem `json:"failed"`
-	Renamed []cp.Renamed      `json:"renamed"`
-	Signal  string            `json:"signal,omitempty"`
+	cp.Summary
+	Signal string `json:"signal,omitempty"`
 	cmdutil.Outcome
 }
 
@@ -217,7 +212,7 @@ func finish(c *cli.Context, stdout, stderr io.Writer, imgs cmdutil.Images, res *
 	case !res.OK():
 		err = cmdutil.Exit(1, nil) // each was named on stderr
 	}
-	rep := &report{Files: res.Files, Dirs: res.Dirs, Bytes: res.Bytes, Skipped: res.Skipped, Failed: res.Failed, Renamed: res.Renamed}
+	rep := &report{Summary: cp.Summary{Files: res.Files, Dirs: res.Dirs, Bytes: res.Bytes, Skipped: res.Skipped, Failed: res.Failed, Renamed: res.Renamed}}
 	if ee := (*cmdutil.ExitError)(nil); errors.As(err, &ee) && ee.Err == nil {
 		// Each was named on stderr; the report's error says them all.
 		rep.Error = cmdutil.Reasons(append(append([]cmdutil.Problem{}, res.Failed...), res.Skipped...))

@@ -92,7 +92,7 @@ func planSDExFAT(diskSize int64, t *tableOptions) (fio.TableSpec, error) {
 	}
 	q := l.Params
 	q.Label, q.Serial = t.x.Label, t.x.Serial
-	if _, _, err := exfat.Plan(q); err != nil {
+	if err := planExFATFits(q, t.from); err != nil {
 		return fio.TableSpec{}, err
 	}
 	*t.x = q
@@ -109,7 +109,7 @@ func planExFATPartition(size, lss int64, t *tableOptions) (fio.TableSpec, error)
 	if q.SectorSize == 0 {
 		q.SectorSize = int(lss)
 	}
-	if _, _, err := exfat.Plan(q); err != nil {
+	if err := planExFATFits(q, t.from); err != nil {
 		return fio.TableSpec{}, err
 	}
 	return fio.TableSpec{Kind: t.kind, Start: partStart, Size: size, MBRType: 0x07,
@@ -150,6 +150,10 @@ func formatExFAT(c *cli.Context, r *request, dev *fio.Device) (*exfat.BootSector
 		}
 		p.PartitionOffset = place.Start + dev.Start()
 	}
+	if err := r.from.exfatFits(p); err != nil {
+		return nil, nil, nil, err
+	}
+	p.Dirty = r.from != nil // clean once filled (see format)
 	f, err := vol.Format(dev, vol.FormatOptions{ExFAT: &p, Now: formatClock(c), Discard: !r.disc.off, SecureErase: r.disc.secure})
 	r.disc.res = f.Discard
 	return f.ExFATBoot, f.ExFATLayout, f.Wiped, err
@@ -159,6 +163,13 @@ func formatExFAT(c *cli.Context, r *request, dev *fio.Device) (*exfat.BootSector
 // holds what the table step filled in, total its statistics.
 func mkfsExFAT(c *cli.Context, r *request, dev *fio.Device, res *result, total fio.Stats, stdout, stderr io.Writer) error {
 	bs, l, wiped, err := formatExFAT(c, r, dev)
+	var fillErr error
+	if err == nil && r.from != nil {
+		res.From, fillErr = fill(r, res.Target, dev, stderr)
+		if !isExit1(fillErr) {
+			err, fillErr = fillErr, nil
+		}
+	}
 	if err := closeFormatted(r, dev, wiped, err, res, &total, stderr); err != nil {
 		return err
 	}
@@ -179,8 +190,9 @@ func mkfsExFAT(c *cli.Context, r *request, dev *fio.Device, res *result, total f
 		}
 		fmt.Fprintf(stdout, "%s: exFAT, %d clusters of %d bytes, volume id %s", res.Target, l.Clusters, l.ClusterSize, res.VolumeID)
 		printResultTail(stdout, res)
+		printFilled(stdout, r, res.From)
 	}
-	return cmdutil.Finish(c, stdout, stderr, res, func() fio.Stats { return total }, nil)
+	return cmdutil.Finish(c, stdout, stderr, res, func() fio.Stats { return total }, fillErr)
 }
 
 // printExFATLayout says what was made, region by region, as -v does for
@@ -190,4 +202,13 @@ func printExFATLayout(w io.Writer, target string, bs *exfat.BootSector, l *exfat
 	fmt.Fprintf(w, "volume of %d sectors at sector %d of the disk;\n", l.TotalSize/l.SectorSize, bs.PartitionOffset)
 	fmt.Fprintf(w, "FAT at sector %d, %d sectors; cluster heap at sector %d, %s;\n", bs.FATOffset, bs.FATLength, bs.ClusterHeapOffset, cmdutil.Plural(int(l.Clusters), "cluster"))
 	fmt.Fprintf(w, "root directory at cluster %d; volume serial number %08x.\n", bs.RootCluster, bs.SerialNumber)
+}
+
+// planExFATFits plans the exFAT q makes and, with --from, checks that
+// the trees fit it.
+func planExFATFits(q exfat.FormatParams, from *fromRequest) error {
+	if _, _, err := exfat.Plan(q); err != nil {
+		return err
+	}
+	return from.exfatFits(q)
 }

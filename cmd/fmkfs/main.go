@@ -23,7 +23,7 @@ func flags() []cli.Flag {
 	sizeUnits := " (" + fio.SizeHelp + ")"
 	fl := []cli.Flag{
 		cmdutil.Values(&cli.StringFlag{Name: "type", Aliases: []string{"t"}, Value: "fat", Usage: "file system `TYPE`: fat (FAT12, FAT16 or FAT32, see --fat) or exfat"}, "fat", "exfat"),
-		&cli.StringFlag{Name: "size", Usage: "create the image file (sparse), or extend it, to exactly `SIZE`" + sizeUnits + "; a larger file is refused"},
+		&cli.StringFlag{Name: "size", Usage: "create the image file (sparse), or extend it, to exactly `SIZE`" + sizeUnits + "; a larger file is refused; auto (with --from): the smallest that holds the tree"},
 		&cli.BoolFlag{Name: "create", Aliases: []string{"C"}, Usage: "create TARGET, which must not exist yet, as a sparse file of BLOCK-COUNT 1 KiB blocks (as mkfs.fat -C)"},
 		cmdutil.Values(&cli.IntFlag{Name: "fat", Aliases: []string{"F"}, Usage: "FAT `TYPE`: 12, 16 or 32 (default: chosen from the size as mkfs.fat chooses)"}, "12", "16", "32"),
 		cmdutil.Values(&cli.IntFlag{Name: "sector-size", Aliases: []string{"S"}, Usage: "logical sector size in `BYTES`, 512 to 4096 (default: the device's)"}, "512", "1024", "2048", "4096"),
@@ -48,7 +48,7 @@ func flags() []cli.Flag {
 		&cli.StringFlag{Name: "offset", Usage: "write the file system at sector `N` of the target, as mkfs.fat's --offset (it ends where the partition starting there ends)"},
 		&cli.IntFlag{Name: cmdutil.FlagPartition, Usage: "format partition `N` (from 1; 5 and up are logical) of the target's existing MBR or GPT, and nothing else"},
 		cmdutil.Values(&cli.StringFlag{Name: "table", Value: "none", Usage: "partition table to write first: `TABLE` is none, mbr or gpt (one partition from 1 MiB to the end, or --part-size)"}, "none", "mbr", "gpt"),
-		&cli.StringFlag{Name: "part-size", Usage: "with --table: make the partition `SIZE` bytes" + sizeUnits + " and leave the rest of the disk unallocated"},
+		&cli.StringFlag{Name: "part-size", Usage: "with --table: make the partition `SIZE` bytes" + sizeUnits + " and leave the rest of the disk unallocated; auto (with --from): the smallest that holds the tree"},
 		&cli.BoolFlag{Name: "esp", Usage: "with --table gpt: make the partition an EFI System Partition (type and name), FAT32 unless --fat says otherwise, as the UEFI specification asks"},
 		&cli.StringFlag{Name: "disk-id", Usage: "MBR disk identifier as 8 `HEX` digits, or a GPT disk GUID (default: from SOURCE_DATE_EPOCH or --volume-id, else random)"},
 		&cli.BoolFlag{Name: "sd", Usage: "lay the card out as the SD Association's specification does: MBR, file system (FAT12/16/32, exFAT over 32 GiB), cluster size and erase-block (BU) alignment by capacity"},
@@ -58,6 +58,7 @@ func flags() []cli.Flag {
 		cmdutil.RefuseValue("L", "the label is -n LABEL (--label), as mkfs.fat takes it, for exFAT too (mkfs.exfat's -L)"),
 		cmdutil.RefuseValue("l", "fmkfs does not read a bad block list (mkfs.fat -l): SD cards and USB sticks remap bad blocks themselves"),
 	}
+	fl = append(fl, fromFlags()...)
 	fl = append(fl, cmdutil.CodePageFlag())
 	fl = append(fl, discardFlags()...)
 	fl = append(fl, cmdutil.IOFlags(true)...)
@@ -131,6 +132,7 @@ type result struct {
 	Wiped       []fio.Signature `json:"wiped"`             // old signatures cleared (offsets from the start of the disk)
 	Discard     *discardResult  `json:"discard,omitempty"` // what the discard did (none with --no-discard)
 	SD          *sdResult       `json:"sd,omitempty"`
+	From        *fillResult     `json:"from,omitempty"` // what --from copied in
 	cmdutil.Outcome
 }
 
@@ -154,12 +156,18 @@ type request struct {
 	exfat  bool                // --type exfat
 	x      *exfat.FormatParams // exFAT's parameters (--type exfat, or --sd for an SDXC card)
 	disc   discardRequest      // --no-discard, --secure-erase, and what the discard did
+	from   *fromRequest        // --from: the trees to copy in; nil without
 }
 
 func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 	r, err := parseRequest(c, target)
 	if err != nil {
 		return err
+	}
+	if _, sde := cmdutil.SourceDateEpoch(); r.from != nil && (sde || c.IsSet("mtime")) {
+		// FAT's times have no zone: a reproducible build stores them in
+		// UTC, so that the builder's zone does not leak into the image.
+		time.Local = time.UTC
 	}
 	r.disc = discardOf(c)
 	size, err := prepareTarget(c, r)
@@ -212,6 +220,13 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 		return mkfsExFAT(c, r, dev, &res, total, stdout, stderr)
 	}
 	bs, l, wiped, err := format(c, r, dev)
+	var fillErr error
+	if err == nil && r.from != nil {
+		res.From, fillErr = fill(r, target, dev, stderr)
+		if !isExit1(fillErr) {
+			err, fillErr = fillErr, nil
+		}
+	}
 	if err := closeFormatted(r, dev, wiped, err, &res, &total, stderr); err != nil {
 		return err
 	}
@@ -231,8 +246,9 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 			printLayout(stdout, target, bs, l)
 		}
 		printResult(stdout, &res, l)
+		printFilled(stdout, r, res.From)
 	}
-	return cmdutil.Finish(c, stdout, stderr, &res, func() fio.Stats { return total }, nil)
+	return cmdutil.Finish(c, stdout, stderr, &res, func() fio.Stats { return total }, fillErr)
 }
 
 // format clears the old signatures inside the volume's range and makes
@@ -258,6 +274,23 @@ func format(c *cli.Context, r *request, dev *fio.Device) (*fat.BootSector, *fat.
 	}
 	// vol.Format plans before anything is written, then keeps the wipe
 	// inside the volume's own range.
+	if r.from != nil {
+		// A tree that does not fit is refused before anything is written.
+		q := p
+		if q.Size == 0 {
+			q.Size = dev.Size()
+		}
+		if q.SectorSize == 0 {
+			q.SectorSize = dev.SectorSize()
+		}
+		if err := r.from.fatFits(q); err != nil {
+			return nil, nil, nil, err
+		}
+		// Dirty until filled: a cut before the fill is done leaves no
+		// volume that claims to be clean and complete (but FAT12's,
+		// which has no dirty bit).
+		p.Dirty = true
+	}
 	f, err := vol.Format(dev, vol.FormatOptions{FAT: &p, Now: formatClock(c), Discard: !r.disc.off, SecureErase: r.disc.secure})
 	r.disc.res = f.Discard
 	return f.FATBoot, f.FATLayout, f.Wiped, err
@@ -268,6 +301,9 @@ func format(c *cli.Context, r *request, dev *fio.Device) (*fat.BootSector, *fat.
 func formatClock(c *cli.Context) time.Time {
 	if c.Bool("invariant") {
 		return invariantTime
+	}
+	if t, err := parseMtime(c.String("mtime")); c.IsSet("mtime") && err == nil {
+		return t
 	}
 	return cmdutil.Now()
 }

@@ -77,11 +77,20 @@ func parseRequest(c *cli.Context, target string) (*request, error) {
 		if r.table.kind == "" {
 			return nil, errors.New("--part-size sizes the partition that --table writes: add --table mbr or gpt (BLOCK-COUNT sizes a file system alone)")
 		}
-		if r.table.partSize, err = fio.ParseSize(c.String("part-size")); err != nil || r.table.partSize <= 0 {
+		if c.String("part-size") == "auto" {
+			r.table.partAuto = true
+		} else if r.table.partSize, err = fio.ParseSize(c.String("part-size")); err != nil || r.table.partSize <= 0 {
 			return nil, fmt.Errorf("--part-size %q: want a size such as 256M", c.String("part-size"))
 		}
 	}
 	r.table.esp = c.Bool("esp")
+	if r.from, err = parseFrom(c, r.exfat); err != nil {
+		return nil, err
+	}
+	r.table.from = r.from
+	if r.from != nil {
+		r.from.need = needHint(r)
+	}
 	r.table.x, r.table.exfat = r.x, r.exfat
 	if r.path, r.off, err = fio.ParseImageSpec(target); err != nil {
 		return nil, err
@@ -188,6 +197,33 @@ func prepareTarget(c *cli.Context, r *request) (int64, error) {
 		return 0, fmt.Errorf("%s: no such device (lsblk lists the disks); fmkfs creates image files, not files in /dev", r.path)
 	}
 	var size int64
+	auto := r.from != nil && r.blocks == 0 && (c.String("size") == "auto" || r.table.partAuto ||
+		!c.IsSet("size") && (!exists || fi.Mode().IsRegular() && fi.Size() == 0))
+	if r.from != nil && c.IsSet(cmdutil.FlagPartition) && auto {
+		if c.IsSet("size") || r.table.partAuto {
+			return 0, errors.New("--partition formats an existing partition, whose size is its own: leave out --size auto")
+		}
+		auto = false
+	}
+	if auto {
+		if exists && fi.Mode()&os.ModeDevice != 0 {
+			return 0, fmt.Errorf("%s is a block device, whose size is its own: leave out --size auto and --part-size auto", r.path)
+		}
+		var disk int64
+		if c.IsSet("size") && c.String("size") != "auto" {
+			if disk, err = fio.ParseSize(c.String("size")); err != nil {
+				return 0, fmt.Errorf("--size: %w", err)
+			}
+		}
+		size, err := autoSize(r, disk)
+		if err != nil {
+			return 0, err
+		}
+		if exists && fi.Size() > size {
+			return 0, fmt.Errorf("--from: %s already holds %d bytes and fmkfs does not shrink files, and the tree needs %d: truncate it first, or leave --size auto out to fill it as it is", r.path, fi.Size(), size)
+		}
+		return size, nil
+	}
 	if c.Bool("create") {
 		switch {
 		case r.blocks == 0:
@@ -246,11 +282,17 @@ func prepareTarget(c *cli.Context, r *request) (int64, error) {
 		if _, _, err := exfat.Plan(x); err != nil {
 			return 0, err
 		}
+		if err := r.from.exfatFits(x); err != nil {
+			return 0, err
+		}
 	} else {
 		if pp.SectorSize == 0 {
 			pp.SectorSize = 512
 		}
 		if _, _, err := fat.Plan(pp); err != nil {
+			return 0, err
+		}
+		if err := r.from.fatFits(pp); err != nil {
 			return 0, err
 		}
 	}

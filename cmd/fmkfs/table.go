@@ -24,6 +24,8 @@ type tableOptions struct {
 	ids      identifiers
 	x        *exfat.FormatParams // exFAT's parameters, nil for FAT only
 	exfat    bool                // --type exfat
+	partAuto bool                // --part-size auto: sized to fit the trees
+	from     *fromRequest        // --from: the trees the file system must hold
 }
 
 // sdOptions are --sd's inputs and, once the table is written, its layout.
@@ -60,6 +62,9 @@ func planTable(diskSize, lss int64, t *tableOptions, p *fat.FormatParams) (fio.T
 		if _, _, err := fat.Plan(q); err != nil {
 			return fio.TableSpec{}, err
 		}
+		if err := t.from.fatFits(q); err != nil {
+			return fio.TableSpec{}, err
+		}
 		*p = q
 		t.sd.layout = l
 		return fio.TableSpec{Kind: "mbr", Start: l.PartitionStart * 512, Size: l.PartitionSize * 512, MBRType: l.MBRType, DiskID: t.ids.mbr}, nil
@@ -93,6 +98,9 @@ func planTable(diskSize, lss int64, t *tableOptions, p *fat.FormatParams) (fio.T
 	}
 	_, l, err := fat.Plan(pp)
 	if err != nil {
+		return fio.TableSpec{}, err
+	}
+	if err := t.from.fatFits(pp); err != nil {
 		return fio.TableSpec{}, err
 	}
 	if p.HiddenSectors == 0 {

@@ -112,6 +112,12 @@ func newVolumeImage(bs *BootSector, l *Layout, p FormatParams) ([]write, error) 
 
 	region := EncodeBootRegion(bs)
 	boot := append(region, region...)
+	if p.Dirty {
+		// The main boot sector only: VolumeFlags is outside the checksum.
+		d := *bs
+		d.SetDirty(true)
+		copy(boot, EncodeBootRegion(&d))
+	}
 
 	fat := make([]byte, roundUp((2+used)*4, l.SectorSize))
 	binary.LittleEndian.PutUint32(fat[0:], fatMedia)

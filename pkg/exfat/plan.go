@@ -28,6 +28,11 @@ type FormatParams struct {
 	FATOffset  uint32
 	FATLength  uint32
 	HeapOffset uint32
+	// Dirty formats the volume with VolumeDirty set in the main boot
+	// sector (the backup keeps it clear, as the specification has the
+	// backup's flags unchanged), for a writer that fills the new volume and
+	// clears it when done: see fat.FormatParams.Dirty.
+	Dirty bool
 }
 
 // Defaults and limits of mkfs.exfat (exfatprogs 1.2.0, mkfs/mkfs.c and

@@ -205,6 +205,11 @@ func (v *Volume) FreeClusters() uint32 {
 // WasDirty reports whether VolumeDirty was set when the volume was opened.
 func (v *Volume) WasDirty() bool { return v.dirty.Was }
 
+// AdoptDirty takes a VolumeDirty flag found set as this session's own, to
+// clear on Close once everything is durable: for the writer that
+// formatted the volume dirty (FormatParams.Dirty) to fill it.
+func (v *Volume) AdoptDirty() { v.dirty.Adopt() }
+
 // FromBackup reports whether the volume was opened from its backup boot
 // region, and why the main one was unusable.
 func (v *Volume) FromBackup() (bool, error) { return v.fromBackup, v.bootErr }

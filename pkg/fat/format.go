@@ -63,6 +63,12 @@ func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layou
 	b := dev.NewBatch()
 	ss := l.SectorSize
 	sector := make([]byte, ss)
+	backup := sector
+	if p.Dirty && l.Type != FAT12 {
+		backup = make([]byte, ss)
+		bs.Encode(backup)
+		bs.SetDirty(true)
+	}
 	bs.Encode(sector)
 	queue := func(off int64, p []byte) {
 		if err == nil {
@@ -110,7 +116,7 @@ func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layou
 	}
 	queue(0, sector)
 	if l.Type == FAT32 && l.BackupBootOffset != 0 {
-		queue(l.BackupBootOffset, sector)
+		queue(l.BackupBootOffset, backup)
 	}
 	if err == nil {
 		err = b.Flush()

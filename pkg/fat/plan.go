@@ -27,6 +27,13 @@ type FormatParams struct {
 	// Without it such a volume is refused: systems that go by the cluster
 	// count (Windows among them) would take it for FAT16.
 	AllowSmallFAT32 bool
+	// Dirty formats the volume with its dirty bit set (FAT16 and FAT32;
+	// FAT12 has none), in the boot sector and not in its backup: a writer
+	// that fills the new volume (fmkfs --from) opens it, takes the bit as
+	// its own (Volume.AdoptDirty) and clears it once everything is
+	// durable, so that a cut before then leaves no volume that claims to
+	// be clean and complete.
+	Dirty bool
 	// BackupBootSector places the FAT32 backup boot sector (mkfs.fat -b):
 	// 0 as mkfs.fat places it (sector 6), -1 for no backup, else that
 	// reserved sector (2 or more). FSINFO's backup follows it when the

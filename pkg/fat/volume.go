@@ -282,6 +282,11 @@ func (v *Volume) freeCount() uint32 {
 // WasDirty reports whether the dirty bit was set when the volume was opened.
 func (v *Volume) WasDirty() bool { return v.dirty.Was }
 
+// AdoptDirty takes a dirty bit found set as this session's own, to clear
+// on Close once everything is durable: for the writer that formatted the
+// volume dirty (FormatParams.Dirty) to fill it.
+func (v *Volume) AdoptDirty() { v.dirty.Adopt() }
+
 // Warnings lists oddities found while opening the volume, and the FSINFO
 // free count that disagrees with the FAT (to know, the FAT is counted).
 func (v *Volume) Warnings() []string {

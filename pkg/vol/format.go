@@ -178,3 +178,15 @@ func clearRange(dev *fio.Device, size int64, keep bool) ([]fio.Signature, error)
 	}
 	return wiped, err
 }
+
+// AdoptDirty makes v's session the owner of a dirty flag it found set,
+// as on a volume Format made with FATParams.Dirty or ExFATParams.Dirty:
+// Close then clears it once everything is durable. Call it right after
+// Open, before any change.
+func AdoptDirty(v Volume) {
+	if f := AsFAT(v); f != nil {
+		f.AdoptDirty()
+	} else if x := AsExFAT(v); x != nil {
+		x.AdoptDirty()
+	}
+}

@@ -54,6 +54,16 @@ type Result struct {
 	Stopped error
 }
 
+// Summary is what a copy did as the commands report it with --json.
+type Summary struct {
+	Files   int               `json:"files"`
+	Dirs    int               `json:"dirs"`
+	Bytes   int64             `json:"bytes"`
+	Skipped []cmdutil.Problem `json:"skipped"`
+	Failed  []cmdutil.Problem `json:"failed"`
+	Renamed []Renamed         `json:"renamed"`
+}
+
 // Renamed is a source stored under another name.
 type Renamed struct {
 	Path   string `json:"path"`

@@ -55,6 +55,15 @@ func (f *DirtyFlag) Mark(dev FirstWriter, flush bool, write func() error, undo f
 	return nil
 }
 
+// Adopt takes a flag found set when the volume was opened as this
+// session's own, to clear on Close: for the writer that set it itself
+// (a format that leaves the new volume dirty until it is filled).
+func (f *DirtyFlag) Adopt() {
+	if f.Was {
+		f.Was, f.Set = false, true
+	}
+}
+
 // Close is a volume's Close after its Commit (whose error is err): the
 // data stream closes (closeData), an armed flag that never went out is
 // dropped, and a flag this session set comes off with clear after a

@@ -1,0 +1,276 @@
+package vol
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ftools/ftools/pkg/exfat"
+	"github.com/ftools/ftools/pkg/fat"
+)
+
+// clusterShifts is how many cluster sizes a TreeSize tallies: 512 bytes
+// (512<<0) to 32 MiB (512<<16), every size FAT and exFAT allow.
+const clusterShifts = 17
+
+// TreeSize tallies what a tree of files and directories takes on a new
+// volume, for every cluster size at once, so that SizeFor can try one
+// candidate volume after another without walking the tree again: a
+// million files cost a few hundred bytes, not a list of their sizes.
+//
+// Directories are counted in 32-byte slots as each file system stores
+// them: on FAT a short entry and the long name's slots per member, "."
+// and ".." in every subdirectory, the label in the root; on exFAT the
+// File, Stream Extension and File Name entries per member, and in the
+// root the bitmap, up-case table and label entries.
+type TreeSize struct {
+	exFAT bool
+	files [clusterShifts]int64 // data clusters, by cluster size 512<<i
+	dirs  [clusterShifts]int64 // subdirectory clusters, by cluster size
+	root  int64                // the root's slots (its members')
+	// big names the first directory with more members than a directory
+	// of the file system can hold at all.
+	big string
+
+	Files, Dirs, Bytes int64
+}
+
+// NewTreeSize starts a tally for FAT (FAT12, FAT16 and FAT32 count
+// alike) or exFAT.
+func NewTreeSize(exFAT bool) *TreeSize { return &TreeSize{exFAT: exFAT} }
+
+// Slots is how many 32-byte directory slots a member named name takes.
+func (t *TreeSize) Slots(name string) int64 {
+	if t.exFAT {
+		return int64(exfat.NameEntries(name))
+	}
+	return int64(fat.NameSlots(name))
+}
+
+// AddFile counts a file of size bytes.
+func (t *TreeSize) AddFile(size int64) {
+	size = max(size, 0)
+	t.Files++
+	t.Bytes += size
+	for i := range t.files {
+		cs := int64(512) << i
+		t.files[i] += (size + cs - 1) / cs
+	}
+}
+
+// AddDir counts the directory at path (for messages; "" or "/" is the
+// root) whose members take slots slots (the sum of Slots of their names).
+func (t *TreeSize) AddDir(path string, slots int64) {
+	if path == "" || path == "/" || path == "." {
+		t.root += slots
+		return
+	}
+	t.Dirs++
+	n := slots
+	limit := int64(exfat.MaxDirBytes / fat.DirEntrySize)
+	if !t.exFAT {
+		n += 2 // "." and ".."
+		limit = fat.MaxDirEntries
+	}
+	if n > limit && t.big == "" {
+		t.big = path
+	}
+	for i := range t.dirs {
+		cs := int64(512) << i
+		t.dirs[i] += grownClusters((n*fat.DirEntrySize + cs - 1) / cs)
+	}
+}
+
+// dirGrowthCap is the most clusters a directory grows by at once, in
+// both codecs (pkg/fat's and pkg/exfat's maxDirGrowth).
+const dirGrowthCap = 32
+
+// grownClusters is how many clusters a directory that needs n holds once
+// written: both codecs make it one cluster and grow it by as many as it
+// has (up to dirGrowthCap at once) each time it is full, so that a large
+// one grows in a few runs; a tally that counted only n would refuse
+// nothing that does not fit, and admit a tree the writer cannot finish.
+func grownClusters(n int64) int64 {
+	c := int64(1)
+	for c < n {
+		c += min(c, dirGrowthCap)
+	}
+	return c
+}
+
+// Geometry is what a candidate volume offers a tree.
+type Geometry struct {
+	Type        string // "FAT12", "FAT16", "FAT32" or "exFAT"
+	Size        int64  // the volume's bytes
+	ClusterSize int64
+	// Free is the clusters free on the new, empty volume.
+	Free int64
+	// RootEntries is FAT12/16's fixed root directory, in slots; 0 when
+	// the root is a chain of clusters (FAT32, exFAT).
+	RootEntries int64
+	// Label: the FAT root holds a volume label entry.
+	Label bool
+}
+
+// FATGeometry is what the FAT of layout l offers (label: the root holds a
+// label entry).
+func FATGeometry(l *fat.Layout, label bool) Geometry {
+	g := Geometry{Type: l.Type.String(), Size: l.TotalSize, ClusterSize: l.ClusterSize, Free: int64(l.Clusters), Label: label}
+	if l.Type == fat.FAT32 {
+		g.Free-- // the root's first cluster
+	} else {
+		g.RootEntries = l.RootDirSize / fat.DirEntrySize
+	}
+	return g
+}
+
+// ExFATGeometry is what the exFAT of layout l offers: its clusters less
+// the bitmap's, the up-case table's and the root directory's.
+func ExFATGeometry(l *exfat.Layout) Geometry {
+	cs := l.ClusterSize
+	used := (l.BitmapBytes()+cs-1)/cs + (int64(len(exfat.DefaultUpcaseBytes()))+cs-1)/cs + 1
+	return Geometry{Type: "exFAT", Size: l.TotalSize, ClusterSize: cs, Free: int64(l.Clusters) - used}
+}
+
+// ErrTreeTooBig wraps every refusal of a tree that does not fit.
+var ErrTreeTooBig = errors.New("the tree does not fit")
+
+// Need is how many clusters the tree takes on a volume of geometry g
+// (its root's own cluster not counted again), and why it cannot go there
+// whatever the free space: a FAT12/16 root directory too small for the
+// root's members, a directory with more members than one can hold, a
+// cluster size outside what the tally knows.
+func (t *TreeSize) Need(g Geometry) (int64, error) {
+	i := shiftOf(g.ClusterSize)
+	if i < 0 {
+		return 0, fmt.Errorf("%w: cluster size %d is not one of FAT's or exFAT's", ErrTreeTooBig, g.ClusterSize)
+	}
+	if t.big != "" {
+		return 0, fmt.Errorf("%w: directory %s has more members than a directory can hold", ErrTreeTooBig, t.big)
+	}
+	need := t.files[i] + t.dirs[i]
+	root := t.root
+	switch {
+	case t.exFAT:
+		root += 3 // the bitmap, up-case table and label entries
+	case g.Label:
+		root++
+	}
+	if g.RootEntries > 0 {
+		if root > g.RootEntries {
+			return 0, fmt.Errorf("%w: the root directory's members take %d slots and a %s root holds %d (give more --root-entries, or FAT32)",
+				ErrTreeTooBig, root, g.Type, g.RootEntries)
+		}
+		return need, nil
+	}
+	// The root's first cluster is the volume's own (Free leaves it out).
+	return need + grownClusters((root*fat.DirEntrySize+g.ClusterSize-1)/g.ClusterSize) - 1, nil
+}
+
+func shiftOf(cs int64) int {
+	for i := range clusterShifts {
+		if int64(512)<<i == cs {
+			return i
+		}
+	}
+	return -1
+}
+
+// Headroom is free space asked for on top of what the tree takes: Bytes,
+// and Percent of the tree's clusters.
+type Headroom struct {
+	Bytes   int64
+	Percent int
+}
+
+// clusters is the headroom in clusters of cs bytes for a tree of need
+// clusters.
+func (h Headroom) clusters(need, cs int64) int64 {
+	return (max(h.Bytes, 0)+cs-1)/cs + (need*int64(max(h.Percent, 0))+99)/100
+}
+
+// Fits says whether the tree with headroom h fits a volume of geometry g:
+// nil, or an error wrapping ErrTreeTooBig that says by how much it does
+// not.
+func (t *TreeSize) Fits(g Geometry, h Headroom) error {
+	need, err := t.Need(g)
+	if err != nil {
+		return err
+	}
+	total := need + h.clusters(need, g.ClusterSize)
+	if total > g.Free {
+		return fmt.Errorf("%w: it takes %d clusters of %d bytes (%d bytes) and a %s of %d bytes has %d free",
+			ErrTreeTooBig, total, g.ClusterSize, total*g.ClusterSize, g.Type, g.Size, g.Free)
+	}
+	return nil
+}
+
+// SizeOptions say which sizes SizeFor tries.
+type SizeOptions struct {
+	// Plan is the volume a candidate size makes (the caller's whole
+	// planning: table, type, cluster size rule), or why it makes none.
+	Plan func(size int64) (Geometry, error)
+	// Step: every size tried is a multiple of it (the alignment); Min
+	// and Max bound the search.
+	Step, Min, Max int64
+	Headroom       Headroom
+}
+
+// SizeFor is the smallest size, a multiple of o.Step from o.Min to o.Max,
+// whose volume (o.Plan) holds the tree with the headroom asked for, and
+// that volume's geometry. It doubles the size from o.Min until one fits,
+// then halves the gap down to the smallest that does (fitting grows with
+// the size, but for a change of FAT type or cluster size at a boundary,
+// where it may find a size a little over the smallest). A tree that fits
+// no size up to o.Max is refused with an error wrapping ErrTreeTooBig
+// that says what the last volume it tried lacks.
+func SizeFor(t *TreeSize, o SizeOptions) (int64, Geometry, error) {
+	if o.Step <= 0 || o.Plan == nil {
+		return 0, Geometry{}, errors.New("vol: SizeFor: give SizeOptions.Plan and Step")
+	}
+	fits := func(k int64) (Geometry, error) {
+		g, err := o.Plan(k * o.Step)
+		if err != nil {
+			return g, err
+		}
+		return g, t.Fits(g, o.Headroom)
+	}
+	lo, top := max((o.Min+o.Step-1)/o.Step, 1), o.Max/o.Step
+	if top < lo {
+		return 0, Geometry{}, fmt.Errorf("%w: no size from %d to %d bytes", ErrTreeTooBig, o.Min, o.Max)
+	}
+	// Double the size until one fits: the sizes a type allows end
+	// somewhere (FAT12 and FAT16 at their most clusters), so the largest
+	// is no bound to halve from.
+	var why error
+	below, hi := lo-1, int64(-1)
+	for k := lo; ; k = min(2*k, top) {
+		_, err := fits(k)
+		if err == nil {
+			hi = k
+			break
+		}
+		if errors.Is(err, ErrTreeTooBig) || why == nil {
+			why = fmt.Errorf("%d bytes: %w", k*o.Step, err)
+		}
+		below = k
+		if k == top {
+			break
+		}
+	}
+	if hi < 0 {
+		if !errors.Is(why, ErrTreeTooBig) {
+			why = fmt.Errorf("%w: %w", ErrTreeTooBig, why)
+		}
+		return 0, Geometry{}, why
+	}
+	for below+1 < hi {
+		mid := below + (hi-below)/2
+		if _, err := fits(mid); err == nil {
+			hi = mid
+		} else {
+			below = mid
+		}
+	}
+	g, err := fits(hi)
+	return hi * o.Step, g, err
+}

@@ -1,0 +1,280 @@
+package tests
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// fromJSON is what fmkfs --from --json reports.
+type fromJSON struct {
+	Table       string `json:"table"`
+	VolumeStart int64  `json:"volume_start"`
+	VolumeSize  int64  `json:"volume_size"`
+	FATType     string `json:"fat_type"`
+	ClusterSize int64  `json:"cluster_size"`
+	From        *struct {
+		Files   int   `json:"files"`
+		Dirs    int   `json:"dirs"`
+		Bytes   int64 `json:"bytes"`
+		Skipped []struct {
+			Path   string `json:"path"`
+			Reason string `json:"reason"`
+		} `json:"skipped"`
+		Sized *struct {
+			Size   int64  `json:"size"`
+			FSSize int64  `json:"fs_size"`
+			Type   string `json:"type"`
+		} `json:"sized"`
+	} `json:"from"`
+}
+
+// fmkfs --from makes every kind of volume, sized to fit, and fills it:
+// fsck passes, mtools (exFAT: fcp and exfat-fuse) read the tree back byte
+// for byte with its times, and one MiB less (the sizing's step) does not
+// hold the tree: the size is within 1 MiB of the smallest.
+func TestFmkfsFromRoundTrip(t *testing.T) {
+	need(t, "fsck.fat", "mcopy", "fsck.exfat")
+	for _, c := range []struct {
+		name  string
+		args  []string
+		boot  bool // a second tree in /boot
+		exfat bool
+		want  string
+	}{
+		{name: "default", want: "FAT12"},
+		{name: "fat12", args: []string{"--fat", "12"}, want: "FAT12"},
+		{name: "fat16-label", args: []string{"--fat", "16", "--label", "BOOT"}, want: "FAT16"},
+		{name: "fat32", args: []string{"--fat", "32"}, want: "FAT32"},
+		{name: "gpt-esp", args: []string{"--table", "gpt", "--esp"}, want: "FAT32"},
+		{name: "mbr-boot-folder", args: []string{"--table", "mbr", "--free", "10%"}, boot: true, want: "FAT12"},
+		{name: "exfat", args: []string{"--type", "exfat"}, exfat: true, want: "exFAT"},
+		{name: "exfat-gpt-boot-folder", args: []string{"--type", "exfat", "--table", "gpt", "--free", "1M"}, boot: true, exfat: true, want: "exFAT"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			src := filepath.Join(dir, "tree")
+			makeTree(t, src, 2048)
+			img := filepath.Join(dir, "disk.img")
+			args := append(append([]string{"--json"}, c.args...), "--from", src)
+			if c.boot {
+				args = append(args, "--from", src+"/level one:/boot/sub")
+			}
+			var res fromJSON
+			jsonOut(t, &res, "fmkfs", append(args, img)...)
+			if res.From == nil || res.From.Sized == nil || res.FATType != c.want || len(res.From.Skipped) != 0 {
+				t.Fatalf("fmkfs --json: %+v", res)
+			}
+			fi, err := os.Stat(img)
+			if err != nil || fi.Size() != res.From.Sized.Size || res.From.Sized.FSSize != res.VolumeSize {
+				t.Fatalf("image of %v bytes (%v), JSON says %+v", fi.Size(), err, res.From.Sized)
+			}
+			off := res.VolumeStart
+			out := filepath.Join(dir, "out")
+			mustMkdir(t, out)
+			if c.exfat {
+				fsckExFAT(t, img, off)
+				ok(t, "fcp", "-r", mimg(img, off)+"::/.", out)
+				if off == 0 {
+					mnt, _ := fuseMount(t, attach(t, img, 512))
+					compareTrees(t, src, filepath.Join(mnt), false)
+				}
+			} else {
+				fsckClean(t, img, off)
+				ok(t, "mcopy", "-s", "-n", "-m", "-i", mimg(img, off), "::/*", out)
+			}
+			if c.boot {
+				compareTrees(t, filepath.Join(src, "level one"), filepath.Join(out, "boot", "sub"), false)
+				if err := os.RemoveAll(filepath.Join(out, "boot")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			compareTrees(t, src, out, false)
+
+			// One step (1 MiB) less does not hold the tree, and is refused
+			// before anything is written.
+			small := filepath.Join(dir, "small.img")
+			less := fmt.Sprintf("%dK", (res.From.Sized.FSSize-1<<20)>>10)
+			sizeArgs := []string{"--size", less}
+			if res.Table != "none" {
+				sizeArgs = []string{"--part-size", less}
+			}
+			args = append(append(append([]string{}, c.args...), sizeArgs...), "--from", src)
+			if c.boot {
+				args = append(args, "--from", src+"/level one:/boot/sub")
+			}
+			fails(t, "fmkfs", append(args, small)...)
+			if _, err := os.Stat(small); !os.IsNotExist(err) {
+				t.Fatalf("a refused fmkfs left %s: %v", small, err)
+			}
+		})
+	}
+}
+
+// Two builds of one tree from two checkouts (created in another order,
+// under another umask, seconds apart) in two time zones, with
+// SOURCE_DATE_EPOCH, give the same bytes: names sorted, times clamped to
+// it and older ones kept, all stored in UTC, ids derived from it.
+func TestFmkfsFromReproducible(t *testing.T) {
+	old := time.Date(2020, 5, 6, 7, 8, 10, 0, time.UTC) // before SOURCE_DATE_EPOCH: kept
+	for _, args := range [][]string{nil, {"--fat", "16", "--label", "BOOT"}, {"--table", "gpt", "--esp"}, {"--type", "exfat", "--table", "mbr"}} {
+		t.Run(strings.Join(append([]string{"plain"}, args...), "-"), func(t *testing.T) {
+			dir := t.TempDir()
+			makeBuildTree(t, filepath.Join(dir, "t1"), false)
+			time.Sleep(1100 * time.Millisecond)
+			mask := syscall.Umask(0o077)
+			makeBuildTree(t, filepath.Join(dir, "t2"), true)
+			syscall.Umask(mask)
+			for _, tr := range []string{"t1", "t2"} {
+				for _, p := range []string{"README.md", "boot/config.txt", "a/b"} {
+					if err := os.Chtimes(filepath.Join(dir, tr, p), old, old); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			var sums [][32]byte
+			for i, tz := range []string{"America/New_York", "Asia/Tokyo"} {
+				img := filepath.Join(dir, fmt.Sprintf("%d.img", i))
+				cmd := exec.Command("fmkfs", append(append([]string{}, args...), "--from", filepath.Join(dir, fmt.Sprintf("t%d", i+1)), "--from", filepath.Join(dir, "t1", "boot")+":/EFI/boot", img)...)
+				cmd.Env = append(os.Environ(), "SOURCE_DATE_EPOCH=1700000000", "TZ="+tz)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("%s: %v\n%s", cmd, err, out)
+				}
+				sums = append(sums, imageSum(t, img))
+			}
+			if sums[0] != sums[1] {
+				t.Fatal("two builds of the same tree differ")
+			}
+			// The old time is kept, in UTC.
+			if args == nil {
+				out := ok(t, "mdir", "-i", filepath.Join(dir, "0.img"), "::/")
+				if !strings.Contains(out, "2020-05-06   7:08") {
+					t.Fatalf("README.md's time is not 2020-05-06 07:08 UTC:\n%s", out)
+				}
+			}
+		})
+	}
+}
+
+// A tree that does not fit the size given is refused before anything is
+// written, with the size it needs; an existing image stays byte for byte
+// as it was.
+func TestFmkfsFromRefusal(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "tree")
+	mustMkdir(t, src)
+	writeFile(t, filepath.Join(src, "big.bin"), 3<<20, 1)
+	img := filepath.Join(dir, "new.img")
+	msg := fails(t, "fmkfs", "--size", "2M", "--from", src, img)
+	if !strings.Contains(msg, "does not fit") || !strings.Contains(msg, "it needs a file system of") {
+		t.Fatalf("refusal: %s", msg)
+	}
+	if _, err := os.Stat(img); !os.IsNotExist(err) {
+		t.Fatalf("a refused fmkfs left %s: %v", img, err)
+	}
+	existing := filepath.Join(dir, "old.img")
+	writeFile(t, existing, 2<<20, 9)
+	before := imageSum(t, existing)
+	for _, args := range [][]string{{}, {"--type", "exfat"}, {"--size", "2M"}, {"--table", "gpt", "--force"}} {
+		fails(t, "fmkfs", append(args, "--from", src, existing)...)
+		if imageSum(t, existing) != before {
+			t.Fatalf("fmkfs %v --from: a refusal changed the image", args)
+		}
+	}
+	// auto without --from means nothing.
+	if msg := fails(t, "fmkfs", "--size", "auto", filepath.Join(dir, "x.img")); !strings.Contains(msg, "--from") {
+		t.Fatalf("--size auto without --from: %s", msg)
+	}
+}
+
+// fcp's rules hold for the trees --from copies: what FAT cannot hold
+// (a FIFO, a link to a folder without --dereference) is named and skipped
+// with exit status 1, the rest is copied; --set-hidden, --set-system and
+// --set-read-only mark what their patterns match; --mtime stamps all.
+func TestFmkfsFromRules(t *testing.T) {
+	need(t, "mattrib", "mdir", "fsck.fat")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "tree")
+	mustMkdir(t, filepath.Join(src, "EFI", "BOOT"), filepath.Join(dir, "elsewhere"))
+	writeFile(t, filepath.Join(src, "EFI", "BOOT", "BOOTX64.EFI"), 5000, 1)
+	writeFile(t, filepath.Join(src, "IO.SYS"), 100, 2)
+	writeFile(t, filepath.Join(src, "plain.txt"), 10, 3)
+	writeFile(t, filepath.Join(dir, "elsewhere", "linked.txt"), 10, 4)
+	if err := syscall.Mkfifo(filepath.Join(src, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "elsewhere"), filepath.Join(src, "link")); err != nil {
+		t.Fatal(err)
+	}
+	img := filepath.Join(dir, "a.img")
+	r := run(t, "fmkfs", "--from", src, "--set-hidden", "*.SYS", "--set-system", "*.sys", "--set-read-only", "/EFI/BOOT/*",
+		"--mtime", "2022-02-03T04:05:06", img)
+	if r.code != 1 || !strings.Contains(r.stderr, "fifo") || !strings.Contains(r.stderr, "link") {
+		t.Fatalf("fmkfs with a FIFO and a link to a folder: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	fsckClean(t, img, 0)
+	for p, want := range map[string]string{"/IO.SYS": "AHS", "/EFI/BOOT/BOOTX64.EFI": "AR", "/plain.txt": "A", "/EFI": ""} {
+		out := ok(t, "mattrib", "-i", img, "::"+p)
+		letters := strings.ReplaceAll(strings.Split(out, "::/")[0], " ", "")
+		got := ""
+		for _, l := range "AHRS" {
+			if strings.ContainsRune(letters, l) {
+				got += string(l)
+			}
+		}
+		if got != want {
+			t.Errorf("%s: attributes %q, want %q (mattrib: %s)", p, got, want, out)
+		}
+	}
+	listing := ok(t, "mdir", "-i", img, "::/", "::/EFI/BOOT")
+	if n := strings.Count(listing, "2022-02-03   4:05"); n < 5 {
+		t.Errorf("--mtime: %d entries stamped 2022-02-03 04:05, want every one:\n%s", n, listing)
+	}
+	// With --dereference the link is followed.
+	img2 := filepath.Join(dir, "b.img")
+	r = run(t, "fmkfs", "--dereference", "--from", src, img2)
+	if r.code != 1 || strings.Contains(r.stderr, "link") {
+		t.Fatalf("fmkfs --dereference: exit %d\n%s", r.code, r.stderr)
+	}
+	if b := mget(t, img2, "/link/linked.txt"); !bytes.Equal(b, readImage(t, filepath.Join(dir, "elsewhere", "linked.txt"))) {
+		t.Fatal("--dereference: the linked folder's file differs")
+	}
+}
+
+// On a block device, an existing partition and an offset the size is
+// what is there: the tree fills it, and auto is refused.
+func TestFmkfsFromFixedPlaces(t *testing.T) {
+	need(t, "fsck.fat", "sfdisk")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "tree")
+	makeTree(t, src, 2048)
+	img := filepath.Join(dir, "loop.img")
+	ok(t, "truncate", "-s", "20M", img)
+	dev := attach(t, img, 512)
+	ok(t, "fmkfs", "--from", src, dev)
+	fsckClean(t, dev, 0)
+	if msg := fails(t, "fmkfs", "--from", src, "--size", "auto", dev); !strings.Contains(msg, "block device") {
+		t.Fatalf("--size auto on a block device: %s", msg)
+	}
+	pt := filepath.Join(dir, "pt.img")
+	ok(t, "truncate", "-s", "30M", pt)
+	sfdisk(t, pt, "label: dos\nstart=2048, size=20480, type=c\nstart=22528, type=83\n")
+	ok(t, "fmkfs", "--from", src, "--partition", "1", pt)
+	fsckClean(t, pt, 1<<20)
+	if fi, err := os.Stat(pt); err != nil || fi.Size() != 30<<20 {
+		t.Fatalf("the disk image changed size: %v", err)
+	}
+	off := filepath.Join(dir, "off.img")
+	ok(t, "fmkfs", "--from", src, "--offset", "2048", off)
+	fsckClean(t, off, 1<<20)
+	out := filepath.Join(dir, "out")
+	mustMkdir(t, out)
+	ok(t, "mcopy", "-s", "-n", "-m", "-i", mimg(off, 1<<20), "::/*", out)
+	compareTrees(t, src, out, false)
+}

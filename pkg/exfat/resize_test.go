@@ -1,0 +1,251 @@
+package exfat
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/ftools/ftools/pkg/internal/resize"
+	fio "github.com/ftools/ftools/pkg/io"
+)
+
+const resizeMiB = 1 << 20
+
+// mkfsImage makes an image of size bytes with mkfs.exfat (4 KiB clusters).
+func mkfsImage(t testing.TB, size int64) string {
+	t.Helper()
+	img := newImage(t, size)
+	if out, err := runTool(t, "mkfs.exfat", "-c", "4096", img); err != nil {
+		t.Fatalf("mkfs.exfat: %v\n%s", err, out)
+	}
+	return img
+}
+
+// fillForResize puts filler files at the start of the heap, then the files
+// the test cares about after them (a large contiguous file, a fragmented
+// one, nested directories of several clusters, small files), then removes
+// the filler (all of it, or every other file when holes is set, so that no
+// large free run is left below). It returns every file's contents.
+func fillForResize(t *testing.T, img string, holes bool) map[string][]byte {
+	t.Helper()
+	want := map[string][]byte{}
+	v := openVol(t, img, true)
+	if err := v.Mkdir("fill", testTime); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		writeFile(t, v, fmt.Sprintf("fill/f%02d", i), pattern(uint64(100+i), 800<<10), 800<<10)
+	}
+	put := func(name string, data []byte, hint int64) {
+		writeFile(t, v, name, data, hint)
+		want[name] = data
+	}
+	put("big.bin", pattern(1, 3*resizeMiB+1234), 3*resizeMiB+1234)
+	for _, d := range []string{"d1", "d1/d2", "d1/d2/d3"} {
+		if err := v.Mkdir(d, testTime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 120 {
+		// Long names: the directories grow past one cluster.
+		put(fmt.Sprintf("d1/a file with a rather long name number %03d", i), pattern(uint64(200+i), 100+i*37), 0)
+	}
+	for i := range 40 {
+		put(fmt.Sprintf("d1/d2/d3/deep file with a long name %02d", i), pattern(uint64(400+i), 5000+i), 0)
+	}
+	put("d1/d2/mid.bin", pattern(3, 300000), 300000)
+	put("empty", nil, 0)
+	// Two files appended in turn: FAT chains of many runs.
+	var a, b []byte
+	for i := range 12 {
+		for _, f := range []struct {
+			name string
+			acc  *[]byte
+		}{{"frag.bin", &a}, {"frag2.bin", &b}} {
+			chunk := pattern(uint64(500+i*2+len(f.name)), 9000)
+			u, err := v.OpenFile(f.name, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := u.Write(chunk); err != nil {
+				t.Fatal(err)
+			}
+			if err := u.Close(); err != nil {
+				t.Fatal(err)
+			}
+			*f.acc = append(*f.acc, chunk...)
+		}
+	}
+	want["frag.bin"], want["frag2.bin"] = a, b
+	if holes {
+		for i := 0; i < 20; i += 2 {
+			if err := v.Remove(fmt.Sprintf("fill/f%02d", i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := 1; i < 20; i += 2 {
+			want[fmt.Sprintf("fill/f%02d", i)] = pattern(uint64(100+i), 800<<10)
+		}
+	} else if err := v.RemoveAll("fill"); err != nil {
+		t.Fatal(err)
+	}
+	closeVol(t, v)
+	rv := openVol(t, img, false)
+	if rec(t, rv, "frag.bin").Set.Stream.NoFATChain() {
+		t.Fatal("frag.bin is not fragmented: the test builds nothing it means to")
+	}
+	closeVol(t, rv)
+	return want
+}
+
+// resizeImage resizes img to size bytes (growing the file first, cutting it
+// after a shrink, as the caller does).
+func resizeImage(t *testing.T, img string, o resize.Options) (*resize.Plan, error) {
+	t.Helper()
+	fi, err := os.Stat(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Size > fi.Size() && !o.DryRun {
+		if err := os.Truncate(img, o.Size); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := fio.Open(img, fio.Options{Write: !o.DryRun, Buffered: true, Sync: fio.SyncClose})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := Resize(d, o)
+	if cerr := d.Close(); cerr != nil {
+		t.Fatal(cerr)
+	}
+	if err == nil && !o.DryRun && plan.NewSize < fi.Size() {
+		if err := os.Truncate(img, plan.NewSize); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return plan, err
+}
+
+// checkResized holds img to fsck.exfat -n and Check, and reads every file
+// of want back.
+func checkResized(t *testing.T, img string, want map[string][]byte, clusters uint32) {
+	t.Helper()
+	fsckClean(t, img)
+	if rep := checkImage(t, img); !rep.Clean() {
+		t.Fatalf("Check: %v", rep.Problems)
+	}
+	v := openVol(t, img, false)
+	defer closeVol(t, v)
+	if v.layout.Clusters != clusters {
+		t.Fatalf("the volume has %d clusters, want %d", v.layout.Clusters, clusters)
+	}
+	for name, data := range want {
+		if got := readFile(t, v, name); !bytes.Equal(got, data) {
+			t.Errorf("%s: %d bytes read back differ from the %d written", name, len(got), len(data))
+		}
+	}
+}
+
+func hashFile(t *testing.T, p string) [32]byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha256.Sum256(b)
+}
+
+// pastEnd lists the files of want with a cluster at or past end.
+func pastEnd(t *testing.T, img string, want map[string][]byte, end Cluster) (n int, noFAT bool) {
+	t.Helper()
+	v := openVol(t, img, false)
+	defer closeVol(t, v)
+	for name := range want {
+		r := rec(t, v, name)
+		exts, err := v.recordExtents(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pastOf(exts, end) > 0 {
+			n++
+			if r.Set.Stream.NoFATChain() && exts[0].Start < end {
+				noFAT = true // a contiguous run across the end
+			}
+		}
+	}
+	return n, noFAT
+}
+
+func TestResizeShrink(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		mkfs  bool
+		holes bool
+	}{
+		{"ours", false, false},
+		{"ours with holes", false, true},
+		{"mkfs.exfat", true, false},
+		{"mkfs.exfat with holes", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var img string
+			if tc.mkfs {
+				img = mkfsImage(t, 40*resizeMiB)
+			} else {
+				img = formatImage(t, 40*resizeMiB, FormatParams{Size: 40 * resizeMiB, Label: "RESIZE"})
+			}
+			want := fillForResize(t, img, tc.holes)
+			v := openVol(t, img, false)
+			l := *v.layout
+			closeVol(t, v)
+			// The new end falls inside big.bin, the first file after the
+			// filler.
+			size := l.HeapOffset + 16*resizeMiB + 512*1024
+			end := Cluster((size-l.HeapOffset)/l.ClusterSize) + FirstCluster
+			n, across := pastEnd(t, img, want, end)
+			if n < 5 || !across {
+				t.Fatalf("%d files lie past the new end (across it contiguous: %v): the test moves too little", n, across)
+			}
+			// Too far: refused, the image unchanged.
+			before := hashFile(t, img)
+			if _, err := resizeImage(t, img, resize.Options{Size: 6 * resizeMiB}); !errors.Is(err, resize.ErrTooSmall) {
+				t.Fatalf("shrinking below the data: %v, want ErrTooSmall", err)
+			}
+			if hashFile(t, img) != before {
+				t.Fatal("a refused shrink changed the image")
+			}
+			// Dry run: a plan, nothing written.
+			plan, err := resizeImage(t, img, resize.Options{Size: size, DryRun: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hashFile(t, img) != before {
+				t.Fatal("a dry run changed the image")
+			}
+			if plan.MoveClusters == 0 || len(plan.Steps) == 0 || plan.NewClusters >= plan.OldClusters {
+				t.Fatalf("dry-run plan: %+v", plan)
+			}
+			got, err := resizeImage(t, img, resize.Options{Size: size})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.MoveClusters != plan.MoveClusters || got.NewClusters != plan.NewClusters {
+				t.Fatalf("the resize did %+v, the dry run planned %+v", got, plan)
+			}
+			t.Logf("moved %d clusters; %d -> %d clusters; steps %q", got.MoveClusters, got.OldClusters, got.NewClusters, got.Steps)
+			checkResized(t, img, want, got.NewClusters)
+			if tc.holes {
+				// No 3 MiB run was free below the end: big.bin is chained now.
+				v := openVol(t, img, false)
+				if rec(t, v, "big.bin").Set.Stream.NoFATChain() {
+					t.Error("big.bin kept NoFatChain though no run of its size was free")
+				}
+				closeVol(t, v)
+			}
+		})
+	}
+}

@@ -124,7 +124,7 @@ func (r *resizer) run() (*resize.Plan, error) {
 		r.plan.NewFATSectors = bs.FATLength
 		return r.plan, r.shrink(tooSmall)
 	}
-	if o.Size > v.dev.Size() {
+	if o.Size > v.dev.Size() && !o.DryRun {
 		return nil, fmt.Errorf("exfat: cannot grow to %d bytes: the device holds %d", o.Size, v.dev.Size())
 	}
 	return r.plan, r.grow()
@@ -876,8 +876,8 @@ func (r *resizer) grow() error {
 	cs, ss := l.ClusterSize, l.SectorSize
 	room := int64(bs.ClusterHeapOffset) - int64(bs.FATOffset)
 	if int64(r.fatLen) > room {
-		return fmt.Errorf("%w: %d clusters need %d more FAT sectors than the %d the gap before the cluster heap holds; the cluster heap would move",
-			resize.ErrUnsafe, r.newN, int64(r.fatLen)-room, room)
+		return fmt.Errorf("%w: growing to %d clusters needs %d more FAT sectors (%d in all; the gap before the cluster heap holds %d); the cluster heap would move, which ftools does not do",
+			resize.ErrUnsafe, r.newN, int64(r.fatLen)-int64(bs.FATLength), r.fatLen, room)
 	}
 	nb := r.plan.NewBitmapBytes
 	bmExts, err := v.fullBitmapExtents()

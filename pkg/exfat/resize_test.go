@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/ftools/ftools/pkg/internal/resize"
@@ -150,13 +152,26 @@ func checkResized(t *testing.T, img string, want map[string][]byte, clusters uin
 	}
 }
 
-func hashFile(t *testing.T, p string) [32]byte {
+// hashFile hashes the file at p and its length.
+func hashFile(t *testing.T, p string) string { return hashPrefix(t, p, 1<<62) }
+
+// hashPrefix hashes the first n bytes of the file at p, and its length.
+func hashPrefix(t *testing.T, p string, n int64) string {
 	t.Helper()
-	b, err := os.ReadFile(p)
+	f, err := os.Open(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sha256.Sum256(b)
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(f, n)); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%x:%d", h.Sum(nil), fi.Size())
 }
 
 // pastEnd lists the files of want with a cluster at or past end.
@@ -247,5 +262,95 @@ func TestResizeShrink(t *testing.T) {
 				closeVol(t, v)
 			}
 		})
+	}
+}
+
+func TestResizeGrow(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		mkfs     bool
+		size     int64
+		relocate bool // the bitmap needs a second cluster, and the one after it is in use
+	}{
+		{"ours within the bitmap", false, 100 * resizeMiB, false},
+		{"ours moving the bitmap", false, 300 * resizeMiB, true},
+		{"mkfs.exfat within the bitmap", true, 100 * resizeMiB, false},
+		{"mkfs.exfat moving the bitmap", true, 300 * resizeMiB, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var img string
+			if tc.mkfs {
+				img = mkfsImage(t, 40*resizeMiB)
+			} else {
+				img = formatImage(t, 40*resizeMiB, FormatParams{Size: 40 * resizeMiB, Label: "RESIZE"})
+			}
+			want := fillForResize(t, img, true)
+			v := openVol(t, img, false)
+			oldBitmap := v.bitmapEnt
+			closeVol(t, v)
+			before := hashFile(t, img)
+			plan, err := resizeImage(t, img, resize.Options{Size: tc.size, DryRun: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hashFile(t, img) != before {
+				t.Fatal("a dry run changed the image")
+			}
+			got, err := resizeImage(t, img, resize.Options{Size: tc.size})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.NewClusters != plan.NewClusters || got.NewClusters <= got.OldClusters {
+				t.Fatalf("the resize did %+v, the dry run planned %+v", got, plan)
+			}
+			t.Logf("%d -> %d clusters, FAT %d -> %d sectors, bitmap %d -> %d bytes; steps %q", got.OldClusters, got.NewClusters,
+				got.OldFATSectors, got.NewFATSectors, got.OldBitmapBytes, got.NewBitmapBytes, got.Steps)
+			checkResized(t, img, want, got.NewClusters)
+			v = openVol(t, img, false)
+			moved := v.bitmapEnt.FirstCluster != oldBitmap.FirstCluster
+			closeVol(t, v)
+			if moved != tc.relocate {
+				t.Fatalf("the bitmap moved: %v, want %v", moved, tc.relocate)
+			}
+			// The new clusters hold data.
+			v = openVol(t, img, true)
+			huge := pattern(9, int(tc.size-50*resizeMiB))
+			writeFile(t, v, "huge.bin", huge, int64(len(huge)))
+			closeVol(t, v)
+			want["huge.bin"] = huge
+			checkResized(t, img, want, got.NewClusters)
+		})
+	}
+}
+
+func TestResizeRefusals(t *testing.T) {
+	img := formatImage(t, 40*resizeMiB, FormatParams{Size: 40 * resizeMiB})
+	// Past exFAT's cluster count: refused before the device is looked at.
+	if _, err := resizeImage(t, img, resize.Options{Size: (1<<32 + 10000) * 4096, DryRun: true}); !errors.Is(err, resize.ErrTypeLimit) {
+		t.Fatalf("growing past 2^32-11 clusters: %v, want ErrTypeLimit", err)
+	}
+	// A FAT that would reach past the gap before the cluster heap: the
+	// first size whose FAT does not fit.
+	v := openVol(t, img, false)
+	l := *v.layout
+	closeVol(t, v)
+	entries := (l.HeapOffset - l.FATOffset) / 4
+	big := l.HeapOffset + (entries-1)*l.ClusterSize
+	if err := os.Truncate(img, big); err != nil {
+		t.Fatal(err)
+	}
+	// Whatever a grow writes lies in the old volume's 40 MiB.
+	before := hashPrefix(t, img, 40*resizeMiB)
+	_, err := resizeImage(t, img, resize.Options{Size: big})
+	if !errors.Is(err, resize.ErrUnsafe) || !strings.Contains(err.Error(), "the cluster heap would move") {
+		t.Fatalf("growing the FAT past the heap: %v, want ErrUnsafe naming the heap", err)
+	}
+	t.Log(err)
+	if hashPrefix(t, img, 40*resizeMiB) != before {
+		t.Fatal("a refused grow changed the image")
+	}
+	// One cluster less: the FAT just fits.
+	if _, err := resizeImage(t, img, resize.Options{Size: big - l.ClusterSize, DryRun: true}); err != nil {
+		t.Fatalf("growing the FAT to the heap's start: %v", err)
 	}
 }

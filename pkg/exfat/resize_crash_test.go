@@ -94,12 +94,7 @@ func replayResize(t *testing.T, img string, want map[string][]byte, size int64) 
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	recs, err := writelog.ReadFile(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	abs, _ := filepath.Abs(img)
-	ops, err := writelog.Ops(recs, abs)
+	ops, err := writelog.ReadOps(logPath, img)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,16 @@ func mkfsImage(t testing.TB, size int64) string {
 	return img
 }
 
+// resizeBase is a 40 MiB volume of 4 KiB clusters made by mkfs.exfat or
+// by Format.
+func resizeBase(t *testing.T, mkfs bool) string {
+	t.Helper()
+	if mkfs {
+		return mkfsImage(t, 40*resizeMiB)
+	}
+	return formatImage(t, 40*resizeMiB, FormatParams{Size: 40 * resizeMiB, Label: "RESIZE"})
+}
+
 // fillForResize puts filler files at the start of the heap, then the files
 // the test cares about after them (a large contiguous file, a fragmented
 // one, nested directories of several clusters, small files), then removes
@@ -207,12 +217,7 @@ func TestResizeShrink(t *testing.T) {
 		{"mkfs.exfat with holes", true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var img string
-			if tc.mkfs {
-				img = mkfsImage(t, 40*resizeMiB)
-			} else {
-				img = formatImage(t, 40*resizeMiB, FormatParams{Size: 40 * resizeMiB, Label: "RESIZE"})
-			}
+			img := resizeBase(t, tc.mkfs)
 			want := fillForResize(t, img, tc.holes)
 			v := openVol(t, img, false)
 			l := *v.layout
@@ -278,12 +283,7 @@ func TestResizeGrow(t *testing.T) {
 		{"mkfs.exfat moving the bitmap", true, 300 * resizeMiB, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var img string
-			if tc.mkfs {
-				img = mkfsImage(t, 40*resizeMiB)
-			} else {
-				img = formatImage(t, 40*resizeMiB, FormatParams{Size: 40 * resizeMiB, Label: "RESIZE"})
-			}
+			img := resizeBase(t, tc.mkfs)
 			want := fillForResize(t, img, true)
 			v := openVol(t, img, false)
 			oldBitmap := v.bitmapEnt

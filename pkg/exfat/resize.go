@@ -67,6 +67,7 @@ type resizer struct {
 	secs       uint64 // the new VolumeLength
 	fatLen     uint32 // the new FatLength
 	end        Cluster
+	newRoot    Cluster // the root directory's new first cluster, if it moved
 	cur        Cluster // where the search for free clusters below end goes on
 	freeBelow  int64   // free clusters below end
 	reserve    int64   // clusters past end still to be placed
@@ -196,9 +197,7 @@ func (r *resizer) shrink(tooSmall func(string) error) error {
 	r.end = Cluster(r.newN) + FirstCluster
 	end := r.end
 	cs := l.ClusterSize
-	if p := pastOf(v.root().exts, end); p > 0 {
-		return tooSmall(fmt.Sprintf("the root directory has %d clusters past the new end, and ftools does not move it", p))
-	}
+	rootPast := pastOf(v.root().exts, end)
 	// Everything with clusters past the end, found by walking the tree.
 	var items []item
 	maxDepth := 0
@@ -241,7 +240,7 @@ func (r *resizer) shrink(tooSmall func(string) error) error {
 		need += it.past
 	}
 	upPast, bmPast := pastOf(upExts, end), pastOf(bmExts, end)
-	need += upPast
+	need += upPast + rootPast
 	if bmPast > 0 {
 		need += extentsClusters(bmExts)
 	}
@@ -254,13 +253,16 @@ func (r *resizer) shrink(tooSmall func(string) error) error {
 	r.plan.MoveClusters = need
 	r.plan.MoveBytes = need * cs
 	if len(items) > 0 {
-		r.step("move %d files and directories with %d clusters past cluster %d into free clusters below it, deepest first", len(items), need-upPast-bmPast, end-1)
+		r.step("move %d files and directories with %d clusters past cluster %d into free clusters below it, deepest first", len(items), need-upPast-bmPast-rootPast, end-1)
 	}
 	if upPast > 0 {
 		r.step("move the up-case table's %d clusters past the end and repoint its entry", upPast)
 	}
 	if bmPast > 0 {
 		r.step("move the allocation bitmap (%d clusters) to a free run and repoint its entry", extentsClusters(bmExts))
+	}
+	if rootPast > 0 {
+		r.step("move the root directory's %d clusters past the end (its first cluster, if among them, changes with the boot region)", rootPast)
 	}
 	r.step("write the main boot region (VolumeLength %d sectors, ClusterCount %d, checksum), then the backup", r.secs, r.newN)
 	if nb := r.plan.NewBitmapBytes; uint64(nb) < v.bitmapEnt.DataLength {
@@ -308,17 +310,27 @@ func (r *resizer) shrink(tooSmall func(string) error) error {
 			return err
 		}
 	}
-	// Clusters past the end that are still marked (lost ones) are freed.
+	if rootPast > 0 {
+		if err := r.moveRoot(); err != nil {
+			return err
+		}
+	}
+	// Clusters past the end that are still marked (lost ones) are freed;
+	// not the root's first cluster while the boot sector names it.
 	for c := end; c <= l.MaxCluster(); c++ {
-		if b.used(c) {
+		if b.used(c) && c != l.RootCluster {
 			b.mark(Extent{c, 1}, false)
 		}
 	}
 	if err := v.Commit(); err != nil {
 		return err
 	}
-	if n := b.countUsed(end, l.MaxCluster()+1); n > 0 {
-		return fmt.Errorf("exfat: %d clusters past the new end are still in use; nothing was shrunk", n)
+	live := uint32(0)
+	if l.RootCluster >= end {
+		live = 1
+	}
+	if n := b.countUsed(end, l.MaxCluster()+1); n > live {
+		return fmt.Errorf("exfat: %d clusters past the new end are still in use; nothing was shrunk", n-live)
 	}
 	if err := r.writeBoot(); err != nil {
 		return err
@@ -706,6 +718,55 @@ func (r *resizer) moveChunk(items []item) error {
 	return nil
 }
 
+// moveRoot moves the root directory's clusters past the end as a chained
+// file's are moved. When its first cluster is among them, the copy's
+// chain is complete but the boot sector still names the old first
+// cluster (kept in use, and its link switched to the copy's second
+// cluster); the boot region's commit names the new one.
+func (r *resizer) moveRoot() error {
+	v := r.v
+	root := v.root()
+	j := &job{oldExts: root.exts}
+	if err := r.planJob(j, false, root.raw); err != nil {
+		return fmt.Errorf("exfat: moving the root directory: %w", err)
+	}
+	if err := v.Commit(); err != nil {
+		return err
+	}
+	first := Cluster(j.newRuns[0].Start)
+	old := root.first
+	freed := j.freed
+	if first != old {
+		// The old first cluster stays the root's until the boot region
+		// changes: its link goes where the copy's does.
+		next := uint32(fatEOC)
+		if x := j.newRuns[0]; x.Len > 1 {
+			next = x.Start + 1
+		} else if len(j.newRuns) > 1 {
+			next = j.newRuns[1].Start
+		}
+		j.live = append(j.live, link{old, next})
+		freed = nil
+		for _, e := range j.freed {
+			if e.Start == old {
+				e.Start, e.Len = e.Start+1, e.Len-1
+			}
+			if e.Len > 0 {
+				freed = append(freed, e)
+			}
+		}
+		r.newRoot = first
+	}
+	for _, k := range j.live {
+		if err := v.fat.Set(k.c, k.next); err != nil {
+			return err
+		}
+	}
+	root.exts = toExtents(j.newRuns)
+	v.pendingFree = append(v.pendingFree, freed...)
+	return v.Commit()
+}
+
 // setSysEntry changes the root's allocation bitmap or up-case table entry.
 func (r *resizer) setSysEntry(typ byte, change func(e *AllocEntry)) {
 	v := r.v
@@ -829,6 +890,9 @@ func (r *resizer) writeBoot() error {
 		le.PutUint64(b[offVolumeLength:], r.secs)
 		le.PutUint32(b[offFATLength:], r.fatLen)
 		le.PutUint32(b[offClusterCount:], r.newN)
+		if r.newRoot != 0 {
+			le.PutUint32(b[offRootCluster:], uint32(r.newRoot))
+		}
 	}
 	for _, at := range []int64{0, int64(backupBootSector * ss)} {
 		region := make([]byte, bootRegionSectors*ss)
@@ -847,6 +911,12 @@ func (r *resizer) writeBoot() error {
 	patch(v.raw)
 	bs := v.boot
 	bs.VolumeLength, bs.FATLength, bs.ClusterCount = r.secs, r.fatLen, r.newN
+	if r.newRoot != 0 {
+		root := v.root()
+		delete(v.dirs, l.RootCluster)
+		bs.RootCluster, l.RootCluster, root.first = r.newRoot, r.newRoot, r.newRoot
+		v.dirs[r.newRoot] = root
+	}
 	l.TotalSize = int64(r.secs) * l.SectorSize
 	l.FATSize = int64(r.fatLen) * l.SectorSize
 	l.Clusters = r.newN
@@ -862,6 +932,17 @@ func (r *resizer) writeBoot() error {
 	b.bits = b.bits[:nb]
 	if b.held != nil {
 		b.held = b.held[:nb]
+	}
+	if k := r.newN % 8; k != 0 {
+		// Bits past the cluster count (the old root's first cluster's,
+		// say) are cleared.
+		if m := byte(1)<<k - 1; b.bits[nb-1]&^m != 0 {
+			b.bits[nb-1] &= m
+			if b.held != nil {
+				b.held[nb-1] &= m
+			}
+			b.dirty[nb-1] = struct{}{}
+		}
 	}
 	b.n = r.newN
 	b.free = r.newN - b.countUsed(FirstCluster, FirstCluster+Cluster(r.newN))

@@ -52,6 +52,10 @@ func TestResizeCrashStates(t *testing.T) {
 		closeVol(t, v)
 		replayResize(t, img, want, l.HeapOffset+16*resizeMiB+512*1024)
 	})
+	t.Run("shrink moving the bitmap, up-case table and root", func(t *testing.T) {
+		img, want, size := systemFilesHigh(t)
+		replayResize(t, img, want, size)
+	})
 	t.Run("grow moving the bitmap", func(t *testing.T) {
 		// 512-byte clusters: the bitmap takes 20 of them, and growing by
 		// a few MiB needs more while the up-case table follows it.

@@ -354,3 +354,118 @@ func TestResizeRefusals(t *testing.T) {
 		t.Fatalf("growing the FAT to the heap's start: %v", err)
 	}
 }
+
+// systemFilesHigh makes a volume (512-byte clusters) whose allocation
+// bitmap and up-case table lie high in the heap with free space below
+// them: filler first, a grow that moves the bitmap past the filler, the
+// up-case table copied past it too, then the filler removed. It returns
+// the image, its files, and a size whose end lies below both.
+func systemFilesHigh(t *testing.T) (string, map[string][]byte, int64) {
+	t.Helper()
+	img := formatImage(t, 40*resizeMiB, FormatParams{Size: 40 * resizeMiB, ClusterSize: 512, Label: "SYSTEM"})
+	v := openVol(t, img, true)
+	if err := v.Mkdir("fill", testTime); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		writeFile(t, v, fmt.Sprintf("fill/f%02d", i), pattern(uint64(600+i), resizeMiB), resizeMiB)
+	}
+	closeVol(t, v)
+	if _, err := resizeImage(t, img, resize.Options{Size: 48 * resizeMiB}); err != nil {
+		t.Fatal(err)
+	}
+	v = openVol(t, img, true)
+	l := v.layout
+	// The up-case table, copied to the first free run past the filler.
+	up, err := v.upcaseExtents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := uint32(extentsClusters(up))
+	raw, err := v.readExtents(up, int64(v.upcaseEnt.DataLength))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.begin(); err != nil {
+		t.Fatal(err)
+	}
+	dst, ok := v.bitmap.findRun(v.bitmap.exts[0].End(), l.MaxCluster(), n)
+	if !ok {
+		t.Fatal("no room for the up-case table")
+	}
+	v.bitmap.mark(dst, true)
+	if err := v.fat.setChain([]Extent{dst}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.dev.WriteAt(raw, l.ClusterOffset(dst.Start)); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	(&resizer{v: v}).setSysEntry(TypeUpcase, func(e *AllocEntry) { e.FirstCluster = dst.Start })
+	v.pendingFree = append(v.pendingFree, up...)
+	if err := v.RemoveAll("fill"); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]byte{}
+	for i := range 5 {
+		name := fmt.Sprintf("after%d.bin", i)
+		want[name] = pattern(uint64(700+i), 200000+i)
+		writeFile(t, v, name, want[name], 0)
+	}
+	if err := v.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	// The root directory, copied to a free run past the rest and named
+	// by the boot region.
+	root := v.root()
+	rn := uint32(extentsClusters(root.exts))
+	dst, ok = v.bitmap.findRun(dst.End()+Cluster(4000), l.MaxCluster(), rn)
+	if !ok {
+		t.Fatal("no room for the root directory")
+	}
+	v.bitmap.mark(dst, true)
+	if err := v.fat.setChain([]Extent{dst}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.dev.WriteAt(root.raw, l.ClusterOffset(dst.Start)); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	oldRoot := root.exts
+	rz := &resizer{v: v, secs: v.boot.VolumeLength, fatLen: v.boot.FATLength, newN: l.Clusters, newRoot: dst.Start}
+	if err := rz.writeBoot(); err != nil {
+		t.Fatal(err)
+	}
+	root.exts = []Extent{dst}
+	v.pendingFree = append(v.pendingFree, oldRoot...)
+	bm, upc, rc := v.bitmapEnt.FirstCluster, v.upcaseEnt.FirstCluster, l.RootCluster
+	closeVol(t, v)
+	size := l.HeapOffset + 8*resizeMiB
+	if end := Cluster((size-l.HeapOffset)/l.ClusterSize) + FirstCluster; bm < end || upc < end || rc < end {
+		t.Fatalf("the bitmap (cluster %d), the up-case table (%d) or the root (%d) lies below the new end %d", bm, upc, rc, end)
+	}
+	fsckClean(t, img)
+	return img, want, size
+}
+
+func TestResizeShrinkSystemFiles(t *testing.T) {
+	img, want, size := systemFilesHigh(t)
+	plan, err := resizeImage(t, img, resize.Options{Size: size})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("steps %q", plan.Steps)
+	checkResized(t, img, want, plan.NewClusters)
+	v := openVol(t, img, false)
+	defer closeVol(t, v)
+	if bm, upc := v.bitmapEnt, v.upcaseEnt; !v.layout.ValidCluster(bm.FirstCluster) || !v.layout.ValidCluster(upc.FirstCluster) {
+		t.Fatalf("bitmap at %d, up-case table at %d: outside the %d clusters", bm.FirstCluster, upc.FirstCluster, v.layout.Clusters)
+	}
+	if l := v.layout; !l.ValidCluster(l.RootCluster) {
+		t.Fatalf("the root directory at %d: outside the %d clusters", l.RootCluster, l.Clusters)
+	}
+}

@@ -1,11 +1,14 @@
 package exfat
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"io/fs"
 	"math/bits"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/ftools/ftools/pkg/internal/resize"
@@ -239,27 +242,64 @@ func (r *resizer) shrink(tooSmall func(string) error) error {
 	for _, it := range items {
 		need += it.past
 	}
-	upPast, bmPast := pastOf(upExts, end), pastOf(bmExts, end)
-	need += upPast + rootPast
-	if bmPast > 0 {
-		need += extentsClusters(bmExts)
+	// The up-case table and the bitmap move whole, each to one run: the
+	// Linux driver reads both as contiguous, whatever their FAT chains say.
+	var upMove, bmMove int64
+	if pastOf(upExts, end) > 0 {
+		upMove = extentsClusters(upExts)
 	}
+	if pastOf(bmExts, end) > 0 {
+		bmMove = extentsClusters(bmExts)
+	}
+	filesNeed := need
+	need += upMove + bmMove + rootPast
 	b := v.bitmap
+	if v.writable {
+		// Clusters files use that the bitmap marks free are not free.
+		if err := v.guardBitmap(); err != nil {
+			return err
+		}
+	}
 	r.freeBelow = int64(b.countFree(FirstCluster, end))
 	if need > r.freeBelow {
 		return tooSmall(fmt.Sprintf("%d clusters in use lie past the new end and only %d are free before it", need, r.freeBelow))
 	}
-	r.reserve = need
+	r.cur = FirstCluster
+	var upRun, bmRun Extent
+	undo := func() {
+		for _, e := range []Extent{upRun, bmRun} {
+			b.mark(e, false)
+		}
+		clear(b.dirty)
+	}
+	for _, sf := range []struct {
+		n    int64
+		run  *Extent
+		what string
+	}{{upMove, &upRun, "up-case table"}, {bmMove, &bmRun, "allocation bitmap"}} {
+		if sf.n == 0 {
+			continue
+		}
+		e, ok := r.findRun(uint32(sf.n))
+		if !ok {
+			undo()
+			return tooSmall(fmt.Sprintf("the %s (%d clusters) lies past the new end and no free run of its length is left before it", sf.what, sf.n))
+		}
+		b.mark(e, true)
+		r.freeBelow -= sf.n
+		*sf.run = e
+	}
+	r.reserve = need - upMove - bmMove
 	r.plan.MoveClusters = need
 	r.plan.MoveBytes = need * cs
+	if upMove > 0 {
+		r.step("move the up-case table (%d clusters) to clusters %d-%d and repoint its entry", upMove, upRun.Start, upRun.End()-1)
+	}
+	if bmMove > 0 {
+		r.step("move the allocation bitmap (%d clusters) to clusters %d-%d and repoint its entry", bmMove, bmRun.Start, bmRun.End()-1)
+	}
 	if len(items) > 0 {
-		r.step("move %d files and directories with %d clusters past cluster %d into free clusters below it, deepest first", len(items), need-upPast-bmPast-rootPast, end-1)
-	}
-	if upPast > 0 {
-		r.step("move the up-case table's %d clusters past the end and repoint its entry", upPast)
-	}
-	if bmPast > 0 {
-		r.step("move the allocation bitmap (%d clusters) to a free run and repoint its entry", extentsClusters(bmExts))
+		r.step("move %d files and directories with %d clusters past cluster %d into free clusters below it, deepest first", len(items), filesNeed, end-1)
 	}
 	if rootPast > 0 {
 		r.step("move the root directory's %d clusters past the end (its first cluster, if among them, changes with the boot region)", rootPast)
@@ -269,16 +309,27 @@ func (r *resizer) shrink(tooSmall func(string) error) error {
 		r.step("shorten the allocation bitmap to %d bytes", nb)
 	}
 	if r.o.DryRun {
+		undo()
 		return nil
 	}
 	if err := r.start(); err != nil {
 		return err
 	}
-	r.cur = FirstCluster
 	r.cp = resize.Copier{
 		ClusterSize: cs, Buf: make([]byte, max(resize.CopyBufSize, cs)),
 		Offset: func(c uint32) int64 { return l.ClusterOffset(Cluster(c)) },
 		ReadAt: v.dev.ReadAt, Write: v.writeData, Progress: r.o.Progress, Total: need * cs,
+	}
+	if upMove > 0 {
+		if err := r.moveUpcase(upExts, upRun); err != nil {
+			return err
+		}
+	}
+	if bmMove > 0 {
+		if err := r.moveBitmap(bmExts, bmRun); err != nil {
+			return err
+		}
+		bmExts = []Extent{bmRun}
 	}
 	for depth := maxDepth; depth >= 1; depth-- {
 		var chunk []item
@@ -297,16 +348,6 @@ func (r *resizer) shrink(tooSmall func(string) error) error {
 			}
 		}
 		if err := r.moveChunk(chunk); err != nil {
-			return err
-		}
-	}
-	if upPast > 0 {
-		if err := r.moveUpcase(upExts); err != nil {
-			return err
-		}
-	}
-	if bmPast > 0 {
-		if bmExts, err = r.moveBitmap(bmExts); err != nil {
 			return err
 		}
 	}
@@ -592,13 +633,13 @@ func (r *resizer) planJob(j *job, oldNoFAT bool, raw []byte) error {
 	// The FAT: links from new clusters (and all links of a chain the FAT
 	// did not describe) go out now; a changed link from a cluster of the
 	// chain in use goes out with the entry.
+	// The clusters copied to, sorted, for a binary search.
+	to := make([]resize.Move, len(j.moves))
+	copy(to, j.moves)
+	slices.SortFunc(to, func(a, b resize.Move) int { return cmp.Compare(a.To, b.To) })
 	isNew := func(c Cluster) bool {
-		for _, m := range j.moves {
-			if c >= Cluster(m.To) && c < Cluster(m.To+m.Len) {
-				return true
-			}
-		}
-		return false
+		i := sort.Search(len(to), func(i int) bool { return Cluster(to[i].To+to[i].Len) > c })
+		return i < len(to) && c >= Cluster(to[i].To)
 	}
 	for i, x := range j.newRuns {
 		for c := Cluster(x.Start); c < Cluster(x.End()); c++ {
@@ -792,56 +833,50 @@ func (r *resizer) setSysEntry(typ byte, change func(e *AllocEntry)) {
 	}
 }
 
-// moveUpcase moves the up-case table's clusters past the end.
-func (r *resizer) moveUpcase(exts []Extent) error {
+// moveUpcase moves the up-case table to dst (marked in use in memory):
+// copied and chained, flushed; its entry switched, flushed; its old
+// clusters freed.
+func (r *resizer) moveUpcase(old []Extent, dst Extent) error {
 	v := r.v
-	j := &job{oldExts: exts}
-	if err := r.planJob(j, false, nil); err != nil {
-		return fmt.Errorf("exfat: moving the up-case table: %w", err)
+	to := uint32(dst.Start)
+	for _, e := range old {
+		if err := r.cp.Copy(resize.Move{From: uint32(e.Start), To: to, Len: e.Len}); err != nil {
+			return fmt.Errorf("exfat: moving the up-case table: %w", err)
+		}
+		to += e.Len
+	}
+	if err := v.fat.setChain([]Extent{dst}); err != nil {
+		return err
 	}
 	if err := v.Commit(); err != nil {
 		return err
 	}
-	for _, k := range j.live {
-		if err := v.fat.Set(k.c, k.next); err != nil {
-			return err
-		}
-	}
-	r.setSysEntry(TypeUpcase, func(e *AllocEntry) { e.FirstCluster = Cluster(j.newRuns[0].Start) })
-	v.pendingFree = append(v.pendingFree, j.freed...)
+	r.setSysEntry(TypeUpcase, func(e *AllocEntry) { e.FirstCluster = dst.Start })
+	v.pendingFree = append(v.pendingFree, old...)
 	return v.Commit()
 }
 
-// moveBitmap moves the allocation bitmap to free clusters below the end:
-// the new clusters are marked (in the bitmap in use) and chained; the
-// bitmap, with its old clusters free, is written to them; then its entry
-// is switched.
-func (r *resizer) moveBitmap(old []Extent) ([]Extent, error) {
+// moveBitmap moves the allocation bitmap to dst (marked in use in
+// memory): the run is marked in the bitmap where it is and chained,
+// flushed; the bitmap, its old clusters free, is written to dst, flushed;
+// then its entry is switched.
+func (r *resizer) moveBitmap(old []Extent, dst Extent) error {
 	v, b := r.v, r.v.bitmap
-	n := extentsClusters(old)
-	got, err := r.take(uint32(n))
-	if err != nil {
-		return nil, err
-	}
-	nexts := toExtents(got)
-	if err := v.fat.setChain(nexts); err != nil {
-		return nil, err
+	if err := v.fat.setChain([]Extent{dst}); err != nil {
+		return err
 	}
 	if err := v.Commit(); err != nil {
-		return nil, err
+		return err
 	}
-	b.exts = nexts
+	b.exts = []Extent{dst}
 	for _, e := range old {
 		b.mark(e, false)
 	}
-	if err := r.writeWholeBitmap(nexts, int64(v.bitmapEnt.DataLength)); err != nil {
-		return nil, err
+	if err := r.writeWholeBitmap(b.exts, int64(v.bitmapEnt.DataLength)); err != nil {
+		return err
 	}
-	r.setSysEntry(TypeBitmap, func(e *AllocEntry) { e.FirstCluster = nexts[0].Start })
-	if err := v.Commit(); err != nil {
-		return nil, err
-	}
-	return nexts, nil
+	r.setSysEntry(TypeBitmap, func(e *AllocEntry) { e.FirstCluster = dst.Start })
+	return v.Commit()
 }
 
 // writeWholeBitmap writes the bitmap as it is to be on disk (held bits
@@ -975,11 +1010,13 @@ func (r *resizer) grow() error {
 			extend = []Extent{e}
 			r.step("extend the allocation bitmap into the %d free clusters after it (%d-%d)", k, e.Start, e.End()-1)
 		} else {
-			if int64(b.free) < needCl {
-				return fmt.Errorf("%w: the grown allocation bitmap needs %d free clusters and the volume has %d", resize.ErrTooSmall, needCl, b.free)
+			// One run: the Linux driver reads the bitmap as contiguous.
+			e, ok := b.findRun(FirstCluster, l.MaxCluster(), uint32(needCl))
+			if !ok {
+				return fmt.Errorf("exfat: cannot grow to %d bytes: the allocation bitmap needs %d contiguous free clusters, the cluster after it is in use, and the volume has no free run that long; nothing was changed", r.o.Size, needCl)
 			}
-			reloc = []Extent{{}} // chosen when the resize runs
-			r.step("move the allocation bitmap to %d free clusters (the cluster after it is in use) and repoint its entry", needCl)
+			reloc = []Extent{e}
+			r.step("move the allocation bitmap to clusters %d-%d (the cluster after it is in use) and repoint its entry", e.Start, e.End()-1)
 		}
 	}
 	if r.fatLen > bs.FATLength {
@@ -1024,10 +1061,8 @@ func (r *resizer) grow() error {
 	}
 	switch {
 	case reloc != nil:
-		got, err := v.allocate(uint32(needCl), 0)
-		if err != nil {
-			return err
-		}
+		got := reloc
+		b.mark(got[0], true)
 		if err := v.fat.setChain(got); err != nil {
 			return err
 		}

@@ -126,7 +126,8 @@ func resizeImage(t *testing.T, img string, o resize.Options) (*resize.Plan, erro
 			t.Fatal(err)
 		}
 	}
-	d, err := fio.Open(img, fio.Options{Write: !o.DryRun, Buffered: true, Sync: fio.SyncClose})
+	// Writable even for a dry run: it must write nothing all the same.
+	d, err := fio.Open(img, fio.Options{Write: true, Buffered: true, Sync: fio.SyncClose})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -467,5 +468,17 @@ func TestResizeShrinkSystemFiles(t *testing.T) {
 	}
 	if l := v.layout; !l.ValidCluster(l.RootCluster) {
 		t.Fatalf("the root directory at %d: outside the %d clusters", l.RootCluster, l.Clusters)
+	}
+	// Both are one run each: the Linux driver reads them as contiguous.
+	up, err := v.upcaseExtents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bm, err := v.fullBitmapExtents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(up) != 1 || len(bm) != 1 {
+		t.Fatalf("the up-case table lies in %v, the bitmap in %v: not one run each", up, bm)
 	}
 }

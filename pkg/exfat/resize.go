@@ -373,6 +373,11 @@ func (r *resizer) shrink(tooSmall func(string) error) error {
 	if n := b.countUsed(end, l.MaxCluster()+1); n > live {
 		return fmt.Errorf("exfat: %d clusters past the new end are still in use; nothing was shrunk", n-live)
 	}
+	if err := r.o.Context.Err(); err != nil {
+		// Everything moved is whole where it now lies; the volume keeps
+		// its old size.
+		return err
+	}
 	if err := r.writeBoot(); err != nil {
 		return err
 	}
@@ -1030,6 +1035,9 @@ func (r *resizer) grow() error {
 		return nil
 	}
 	if err := r.start(); err != nil {
+		return err
+	}
+	if err := r.o.Context.Err(); err != nil {
 		return err
 	}
 	if r.newN > r.oldN {

@@ -2,6 +2,7 @@ package exfat
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -480,5 +481,65 @@ func TestResizeShrinkSystemFiles(t *testing.T) {
 	}
 	if len(up) != 1 || len(bm) != 1 {
 		t.Fatalf("the up-case table lies in %v, the bitmap in %v: not one run each", up, bm)
+	}
+}
+
+// TestResizeShrinkLargeFile moves a 24 MiB contiguous file across the new
+// end in several copy requests, and stops a second shrink through its
+// context: the volume stays the old one, whole.
+func TestResizeShrinkLargeFile(t *testing.T) {
+	img := formatImage(t, 128*resizeMiB, FormatParams{Size: 128 * resizeMiB})
+	v := openVol(t, img, true)
+	for i := range 6 {
+		writeFile(t, v, fmt.Sprintf("fill%d", i), pattern(uint64(800+i), 10*resizeMiB), 10*resizeMiB)
+	}
+	want := map[string][]byte{"large.bin": pattern(8, 24*resizeMiB+77)}
+	writeFile(t, v, "large.bin", want["large.bin"], int64(len(want["large.bin"])))
+	for i := range 6 {
+		if err := v.Remove(fmt.Sprintf("fill%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 30 {
+		name := fmt.Sprintf("small%02d", i)
+		want[name] = pattern(uint64(900+i), 40000)
+		writeFile(t, v, name, want[name], 0)
+	}
+	closeVol(t, v)
+	size := int64(70 * resizeMiB)
+
+	// Cancelled once the first bytes are copied: the chunk under way
+	// ends whole, nothing after it starts.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	progress := 0
+	_, err := resizeImage(t, img, resize.Options{Size: size, Context: ctx, Progress: func(done, total int64) {
+		progress++
+		cancel()
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled shrink: %v", err)
+	}
+	old := checkImage(t, img)
+	if !old.Clean() {
+		t.Fatalf("after a cancelled shrink: %v", old.Problems)
+	}
+	v = openVol(t, img, false)
+	oldN := v.layout.Clusters
+	closeVol(t, v)
+	checkResized(t, img, want, oldN)
+
+	plan, err := resizeImage(t, img, resize.Options{Size: size, Progress: func(done, total int64) { progress++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkResized(t, img, want, plan.NewClusters)
+	v = openVol(t, img, false)
+	defer closeVol(t, v)
+	if !rec(t, v, "large.bin").Set.Stream.NoFATChain() {
+		t.Error("large.bin lost NoFatChain though a run of its length was free")
+	}
+	if progress < 6 {
+		t.Errorf("%d progress reports: the large file went in fewer requests than its 24 MiB need at 4 MiB each", progress)
 	}
 }

@@ -56,6 +56,14 @@ func TestResizeCrashStates(t *testing.T) {
 		img, want, size := systemFilesHigh(t)
 		replayResize(t, img, want, size)
 	})
+	t.Run("grow extending the bitmap", func(t *testing.T) {
+		img, want := bitmapRoomAfter(t)
+		size := int64(48 * resizeMiB)
+		if err := os.Truncate(img, size); err != nil {
+			t.Fatal(err)
+		}
+		replayResize(t, img, want, size)
+	})
 	t.Run("grow moving the bitmap", func(t *testing.T) {
 		// 512-byte clusters: the bitmap takes 20 of them, and growing by
 		// a few MiB needs more while the up-case table follows it.

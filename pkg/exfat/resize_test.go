@@ -357,6 +357,42 @@ func TestResizeRefusals(t *testing.T) {
 	}
 }
 
+// relocateUpcase copies the up-case table to the first free run at or
+// after from, chained, and repoints its entry (committed; its old
+// clusters are freed by the next commit).
+func relocateUpcase(t *testing.T, v *Volume, from Cluster) {
+	t.Helper()
+	l := v.layout
+	up, err := v.upcaseExtents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := uint32(extentsClusters(up))
+	raw, err := v.readExtents(up, int64(v.upcaseEnt.DataLength))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.begin(); err != nil {
+		t.Fatal(err)
+	}
+	dst, ok := v.bitmap.findRun(from, l.MaxCluster(), n)
+	if !ok {
+		t.Fatal("no room for the up-case table")
+	}
+	v.bitmap.mark(dst, true)
+	if err := v.fat.setChain([]Extent{dst}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.dev.WriteAt(raw, l.ClusterOffset(dst.Start)); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	(&resizer{v: v}).setSysEntry(TypeUpcase, func(e *AllocEntry) { e.FirstCluster = dst.Start })
+	v.pendingFree = append(v.pendingFree, up...)
+}
+
 // systemFilesHigh makes a volume (512-byte clusters) whose allocation
 // bitmap and up-case table lie high in the heap with free space below
 // them: filler first, a grow that moves the bitmap past the filler, the
@@ -379,34 +415,7 @@ func systemFilesHigh(t *testing.T) (string, map[string][]byte, int64) {
 	v = openVol(t, img, true)
 	l := v.layout
 	// The up-case table, copied to the first free run past the filler.
-	up, err := v.upcaseExtents()
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := uint32(extentsClusters(up))
-	raw, err := v.readExtents(up, int64(v.upcaseEnt.DataLength))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := v.begin(); err != nil {
-		t.Fatal(err)
-	}
-	dst, ok := v.bitmap.findRun(v.bitmap.exts[0].End(), l.MaxCluster(), n)
-	if !ok {
-		t.Fatal("no room for the up-case table")
-	}
-	v.bitmap.mark(dst, true)
-	if err := v.fat.setChain([]Extent{dst}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := v.dev.WriteAt(raw, l.ClusterOffset(dst.Start)); err != nil {
-		t.Fatal(err)
-	}
-	if err := v.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	(&resizer{v: v}).setSysEntry(TypeUpcase, func(e *AllocEntry) { e.FirstCluster = dst.Start })
-	v.pendingFree = append(v.pendingFree, up...)
+	relocateUpcase(t, v, v.bitmap.exts[0].End())
 	if err := v.RemoveAll("fill"); err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +432,7 @@ func systemFilesHigh(t *testing.T) (string, map[string][]byte, int64) {
 	// by the boot region.
 	root := v.root()
 	rn := uint32(extentsClusters(root.exts))
-	dst, ok = v.bitmap.findRun(dst.End()+Cluster(4000), l.MaxCluster(), rn)
+	dst, ok := v.bitmap.findRun(v.upcaseEnt.FirstCluster+Cluster(4000), l.MaxCluster(), rn)
 	if !ok {
 		t.Fatal("no room for the root directory")
 	}
@@ -541,5 +550,47 @@ func TestResizeShrinkLargeFile(t *testing.T) {
 	}
 	if progress < 6 {
 		t.Errorf("%d progress reports: the large file went in fewer requests than its 24 MiB need at 4 MiB each", progress)
+	}
+}
+
+// bitmapRoomAfter makes a volume (512-byte clusters, so that the bitmap
+// takes 20) whose up-case table was moved away from just after the
+// bitmap: a grow of a few MiB extends the bitmap in place.
+func bitmapRoomAfter(t *testing.T) (string, map[string][]byte) {
+	t.Helper()
+	img := formatImage(t, 40*resizeMiB, FormatParams{Size: 40 * resizeMiB, ClusterSize: 512, Label: "EXTEND"})
+	want := map[string][]byte{}
+	v := openVol(t, img, true)
+	for i := range 4 {
+		name := fmt.Sprintf("f%d", i)
+		want[name] = pattern(uint64(1000+i), 300000)
+		writeFile(t, v, name, want[name], 0)
+	}
+	relocateUpcase(t, v, v.layout.MaxCluster()/2)
+	closeVol(t, v)
+	fsckClean(t, img)
+	return img, want
+}
+
+func TestResizeGrowExtendsBitmap(t *testing.T) {
+	img, want := bitmapRoomAfter(t)
+	v := openVol(t, img, false)
+	before := v.bitmapEnt
+	closeVol(t, v)
+	size := int64(48 * resizeMiB)
+	plan, err := resizeImage(t, img, resize.Options{Size: size})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("steps %q", plan.Steps)
+	checkResized(t, img, want, plan.NewClusters)
+	v = openVol(t, img, false)
+	defer closeVol(t, v)
+	bm, err := v.fullBitmapExtents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.bitmapEnt.FirstCluster != before.FirstCluster || len(bm) != 1 || extentsClusters(bm) <= int64(before.DataLength)/v.layout.ClusterSize {
+		t.Fatalf("the bitmap lies in %v (it started at %d with %d bytes): not extended in place", bm, before.FirstCluster, before.DataLength)
 	}
 }

@@ -17,22 +17,23 @@ import (
 
 const resizeMiB = 1 << 20
 
-// mkfsImage makes an image of size bytes with mkfs.exfat (4 KiB clusters).
-func mkfsImage(t testing.TB, size int64) string {
+// mkfsImage makes an image of size bytes with mkfs.exfat (4 KiB clusters,
+// and args).
+func mkfsImage(t testing.TB, size int64, args ...string) string {
 	t.Helper()
 	img := newImage(t, size)
-	if out, err := runTool(t, "mkfs.exfat", "-c", "4096", img); err != nil {
+	if out, err := runTool(t, "mkfs.exfat", append(append([]string{"-c", "4096"}, args...), img)...); err != nil {
 		t.Fatalf("mkfs.exfat: %v\n%s", err, out)
 	}
 	return img
 }
 
-// resizeBase is a 40 MiB volume of 4 KiB clusters made by mkfs.exfat or
-// by Format.
-func resizeBase(t *testing.T, mkfs bool) string {
+// resizeBase is a 40 MiB volume of 4 KiB clusters made by mkfs.exfat
+// (with args) or by Format.
+func resizeBase(t *testing.T, mkfs bool, args ...string) string {
 	t.Helper()
 	if mkfs {
-		return mkfsImage(t, 40*resizeMiB)
+		return mkfsImage(t, 40*resizeMiB, args...)
 	}
 	return formatImage(t, 40*resizeMiB, FormatParams{Size: 40 * resizeMiB, Label: "RESIZE"})
 }
@@ -157,6 +158,9 @@ func checkResized(t *testing.T, img string, want map[string][]byte, clusters uin
 	if v.layout.Clusters != clusters {
 		t.Fatalf("the volume has %d clusters, want %d", v.layout.Clusters, clusters)
 	}
+	if got, free := dumpFree(t, img), v.FreeClusters(); got != free {
+		t.Errorf("dump.exfat counts %d free clusters, ftools %d", got, free)
+	}
 	for name, data := range want {
 		if got := readFile(t, v, name); !bytes.Equal(got, data) {
 			t.Errorf("%s: %d bytes read back differ from the %d written", name, len(got), len(data))
@@ -217,9 +221,14 @@ func TestResizeShrink(t *testing.T) {
 		{"ours with holes", false, true},
 		{"mkfs.exfat", true, false},
 		{"mkfs.exfat with holes", true, true},
+		{"mkfs.exfat --pack-bitmap", true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			img := resizeBase(t, tc.mkfs)
+			var args []string
+			if strings.Contains(tc.name, "--pack-bitmap") {
+				args = []string{"--pack-bitmap"}
+			}
+			img := resizeBase(t, tc.mkfs, args...)
 			want := fillForResize(t, img, tc.holes)
 			v := openVol(t, img, false)
 			l := *v.layout
@@ -283,9 +292,14 @@ func TestResizeGrow(t *testing.T) {
 		{"ours moving the bitmap", false, 300 * resizeMiB, true},
 		{"mkfs.exfat within the bitmap", true, 100 * resizeMiB, false},
 		{"mkfs.exfat moving the bitmap", true, 300 * resizeMiB, true},
+		{"mkfs.exfat --pack-bitmap moving the bitmap", true, 300 * resizeMiB, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			img := resizeBase(t, tc.mkfs)
+			var args []string
+			if strings.Contains(tc.name, "--pack-bitmap") {
+				args = []string{"--pack-bitmap"}
+			}
+			img := resizeBase(t, tc.mkfs, args...)
 			want := fillForResize(t, img, true)
 			v := openVol(t, img, false)
 			oldBitmap := v.bitmapEnt

@@ -262,7 +262,17 @@ func (r *resizer) shrink(tooSmall func(string) error) error {
 	}
 	r.freeBelow = int64(b.countFree(FirstCluster, end))
 	if need > r.freeBelow {
-		return tooSmall(fmt.Sprintf("%d clusters in use lie past the new end and only %d are free before it", need, r.freeBelow))
+		what := fmt.Sprintf("%d clusters in use lie past the new end and only %d are free before it", need, r.freeBelow)
+		var largest item
+		for _, it := range items {
+			if it.past > largest.past {
+				largest = it
+			}
+		}
+		if largest.path != "" {
+			what += fmt.Sprintf("; the most of them, %d, are /%s's", largest.past, largest.path)
+		}
+		return tooSmall(what)
 	}
 	r.cur = FirstCluster
 	var upRun, bmRun Extent

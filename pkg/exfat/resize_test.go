@@ -243,9 +243,11 @@ func TestResizeShrink(t *testing.T) {
 			}
 			// Too far: refused, the image unchanged.
 			before := hashFile(t, img)
-			if _, err := resizeImage(t, img, resize.Options{Size: 6 * resizeMiB}); !errors.Is(err, resize.ErrTooSmall) {
-				t.Fatalf("shrinking below the data: %v, want ErrTooSmall", err)
+			_, err := resizeImage(t, img, resize.Options{Size: 6 * resizeMiB})
+			if !errors.Is(err, resize.ErrTooSmall) || !strings.Contains(err.Error(), "/big.bin") {
+				t.Fatalf("shrinking below the data: %v, want ErrTooSmall naming /big.bin", err)
 			}
+			t.Log(err)
 			if hashFile(t, img) != before {
 				t.Fatal("a refused shrink changed the image")
 			}

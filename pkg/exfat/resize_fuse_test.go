@@ -45,7 +45,7 @@ func fuseMounted(t *testing.T, img string) (string, func()) {
 // to exfat-fuse: it reads every file back, and writes a file into the new
 // clusters that fsck.exfat and Check accept.
 func TestResizeThroughFuse(t *testing.T) {
-	img := resizeBase(t, false)
+	img := resizeBase(t, resizeCase{})
 	want := fillForResize(t, img, true)
 	v := openVol(t, img, false)
 	l := *v.layout

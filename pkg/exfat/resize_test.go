@@ -28,14 +28,20 @@ func mkfsImage(t testing.TB, size int64, args ...string) string {
 	return img
 }
 
-// resizeBase is a 40 MiB volume of 4 KiB clusters made by mkfs.exfat
-// (with args) or by Format.
-func resizeBase(t *testing.T, mkfs bool, args ...string) string {
+// resizeCase is a test's base volume: 40 MiB of 4 KiB clusters made by
+// mkfs.exfat (with args) or by Format (with sector-byte sectors).
+type resizeCase struct {
+	mkfs   bool
+	args   []string
+	sector int
+}
+
+func resizeBase(t *testing.T, c resizeCase) string {
 	t.Helper()
-	if mkfs {
-		return mkfsImage(t, 40*resizeMiB, args...)
+	if c.mkfs {
+		return mkfsImage(t, 40*resizeMiB, c.args...)
 	}
-	return formatImage(t, 40*resizeMiB, FormatParams{Size: 40 * resizeMiB, Label: "RESIZE"})
+	return formatImage(t, 40*resizeMiB, FormatParams{Size: 40 * resizeMiB, SectorSize: c.sector, ClusterSize: 4096, Label: "RESIZE"})
 }
 
 // fillForResize puts filler files at the start of the heap, then the files
@@ -214,21 +220,18 @@ func pastEnd(t *testing.T, img string, want map[string][]byte, end Cluster) (n i
 func TestResizeShrink(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		mkfs  bool
+		base  resizeCase
 		holes bool
 	}{
-		{"ours", false, false},
-		{"ours with holes", false, true},
-		{"mkfs.exfat", true, false},
-		{"mkfs.exfat with holes", true, true},
-		{"mkfs.exfat --pack-bitmap", true, false},
+		{"ours", resizeCase{}, false},
+		{"ours with holes", resizeCase{}, true},
+		{"ours with 4096-byte sectors", resizeCase{sector: 4096}, true},
+		{"mkfs.exfat", resizeCase{mkfs: true}, false},
+		{"mkfs.exfat with holes", resizeCase{mkfs: true}, true},
+		{"mkfs.exfat --pack-bitmap", resizeCase{mkfs: true, args: []string{"--pack-bitmap"}}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var args []string
-			if strings.Contains(tc.name, "--pack-bitmap") {
-				args = []string{"--pack-bitmap"}
-			}
-			img := resizeBase(t, tc.mkfs, args...)
+			img := resizeBase(t, tc.base)
 			want := fillForResize(t, img, tc.holes)
 			v := openVol(t, img, false)
 			l := *v.layout
@@ -286,22 +289,19 @@ func TestResizeShrink(t *testing.T) {
 func TestResizeGrow(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		mkfs     bool
+		base     resizeCase
 		size     int64
 		relocate bool // the bitmap needs a second cluster, and the one after it is in use
 	}{
-		{"ours within the bitmap", false, 100 * resizeMiB, false},
-		{"ours moving the bitmap", false, 300 * resizeMiB, true},
-		{"mkfs.exfat within the bitmap", true, 100 * resizeMiB, false},
-		{"mkfs.exfat moving the bitmap", true, 300 * resizeMiB, true},
-		{"mkfs.exfat --pack-bitmap moving the bitmap", true, 300 * resizeMiB, true},
+		{"ours within the bitmap", resizeCase{}, 100 * resizeMiB, false},
+		{"ours moving the bitmap", resizeCase{}, 300 * resizeMiB, true},
+		{"ours with 4096-byte sectors moving the bitmap", resizeCase{sector: 4096}, 300 * resizeMiB, true},
+		{"mkfs.exfat within the bitmap", resizeCase{mkfs: true}, 100 * resizeMiB, false},
+		{"mkfs.exfat moving the bitmap", resizeCase{mkfs: true}, 300 * resizeMiB, true},
+		{"mkfs.exfat --pack-bitmap moving the bitmap", resizeCase{mkfs: true, args: []string{"--pack-bitmap"}}, 300 * resizeMiB, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var args []string
-			if strings.Contains(tc.name, "--pack-bitmap") {
-				args = []string{"--pack-bitmap"}
-			}
-			img := resizeBase(t, tc.mkfs, args...)
+			img := resizeBase(t, tc.base)
 			want := fillForResize(t, img, true)
 			v := openVol(t, img, false)
 			oldBitmap := v.bitmapEnt

@@ -156,6 +156,12 @@ func (r *resizer) sync() error {
 	return r.v.dev.Sync()
 }
 
+// A round of moves takes at most this many files and directories, or
+// bytes to copy: what it holds in memory (their records, pinned
+// directories) stays bounded. Variables so that tests can make rounds
+// small.
+var resizeChunkItems, resizeChunkBytes = 512, int64(1 << 30)
+
 // item is a file or directory with clusters past the new end.
 type item struct {
 	path  string
@@ -350,7 +356,7 @@ func (r *resizer) shrink(tooSmall func(string) error) error {
 			}
 			chunk = append(chunk, it)
 			bytes += it.past * cs
-			if len(chunk) >= 512 || bytes >= 1<<30 {
+			if len(chunk) >= resizeChunkItems || bytes >= resizeChunkBytes {
 				if err := r.moveChunk(chunk); err != nil {
 					return err
 				}

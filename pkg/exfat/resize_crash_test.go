@@ -50,6 +50,9 @@ func TestResizeCrashStates(t *testing.T) {
 		v := openVol(t, img, false)
 		l := *v.layout
 		closeVol(t, v)
+		// Rounds of 40 files: the moves of one depth take several.
+		defer func(n int) { resizeChunkItems = n }(resizeChunkItems)
+		resizeChunkItems = 40
 		replayResize(t, img, want, l.HeapOffset+16*resizeMiB+512*1024)
 	})
 	t.Run("shrink moving the bitmap, up-case table and root", func(t *testing.T) {

@@ -367,7 +367,10 @@ func TestResizeRefusals(t *testing.T) {
 	if hashPrefix(t, img, 40*resizeMiB) != before {
 		t.Fatal("a refused grow changed the image")
 	}
-	// One cluster less: the FAT just fits.
+	// One cluster less, the largest size the error names: the FAT just fits.
+	if !strings.Contains(err.Error(), fmt.Sprintf("is %d bytes", big-l.ClusterSize)) {
+		t.Errorf("the refusal does not name the largest size %d", big-l.ClusterSize)
+	}
 	if _, err := resizeImage(t, img, resize.Options{Size: big - l.ClusterSize, DryRun: true}); err != nil {
 		t.Fatalf("growing the FAT to the heap's start: %v", err)
 	}

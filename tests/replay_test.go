@@ -282,12 +282,7 @@ func runLogged(t *testing.T, rc *replayCase, img, dir string) []writelog.Op {
 // for the image img.
 func loggedOps(t *testing.T, logPath, img string) []writelog.Op {
 	t.Helper()
-	recs, err := writelog.ReadFile(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	abs, _ := filepath.Abs(img)
-	ops, err := writelog.Ops(recs, abs)
+	ops, err := writelog.ReadOps(logPath, img)
 	if err != nil {
 		t.Fatal(err)
 	}

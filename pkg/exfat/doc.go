@@ -20,7 +20,8 @@
 // view (FS passes testing/fstest) and a writer side (Create, Mkdir,
 // Remove, RemoveAll, Empty, Rename, SetAttr, SetLabel, Fallocate) and a
 // AheadSource for copying files out. Check, Repair (with a dry run) and
-// Compare are fverify's, checking what fsck.exfat checks. pkg/vol puts
+// Compare are fverify's, checking what fsck.exfat checks. Resize grows or
+// shrinks a volume in place (fresize; resize.go). pkg/vol puts
 // this package and pkg/fat behind one interface for the commands. Errors name the
 // structure, field and byte offset (*FormatError) and wrap ErrNotExFAT,
 // ErrCorrupt, ErrNoSpace or fs.ErrNotExist so errors.Is works. The
@@ -77,4 +78,12 @@
 // resolves each without losing a file. Never an entry that names unwritten
 // data or a cluster marked free. TestCrashStates holds snapshots taken at
 // every barrier to fsck.exfat and Check.
+//
+// Resize keeps the same order for each round of moves (copies; their
+// clusters marked and chained; the entries and the links from clusters
+// that stay switched; the old clusters freed) and ends with the boot
+// region, main then backup: a cut leaves the old volume or the new one,
+// at worst with lost clusters, the dirty flag, or a backup boot region
+// that still describes the old size (Repair copies the main one over it).
+// TestResizeCrashStates replays every write of a logged resize.
 package exfat

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 )
 
@@ -327,4 +328,17 @@ func Discards(ops []Op) int {
 		}
 	}
 	return n
+}
+
+// ReadOps reads the log at logPath and returns Ops for the device path
+// (made absolute, as Device.Record logs it).
+func ReadOps(logPath, path string) ([]Op, error) {
+	recs, err := ReadFile(logPath)
+	if err != nil {
+		return nil, err
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return Ops(recs, path)
 }

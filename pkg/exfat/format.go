@@ -23,11 +23,8 @@ import (
 // up-case table and the root directory go out in one batch, and after
 // another barrier the two boot regions: a few large writes.
 func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layout, error) {
-	if err := fsutil.FitDevice(dev, &p.SectorSize, &p.Size); err != nil {
+	if err := fsutil.FitFormat(dev, &p.SectorSize, &p.Size, &p.Serial, now); err != nil {
 		return nil, nil, paramErrorf("%v", err)
-	}
-	if p.Serial == 0 {
-		p.Serial = fsutil.NewSerial(now)
 	}
 	bs, l, err := Plan(p)
 	if err != nil {

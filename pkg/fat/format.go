@@ -23,11 +23,8 @@ import (
 // backup, the first FAT entries and the label go out in one batch, and
 // after another barrier the boot sector and its backup.
 func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layout, error) {
-	if err := fsutil.FitDevice(dev, &p.SectorSize, &p.Size); err != nil {
+	if err := fsutil.FitFormat(dev, &p.SectorSize, &p.Size, &p.VolumeID, now); err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrInvalidParams, err)
-	}
-	if p.VolumeID == 0 {
-		p.VolumeID = fsutil.NewSerial(now)
 	}
 	bs, l, err := Plan(p)
 	if err != nil {

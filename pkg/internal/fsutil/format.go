@@ -69,6 +69,18 @@ func WipeOldBoot(dev *fio.Device, end int64, isBoot func(sector []byte) bool) er
 	return dev.Barrier()
 }
 
+// FitFormat is what both Formats do first: FitDevice, then a serial
+// number made from now (NewSerial) when *serial is 0.
+func FitFormat(dev *fio.Device, sectorSize *int, size *int64, serial *uint32, now time.Time) error {
+	if err := FitDevice(dev, sectorSize, size); err != nil {
+		return err
+	}
+	if *serial == 0 {
+		*serial = NewSerial(now)
+	}
+	return nil
+}
+
 // NewSerial is the serial number (volume id) both Formats give a volume
 // whose parameters leave it 0: made from the clock, as mkfs.fat and
 // mkfs.exfat make theirs, so that two volumes made apart differ.

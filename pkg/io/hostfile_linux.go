@@ -64,23 +64,12 @@ func (h *HostFile) fallback(err error) bool {
 
 func (h *HostFile) Read(p []byte) (int, error) {
 	h.decide()
-	if h.mode == CacheDontcache && len(p) > 0 {
-		for {
-			n, err := unix.Preadv2(int(h.f.Fd()), [][]byte{p}, -1, rwfDontcache)
-			if err == unix.EINTR {
-				continue
-			}
-			if err == nil {
-				h.n += int64(n)
-				if n == 0 {
-					return 0, goio.EOF
-				}
-				return n, nil
-			}
-			if !h.fallback(err) {
-				return 0, &os.PathError{Op: "read", Path: h.f.Name(), Err: err}
-			}
-			break
+	if h.mode == CacheDontcache {
+		// A raw system call, as ReadRegular's (raw_linux.go).
+		n, err := readRegular(h.f, p, rwfDontcache)
+		if err == nil || err == goio.EOF || !h.fallback(err) {
+			h.n += int64(n)
+			return n, err
 		}
 	}
 	n, err := ReadRegular(h.f, p)

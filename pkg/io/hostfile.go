@@ -36,6 +36,10 @@ const (
 	CacheFadvise   = "fadvise"   // posix_fadvise(DONTNEED) behind the stream
 	CacheKept      = "kept"      // plain I/O, as asked (keep)
 	CacheMemory    = "tmpfs"     // the file system is memory: nothing to drop
+	// CacheFound: a file read was wholly in the page cache already, and
+	// is read plainly and left there (uncached reads would leave it too,
+	// at a little more CPU time; the fadvise mode would drop it).
+	CacheFound = "cached before"
 )
 
 // HostFile reads or writes a host file, keeping its data out of the page
@@ -53,6 +57,7 @@ type HostFile struct {
 	decided bool
 	n       int64 // bytes read or written
 	wrote   bool
+	probed  bool // a reader looked whether the file was cached already
 
 	// The fadvise mode: the stream's file offset, the offset before which
 	// pages were dropped, and (writes) the offset before which writeback

@@ -22,8 +22,7 @@ func (h *HostFile) decide() {
 		h.decided, h.mode = true, CacheKept
 		return
 	}
-	var st unix.Stat_t
-	if err := unix.Fstat(int(h.f.Fd()), &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+	if fi, err := h.f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		h.decided = true // a pipe, a terminal, a device: plain
 		return
 	}
@@ -41,6 +40,16 @@ func (h *HostFile) decide() {
 	if h.noDontcache {
 		h.fallback(unix.EOPNOTSUPP)
 	}
+}
+
+// allCached reports whether the whole file is in the page cache now
+// (cachestat, Linux 6.5; false where the kernel has it not).
+func (h *HostFile) allCached() bool {
+	var st unix.Cachestat_t
+	if h.n != 0 || h.size <= 0 || unix.Cachestat(uint(h.f.Fd()), &unix.CachestatRange{}, &st, 0) != nil {
+		return false
+	}
+	return int64(st.Cache)*int64(os.Getpagesize()) >= h.size
 }
 
 // fallback reports whether err says the kernel or the file system has no
@@ -64,6 +73,12 @@ func (h *HostFile) fallback(err error) bool {
 
 func (h *HostFile) Read(p []byte) (int, error) {
 	h.decide()
+	if !h.probed && (h.mode == CacheDontcache || h.mode == CacheFadvise) {
+		h.probed = true
+		if h.allCached() {
+			h.mode = CacheFound
+		}
+	}
 	if h.mode == CacheDontcache {
 		// A raw system call, as ReadRegular's (raw_linux.go).
 		n, err := readRegular(h.f, p, rwfDontcache)

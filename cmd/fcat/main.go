@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ftools/ftools/cmd/internal/cmdutil"
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 func main() { cmdutil.Main(run) }
@@ -24,7 +25,7 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "text", Aliases: []string{"t"}, Usage: "text mode, as mtype -t: drop the carriage returns of DOS line ends (CR LF becomes LF) and end each file at a Ctrl-Z (0x1A)"}}
 	fl = append(fl, cmdutil.ImageFlags()...)
 	fl = append(fl, cmdutil.IOFlags(false)...)
-	return append(fl, &cli.BoolFlag{Name: cmdutil.FlagStats, Usage: "print what reached the device on stderr: requests, bytes, average size, flushes, time"},
+	return append(fl, cmdutil.CacheFlag(), &cli.BoolFlag{Name: cmdutil.FlagStats, Usage: "print what reached the device on stderr: requests, bytes, average size, flushes, time"},
 		cmdutil.Refuse("v", "fcat writes the files' bytes as they are; for cat -v's escapes of control characters, pipe it into cat -v"),
 		cmdutil.Refuse(cmdutil.FlagJSON, "fcat writes the files' data on standard output, so it prints no JSON; fls --json describes files"))
 }
@@ -47,6 +48,7 @@ func cat(c *cli.Context, stdout, stderr io.Writer) error {
 	defer imgs.Close()
 	buf := make([]byte, chunk)
 	failed := false
+	stdout, stdoutDone := cmdutil.HostStdout(stdout, c.Bool(cmdutil.FlagCache))
 	for _, a := range c.Args().Slice() {
 		if err := catOne(c, imgs, a, stdout, stderr, buf); err != nil {
 			var we *writeError
@@ -60,11 +62,17 @@ func cat(c *cli.Context, stdout, stderr io.Writer) error {
 			failed = true
 		}
 	}
+	mode := stdoutDone()
 	err := imgs.Close()
 	if err == nil && failed {
 		err = cmdutil.Exit(1, nil) // each was named
 	}
-	return cmdutil.Finish(c, stdout, stderr, &cmdutil.Outcome{}, imgs.Stats, err)
+	stats := func() fio.Stats {
+		st := imgs.Stats()
+		st.PageCache = cmdutil.PageCache(c, mode)
+		return st
+	}
+	return cmdutil.Finish(c, stdout, stderr, &cmdutil.Outcome{}, stats, err)
 }
 
 // writeError is a failure to write standard output.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ftools/ftools/cmd/internal/cmdutil"
 	"github.com/ftools/ftools/cmd/internal/cp"
+	fio "github.com/ftools/ftools/pkg/io"
 	"github.com/ftools/ftools/pkg/vol"
 )
 
@@ -44,6 +45,7 @@ func flags() []cli.Flag {
 		cmdutil.Values(&cli.StringFlag{Name: "alloc", Value: "contiguous", Usage: "where new files go (`POLICY`): contiguous (one run each where possible) or first-fit (free clusters in order from FSINFO's next free cluster + 1, as Linux and mcopy)"},
 			"contiguous", "first-fit"),
 		&cli.BoolFlag{Name: cmdutil.FlagNoProgress, Usage: "never draw a progress bar"},
+		cmdutil.CacheFlag(),
 	}
 	return cmdutil.VolumeFlags(true, fl...)
 }
@@ -92,7 +94,8 @@ func fcp(c *cli.Context, stdout, stderr io.Writer) error {
 	}
 	warn := func(line string) { cmdutil.Warn(stderr, "fcp", "%s", line) }
 	opts.Warn = warn
-	opts.Stdout = stdout
+	var stdoutDone func() string
+	opts.Stdout, stdoutDone = cmdutil.HostStdout(stdout, c.Bool(cmdutil.FlagCache))
 
 	// The destination's image opens writable, the others read-only; an
 	// image that is both is opened once, writable.
@@ -135,6 +138,7 @@ func fcp(c *cli.Context, stdout, stderr io.Writer) error {
 		cmdutil.DeferInterrupts()
 	}
 	res := plan.Run()
+	res.PageCache.Add(stdoutDone())
 	if bar != nil {
 		bar.Finish()
 		fmt.Fprintln(stderr)
@@ -152,6 +156,7 @@ func options(c *cli.Context, srcs []cmdutil.Operand) (cp.Options, vol.AllocPolic
 		Text:        c.Bool("text"),
 		StopOnError: c.Bool("quit-on-error"),
 		Stop:        cmdutil.Stopping(),
+		Cache:       c.Bool(cmdutil.FlagCache),
 		Stdin:       os.Stdin,
 	}
 	if c.Bool(cmdutil.FlagVerbose) {
@@ -220,7 +225,12 @@ func finish(c *cli.Context, stdout, stderr io.Writer, imgs cmdutil.Images, res *
 	if stopped {
 		rep.Signal = cmdutil.SignalName(sig)
 	}
-	return cmdutil.Finish(c, stdout, stderr, rep, imgs.Stats, err)
+	stats := func() fio.Stats {
+		st := imgs.Stats()
+		st.PageCache = cmdutil.PageCache(c, res.PageCache.String())
+		return st
+	}
+	return cmdutil.Finish(c, stdout, stderr, rep, stats, err)
 }
 
 // setAlloc gives a FAT volume the allocation policy. exFAT volumes get

@@ -388,7 +388,7 @@ func (d *Device) getBuf() []byte {
 			return b
 		}
 	}
-	return alignedBuf(d.ioSize, d.bufAlign)
+	return ioBuf(d.ioSize, d.bufAlign)
 }
 
 func (d *Device) putBuf(b []byte) {

@@ -41,13 +41,36 @@ func (b *fileBackend) writeRaw(p []byte, off int64) (int, error) {
 	}
 }
 
+// hugePage is the size of a transparent huge page on the systems Go
+// supports Linux on (x86-64, arm64 with 4 KiB pages).
+const hugePage = 2 << 20
+
+// ioBuf is a pooled buffer of the bulk data path: n bytes aligned to
+// align. A buffer of a huge page or more starts on one and asks for huge
+// pages (madvise), which the kernel grants where transparent huge pages
+// are on "madvise" or "always": a copy then pins and copies into 2 pages
+// per 4 MiB request instead of 1,024, and takes 2 page faults to fill a
+// new buffer instead of 1,024.
+func ioBuf(n, align int) []byte {
+	if n < hugePage {
+		return alignedBuf(n, align)
+	}
+	b := alignedBuf(n, max(align, hugePage))
+	unix.Madvise(b, unix.MADV_HUGEPAGE)
+	return b
+}
+
 // ReadRegular reads up to len(p) bytes from f, a regular file, with a raw
 // system call (see above): for reading the source of a copy. It returns
 // io.EOF at the end of the file, and reads from f's offset as f.Read
 // does. A file the runtime polls (a pipe it opened) waits in the poller
 // as with f.Read; a file in blocking mode that may wait for long (a
 // terminal, an inherited pipe) must be read with f.Read instead.
-func ReadRegular(f *os.File, p []byte) (int, error) {
+func ReadRegular(f *os.File, p []byte) (int, error) { return readRegular(f, p, 0) }
+
+// readRegular is ReadRegular with preadv2's flags (RWF_*): 0 reads with
+// read(2).
+func readRegular(f *os.File, p []byte, flags int) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
@@ -57,9 +80,20 @@ func ReadRegular(f *os.File, p []byte) (int, error) {
 	}
 	var n uintptr
 	var e unix.Errno
+	iov := unix.Iovec{Base: unsafe.SliceData(p)}
+	iov.SetLen(len(p))
+	// preadv2's offset -1 (the file's offset), split as the kernel's
+	// pos_from_hilo joins it on 32- and 64-bit systems.
+	const longBits = 8 * unsafe.Sizeof(uintptr(0))
+	off := int64(-1)
+	lo, hi := uintptr(off), uintptr(uint64(off)>>(longBits-1)>>1)
 	if err := rc.Read(func(fd uintptr) bool {
 		for {
-			n, _, e = unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+			if flags == 0 {
+				n, _, e = unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+			} else {
+				n, _, e = unix.RawSyscall6(unix.SYS_PREADV2, fd, uintptr(unsafe.Pointer(&iov)), 1, lo, hi, uintptr(flags))
+			}
 			switch e {
 			case unix.EINTR:
 				continue

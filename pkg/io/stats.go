@@ -29,6 +29,10 @@ type Stats struct {
 	// asked for; "" when direct I/O is in use or buffered I/O was forced.
 	Fallback string     `json:"fallback"`
 	Policy   SyncPolicy `json:"sync"`
+	// PageCache says how the host files a command read and wrote passed
+	// the page cache (HostFile's modes, set by the command); "" when it
+	// read or wrote none of HostDropMin or more.
+	PageCache string `json:"page_cache"`
 
 	// MaxReadsInFlight is the most reads a read-ahead pipeline had in
 	// flight at once (ReadAtConcurrent); 0 when none ran.
@@ -88,6 +92,9 @@ func (s Stats) WriteTo(w goio.Writer) (int64, error) {
 		fmt.Fprintf(&b, "I/O: %s\n", s.Fallback)
 	default:
 		b.WriteString("I/O: buffered\n")
+	}
+	if s.PageCache != "" {
+		fmt.Fprintf(&b, "page cache: %s\n", s.PageCache)
 	}
 	n, err := goio.WriteString(w, b.String())
 	return int64(n), err

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	fio "github.com/ftools/ftools/pkg/io"
 	"github.com/ftools/ftools/pkg/vol"
 )
 
@@ -17,6 +18,7 @@ import (
 type hostSide struct {
 	follow   bool // -L: follow symbolic links to directories
 	preserve bool // set copies' modification times
+	cache    bool // keep the files written in the page cache (fio.HostFile)
 	// top is DEST when this side is the destination: paths below it are
 	// looked at without following links, so nothing is written through a
 	// link out of it. DEST itself may be a link, as with cp.
@@ -155,7 +157,7 @@ func (h hostSide) finishDir(p string, mtime time.Time) error {
 	return os.Chtimes(p, mtime, mtime)
 }
 
-func (h hostSide) create(p string, _ int64, mtime time.Time) (fileSink, error) {
+func (h hostSide) create(p string, size int64, mtime time.Time) (fileSink, error) {
 	if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		return nil, errLink
 	}
@@ -163,7 +165,7 @@ func (h hostSide) create(p string, _ int64, mtime time.Time) (fileSink, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &hostFile{f: f, mtime: mtime, preserve: h.preserve}, nil
+	return &hostFile{f: f, h: fio.NewHostFile(f, size, h.cache), mtime: mtime, preserve: h.preserve}, nil
 }
 
 func (hostSide) storeName(name string) nameFix { return hostName(name) }
@@ -174,14 +176,15 @@ func (hostSide) fold(name string) string { return vol.FoldName(name) }
 
 type hostFile struct {
 	f        *os.File
+	h        *fio.HostFile // f, written through the page cache without keeping it
 	mtime    time.Time
 	preserve bool
 }
 
-func (h *hostFile) Write(p []byte) (int, error) { return h.f.Write(p) }
+func (h *hostFile) Write(p []byte) (int, error) { return h.h.Write(p) }
 
 func (h *hostFile) Close() error {
-	if err := h.f.Close(); err != nil {
+	if err := h.h.Close(); err != nil {
 		os.Remove(h.f.Name())
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/ftools/ftools/cmd/internal/cmdutil"
+	fio "github.com/ftools/ftools/pkg/io"
 	"github.com/ftools/ftools/pkg/vol"
 )
 
@@ -19,6 +20,10 @@ type Options struct {
 	// IOSize is the size of the chunks data moves in (default 4 MiB).
 	IOSize    int
 	ReadAhead vol.ReadAheadOptions
+	// Cache keeps host files in the page cache (--cache): otherwise the
+	// sources read and the files written out of a volume are kept out of
+	// it (fio.HostFile).
+	Cache bool
 
 	// Warn prints one line (already escaped) on standard error.
 	Warn func(line string)
@@ -48,6 +53,9 @@ type Result struct {
 	Failed  []cmdutil.Problem
 	// Renamed lists what was copied under another name than its own.
 	Renamed []Renamed
+	// PageCache gathers how the host files read and written passed the
+	// page cache (fio.HostFile's modes).
+	PageCache fio.HostCacheModes
 	// Stopped says why the copy ended early (ErrInterrupted, ErrStopped,
 	// or an error that stops every later file, such as a full volume); nil
 	// when it ran to the end.

@@ -206,7 +206,7 @@ func (p *Plan) sideOf(op cmdutil.Operand, vols map[string]vol.Volume) side {
 	if op.InImage() {
 		return volSide{vol: vols[op.Image], spec: op.Image, preserve: p.o.Preserve}
 	}
-	return hostSide{follow: p.o.Follow, preserve: p.o.Preserve}
+	return hostSide{follow: p.o.Follow, preserve: p.o.Preserve, cache: p.o.Cache}
 }
 
 func (p *Plan) plan(srcs []cmdutil.Operand, dstOp cmdutil.Operand, vols map[string]vol.Volume) error {

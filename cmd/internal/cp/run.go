@@ -224,6 +224,9 @@ func (x *runner) copyFile(it *item) error {
 		x.fileError(it, fmt.Sprintf("cannot copy %s to %s", quote(from.show), quote(to.show)), err)
 		return nil
 	}
+	if hf, ok := w.(*hostFile); ok {
+		x.res.PageCache.Add(hf.h.Mode())
+	}
 	x.res.Files++
 	x.res.Bytes += n
 	return nil
@@ -280,7 +283,8 @@ func (x *runner) openSource(it *item) (chunker, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return &readChunker{r: f, x: x}, func() { f.Close() }, nil
+	h := fio.NewHostFile(f, it.size, x.o.Cache)
+	return &readChunker{r: h, x: x}, func() { h.Close(); x.res.PageCache.Add(h.Mode()) }, nil
 }
 
 // settleLateClash handles a new volume file whose name turns out taken
@@ -404,15 +408,9 @@ func (s *stopReader) Read(p []byte) (int, error) {
 		s.err = ErrInterrupted
 		return 0, s.err
 	}
-	var n int
-	var err error
-	if f, ok := s.r.(*os.File); ok {
-		// A regular host file (the plan copies no other kind): read
-		// with a raw system call, as the stream writes.
-		n, err = fio.ReadRegular(f, p)
-	} else {
-		n, err = s.r.Read(p)
-	}
+	// A regular host file (the plan copies no other kind): fio.HostFile
+	// reads it with a raw system call, as the stream writes.
+	n, err := s.r.Read(p)
 	if n > 0 && s.x.o.Progress != nil {
 		s.x.o.Progress(int64(n))
 	}

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // VolumeFS is what Compare reads of a volume: volume paths ("/A/B"), as
@@ -138,10 +140,13 @@ func (c *comparer) compareFiles(host string, hi fs.FileInfo, vp string, vi fs.Fi
 		c.addf(vp, "size differs: %d bytes in the volume, %d in %s", vi.Size(), hi.Size(), host)
 		return nil
 	}
-	hf, err := os.Open(host)
+	f, err := os.Open(host)
 	if err != nil {
 		return err
 	}
+	// Read through the page cache without keeping the original there: a
+	// comparison of a card's worth of files must not evict the rest.
+	hf := fio.NewHostFile(f, hi.Size(), false)
 	defer hf.Close()
 	vf, err := c.v.Open(vp)
 	if err != nil {

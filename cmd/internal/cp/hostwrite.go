@@ -23,8 +23,8 @@ import (
 
 const (
 	writeWorkers = 4
-	writeFiles   = 128
-	writeBytes   = 8 << 20
+	writeFiles   = 64
+	writeBytes   = 4 << 20
 	writeWhole   = 1 << 20
 )
 
@@ -95,7 +95,7 @@ func (x *runner) handOver(it *item, src chunker, from, to end) error {
 	if x.wp == nil {
 		x.wp = newWritePool()
 	}
-	data := make([]byte, 0, max(it.size, 0))
+	data := getBuf(int(max(it.size, 0)))[:0]
 	var n int64
 	for {
 		if x.stopped() {
@@ -107,6 +107,7 @@ func (x *runner) handOver(it *item, src chunker, from, to end) error {
 		}
 		if err != nil {
 			x.fileError(it, fmt.Sprintf("copying %s to %s", quote(from.show), quote(to.show)), fmt.Errorf("reading: %w", err))
+			putBuf(data)
 			return nil
 		}
 		data = append(data, b...)
@@ -118,6 +119,7 @@ func (x *runner) handOver(it *item, src chunker, from, to end) error {
 	if n != it.size {
 		err := fmt.Errorf("it changed size while being copied (%d bytes, now %d)", it.size, n)
 		x.fileError(it, fmt.Sprintf("copying %s to %s", quote(from.show), quote(to.show)), err)
+		putBuf(data)
 		return nil
 	}
 	for len(x.wp.pending) >= writeFiles || (x.wp.bytes+len(data) > writeBytes && len(x.wp.pending) > 0) {
@@ -149,6 +151,7 @@ func (x *runner) reap(wait bool) {
 		wait = false
 		wp.pending = wp.pending[1:]
 		wp.bytes -= len(j.data)
+		putBuf(j.data)
 		if j.err != nil {
 			x.fileError(j.it, j.what, j.err)
 			continue

@@ -21,8 +21,8 @@ import (
 
 const (
 	prefetchWorkers = 4
-	prefetchFiles   = 128
-	prefetchBytes   = 8 << 20
+	prefetchFiles   = 64
+	prefetchBytes   = 4 << 20
 	// prefetchWhole is the largest file read whole ahead; a larger one is
 	// opened ahead and read by the writer in chunks (it streams).
 	prefetchWhole = 1 << 20
@@ -39,6 +39,8 @@ type fetched struct {
 	f    *os.File // a large file, opened: the writer reads it
 	data []byte   // a small file's data, read whole
 	err  error    // opening failed (f and data nil), or reading did (after data)
+	// pooled: data is a buffer from getBuf, handed back when let go.
+	pooled bool
 	cost int64    // bytes counted against prefetchBytes
 	done chan struct{}
 }
@@ -121,7 +123,7 @@ func (f *fetched) fetch(path string, size int64) {
 		f.f = file
 		return
 	}
-	buf := make([]byte, size+1)
+	buf := getBuf(int(size) + 1)
 	n := 0
 	for n < len(buf) {
 		m, err := syscall.Read(fd, buf[n:])
@@ -130,6 +132,7 @@ func (f *fetched) fetch(path string, size int64) {
 		}
 		if err != nil {
 			f.data, f.err = buf[:n], &os.PathError{Op: "read", Path: path, Err: err}
+			f.pooled = true
 			file.Close()
 			return
 		}
@@ -140,12 +143,44 @@ func (f *fetched) fetch(path string, size int64) {
 	}
 	if n == len(buf) {
 		if _, err := file.Seek(0, io.SeekStart); err == nil {
+			putBuf(buf)
 			f.f = file
 			return
 		}
 	}
 	file.Close()
-	f.data = buf[:n]
+	f.data, f.pooled = buf[:n], true
+}
+
+// The buffers files are read into are reused, by size class (powers of
+// two from 512 bytes to prefetchWhole+1 rounded up): a million files
+// would otherwise leave a million buffers for the collector, whose slack
+// grows with what is allocated between its runs.
+var bufPools [13]sync.Pool
+
+func bufClass(n int) int {
+	c := 0
+	for 512<<c < n {
+		c++
+	}
+	return c
+}
+
+// getBuf returns a buffer of n bytes (at most prefetchWhole+1).
+func getBuf(n int) []byte {
+	c := bufClass(n)
+	if b, ok := bufPools[c].Get().(*[]byte); ok {
+		return (*b)[:n]
+	}
+	return make([]byte, n, 512<<c)
+}
+
+// putBuf hands a buffer from getBuf back.
+func putBuf(b []byte) {
+	b = b[:cap(b)]
+	if c := bufClass(len(b)); c < len(bufPools) && 512<<c == len(b) {
+		bufPools[c].Put(&b)
+	}
 }
 
 // openRead opens a host file for reading, without the poller os.Open
@@ -185,6 +220,10 @@ func (pf *prefetch) release(f *fetched) {
 	if f.f != nil {
 		f.f.Close()
 		f.f = nil
+	}
+	if f.pooled {
+		putBuf(f.data)
+		f.pooled = false
 	}
 	f.data = nil
 	pf.give(f.cost)

@@ -41,8 +41,8 @@ type fetched struct {
 	err  error    // opening failed (f and data nil), or reading did (after data)
 	// pooled: data is a buffer from getBuf, handed back when let go.
 	pooled bool
-	cost int64    // bytes counted against prefetchBytes
-	done chan struct{}
+	cost   int64 // bytes counted against prefetchBytes
+	done   chan struct{}
 }
 
 // prefetch reads the host files of one batch ahead of the writer.

@@ -28,9 +28,10 @@ const (
 	writeWhole   = 1 << 20
 )
 
-// hostWrite is one file handed to the pool.
+// hostWrite is one file handed to the pool: what it needs of its item,
+// which the plan may let go once handed over (release).
 type hostWrite struct {
-	it     *item
+	mtime  stamp
 	from   end
 	to     end
 	data   []byte
@@ -63,7 +64,7 @@ func newWritePool() *writePool {
 
 // write creates the host file and writes it whole.
 func (j *hostWrite) write() {
-	w, err := j.to.side.create(j.to.path, int64(len(j.data)), j.it.mtime.t())
+	w, err := j.to.side.create(j.to.path, int64(len(j.data)), j.mtime.t())
 	if err != nil {
 		j.err, j.what = err, fmt.Sprintf("cannot copy %s to %s", quote(j.from.show), quote(j.to.show))
 		return
@@ -125,7 +126,7 @@ func (x *runner) handOver(it *item, src chunker, from, to end) error {
 	for len(x.wp.pending) >= writeFiles || (x.wp.bytes+len(data) > writeBytes && len(x.wp.pending) > 0) {
 		x.reap(true)
 	}
-	j := &hostWrite{it: it, from: from, to: to, data: data, done: make(chan struct{})}
+	j := &hostWrite{mtime: it.mtime, from: from, to: to, data: data, done: make(chan struct{})}
 	x.wp.pending = append(x.wp.pending, j)
 	x.wp.bytes += len(data)
 	x.wp.jobs <- j
@@ -153,7 +154,8 @@ func (x *runner) reap(wait bool) {
 		wp.bytes -= len(j.data)
 		putBuf(j.data)
 		if j.err != nil {
-			x.fileError(j.it, j.what, j.err)
+			why := errText(j.err)
+			x.p.problemLine(true, j.from.show, why, j.what+": "+why)
 			continue
 		}
 		x.res.Files++

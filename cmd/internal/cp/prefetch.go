@@ -246,7 +246,7 @@ func (pf *prefetch) close() {
 	pf.wg.Wait()
 }
 
-// source is what the writer reads of a file fetched, and what to call when
+// fetchedSource is what the writer reads of a file fetched, and what to call when
 // done with it.
 func (x *runner) fetchedSource(pf *prefetch, k int) (chunker, func(), error) {
 	f := pf.get(k)

@@ -38,7 +38,7 @@ const (
 	flagCompare = "compare"
 )
 
-func main() { cmdutil.Main(run) }
+func main() { cmdutil.MainWithin(cmdutil.VerifyMemoryLimit, run) }
 
 func flags() []cli.Flag {
 	fl := []cli.Flag{

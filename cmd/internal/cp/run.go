@@ -23,6 +23,8 @@ type runner struct {
 	buf  []byte                    // chunks of host sources
 	tbuf []byte                    // text conversion
 	ra   map[string]*vol.ReadAhead // by volume side
+	pf   *prefetch                 // host files into a volume (prefetch.go)
+	wp   *writePool                // host files out of a volume (hostwrite.go)
 	// failed holds the directories not made, each with the one whose
 	// failure left it out (itself, or a directory that holds it): nothing
 	// goes in them, and everything planned there is named.
@@ -57,8 +59,13 @@ func (x *runner) runBatch() error {
 	x.ra = map[string]*vol.ReadAhead{}
 	x.startReadAhead(from, to)
 	err := x.run(from, to)
+	x.closePool()
 	for _, ra := range x.ra {
 		ra.Close()
+	}
+	if x.pf != nil {
+		x.pf.close()
+		x.pf = nil
 	}
 	x.p.ran = to
 	x.p.retire()
@@ -71,13 +78,21 @@ func (x *runner) runBatch() error {
 func (x *runner) startReadAhead(from, to int) {
 	items := map[string][]int32{}
 	vols := map[string]vol.Volume{}
+	var hostPaths []string
+	var hostSizes []int64
 	for i := from; i < to; i++ {
 		it := x.p.items.at(i)
 		if it.kind != itemFile {
 			continue
 		}
-		vs, ok := x.p.end(it.src).side.(volSide)
+		src := x.p.end(it.src)
+		vs, ok := src.side.(volSide)
 		if !ok {
+			if _, in := x.p.end(it.dst).side.(volSide); in && !it.stdin && !it.stream && !prefetchOff {
+				it.ahead = int32(len(hostPaths))
+				hostPaths = append(hostPaths, src.path)
+				hostSizes = append(hostSizes, it.size)
+			}
 			continue
 		}
 		id := vs.id()
@@ -88,6 +103,9 @@ func (x *runner) startReadAhead(from, to int) {
 	for id, list := range items {
 		name := func(k int) string { return x.p.end(x.p.items.at(int(list[k])).src).path }
 		x.ra[id] = vols[id].ReadAheadFunc(len(list), name, x.o.ReadAhead)
+	}
+	if len(hostPaths) > 1 {
+		x.pf = newPrefetch(hostPaths, hostSizes)
 	}
 }
 
@@ -133,6 +151,7 @@ func (x *runner) step(i int, it *item) error {
 	case itemFile:
 		return x.copyFile(it)
 	case itemDirDone:
+		x.settle() // the files in it are written before its time is set
 		dst := x.p.end(it.dst)
 		if ferr := dst.side.finishDir(dst.path, it.mtime.t()); ferr != nil {
 			x.p.problem(true, dst.show, "cannot set its time: "+errText(ferr))
@@ -193,6 +212,12 @@ func (x *runner) copyFile(it *item) error {
 			x.fileError(it, fmt.Sprintf("cannot copy %s to %s", quote(from.show), quote(to.show)), err)
 			return nil
 		}
+	}
+	if x.pooled(it, to) {
+		if x.o.Verbose != nil {
+			x.o.Verbose(from.show, to.show)
+		}
+		return x.handOver(it, src, from, to)
 	}
 	var w fileSink = stdoutSink{x.o.Stdout}
 	if !it.stdout {
@@ -278,6 +303,9 @@ func (x *runner) openSource(it *item) (chunker, func(), error) {
 	if vs, ok := from.side.(volSide); ok {
 		f, err := x.ra[vs.id()].File(int(it.ahead))
 		return f, func() {}, err
+	}
+	if x.pf != nil {
+		return x.fetchedSource(x.pf, int(it.ahead))
 	}
 	f, err := os.Open(from.path)
 	if err != nil {

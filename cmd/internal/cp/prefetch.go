@@ -1,0 +1,284 @@
+package cp
+
+import (
+	"io"
+	"os"
+	"sync"
+	"syscall"
+)
+
+// A copy of many small host files into a volume spends most of its time
+// on the host's side of each file (open, read, close), one file at a
+// time. The prefetch does that part on a few workers, ahead of the one
+// writer: the files a batch copies from the host are opened and read in
+// plan order, each whole into memory (a large one is only opened, and read
+// by the writer as before), and handed over in plan order. The volume's
+// writes are what they were: the same requests, the same bytes, the same
+// order.
+//
+// What the workers hold is bounded: at most prefetchFiles files ahead of
+// the writer, and prefetchBytes of their data.
+
+const (
+	prefetchWorkers = 4
+	prefetchFiles   = 64
+	prefetchBytes   = 4 << 20
+	// prefetchWhole is the largest file read whole ahead; a larger one is
+	// opened ahead and read by the writer in chunks (it streams).
+	prefetchWhole = 1 << 20
+)
+
+// prefetchOff (FTOOLS_CP_WORKERS=1) makes the copy open and read its
+// host files itself, one at a time, as it did before the prefetch: the
+// tests compare the two.
+var prefetchOff = os.Getenv("FTOOLS_CP_WORKERS") == "1"
+
+// fetched is a host file opened (and read) ahead.
+type fetched struct {
+	k    int      // its place in the prefetch's list
+	f    *os.File // a large file, opened: the writer reads it
+	data []byte   // a small file's data, read whole
+	err  error    // opening failed (f and data nil), or reading did (after data)
+	// pooled: data is a buffer from getBuf, handed back when let go.
+	pooled bool
+	cost   int64 // bytes counted against prefetchBytes
+	done   chan struct{}
+}
+
+// prefetch reads the host files of one batch ahead of the writer.
+type prefetch struct {
+	paths []string // the files, in plan order
+	sizes []int64
+	queue chan *fetched // in plan order, as handed to the workers
+	next  int           // the place in paths the writer takes next
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	used   int64 // bytes held
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// newPrefetch starts reading paths (of sizes bytes, as planned) ahead.
+func newPrefetch(paths []string, sizes []int64) *prefetch {
+	pf := &prefetch{paths: paths, sizes: sizes, queue: make(chan *fetched, prefetchFiles)}
+	pf.cond = sync.NewCond(&pf.mu)
+	jobs := make(chan *fetched)
+	pf.wg.Add(1 + prefetchWorkers)
+	go func() {
+		defer pf.wg.Done()
+		defer close(jobs)
+		defer close(pf.queue)
+		for k := range paths {
+			cost := min(max(sizes[k], 0)+1, prefetchWhole+1)
+			if !pf.take(cost) {
+				return
+			}
+			f := &fetched{k: k, cost: cost, done: make(chan struct{})}
+			pf.queue <- f // blocks while prefetchFiles are ahead
+			jobs <- f
+		}
+	}()
+	for w := 0; w < prefetchWorkers; w++ {
+		go func() {
+			defer pf.wg.Done()
+			for f := range jobs {
+				f.fetch(paths[f.k], sizes[f.k])
+				close(f.done)
+			}
+		}()
+	}
+	return pf
+}
+
+// take waits until n more bytes may be held; false once closed.
+func (pf *prefetch) take(n int64) bool {
+	pf.mu.Lock()
+	defer pf.mu.Unlock()
+	for !pf.closed && pf.used > 0 && pf.used+n > prefetchBytes {
+		pf.cond.Wait()
+	}
+	pf.used += n
+	return !pf.closed
+}
+
+func (pf *prefetch) give(n int64) {
+	pf.mu.Lock()
+	pf.used -= n
+	pf.mu.Unlock()
+	pf.cond.Broadcast()
+}
+
+// fetch opens the file and, when small, reads it whole: into a buffer one
+// byte longer than planned, so that a file grown since it was listed is
+// seen (it is then handed over open, from its start, as a large one is).
+func (f *fetched) fetch(path string, size int64) {
+	fd, err := openRead(path)
+	if err != nil {
+		f.err = err
+		return
+	}
+	file := os.NewFile(uintptr(fd), path)
+	if size > prefetchWhole {
+		f.f = file
+		return
+	}
+	buf := getBuf(int(size) + 1)
+	n := 0
+	for n < len(buf) {
+		m, err := syscall.Read(fd, buf[n:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			f.data, f.err = buf[:n], &os.PathError{Op: "read", Path: path, Err: err}
+			f.pooled = true
+			file.Close()
+			return
+		}
+		if m == 0 {
+			break
+		}
+		n += m
+	}
+	if n == len(buf) {
+		if _, err := file.Seek(0, io.SeekStart); err == nil {
+			putBuf(buf)
+			f.f = file
+			return
+		}
+	}
+	file.Close()
+	f.data, f.pooled = buf[:n], true
+}
+
+// The buffers files are read into are reused, by size class (powers of
+// two from 512 bytes to prefetchWhole+1 rounded up): a million files
+// would otherwise leave a million buffers for the collector, whose slack
+// grows with what is allocated between its runs.
+var bufPools [13]sync.Pool
+
+func bufClass(n int) int {
+	c := 0
+	for 512<<c < n {
+		c++
+	}
+	return c
+}
+
+// getBuf returns a buffer of n bytes (at most prefetchWhole+1).
+func getBuf(n int) []byte {
+	c := bufClass(n)
+	if b, ok := bufPools[c].Get().(*[]byte); ok {
+		return (*b)[:n]
+	}
+	return make([]byte, n, 512<<c)
+}
+
+// putBuf hands a buffer from getBuf back.
+func putBuf(b []byte) {
+	b = b[:cap(b)]
+	if c := bufClass(len(b)); c < len(bufPools) && 512<<c == len(b) {
+		bufPools[c].Put(&b)
+	}
+}
+
+// openRead opens a host file for reading, without the poller os.Open
+// asks of each file (regular files never block).
+func openRead(path string) (int, error) {
+	for {
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return -1, &os.PathError{Op: "open", Path: path, Err: err}
+		}
+		return fd, nil
+	}
+}
+
+// get returns the k-th file of the list (k only grows from call to call:
+// the files skipped are let go).
+func (pf *prefetch) get(k int) *fetched {
+	for {
+		f, ok := <-pf.queue
+		if !ok {
+			return nil
+		}
+		<-f.done
+		if f.k == k {
+			pf.next = k + 1
+			return f
+		}
+		pf.release(f)
+	}
+}
+
+// release lets go of what a file fetched holds.
+func (pf *prefetch) release(f *fetched) {
+	if f.f != nil {
+		f.f.Close()
+		f.f = nil
+	}
+	if f.pooled {
+		putBuf(f.data)
+		f.pooled = false
+	}
+	f.data = nil
+	pf.give(f.cost)
+	f.cost = 0
+}
+
+// close stops the prefetch and lets go of what it read.
+func (pf *prefetch) close() {
+	pf.mu.Lock()
+	pf.closed = true
+	pf.mu.Unlock()
+	pf.cond.Broadcast()
+	go func() {
+		// Drain, so that the feeder blocked on a full queue ends.
+		for f := range pf.queue {
+			<-f.done
+			pf.release(f)
+		}
+	}()
+	pf.wg.Wait()
+}
+
+// fetchedSource is what the writer reads of a file fetched, and what to call when
+// done with it.
+func (x *runner) fetchedSource(pf *prefetch, k int) (chunker, func(), error) {
+	f := pf.get(k)
+	if f == nil {
+		return nil, nil, ErrInterrupted
+	}
+	done := func() { pf.release(f) }
+	switch {
+	case f.f != nil:
+		return &readChunker{r: f.f, x: x}, done, nil
+	case f.data == nil && f.err != nil:
+		pf.release(f)
+		return nil, nil, f.err
+	}
+	return &readChunker{r: &heldFile{data: f.data, err: f.err}, x: x}, done, nil
+}
+
+// heldFile reads a file's data read ahead, then the error that ended the
+// read (io.EOF when none).
+type heldFile struct {
+	data []byte
+	err  error
+}
+
+func (h *heldFile) Read(p []byte) (int, error) {
+	if len(h.data) == 0 {
+		if h.err != nil {
+			return 0, h.err
+		}
+		return 0, io.EOF
+	}
+	n := copy(p, h.data)
+	h.data = h.data[n:]
+	return n, nil
+}

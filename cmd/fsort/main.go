@@ -25,7 +25,7 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "natural", Aliases: []string{"n"}, Usage: "natural order: runs of digits compare as numbers (track2 before track10), as fatsort -n"},
 		&cli.BoolFlag{Name: "reverse", Aliases: []string{"r"}, Usage: "names in reverse order (directories still first), as fatsort -r"},
 		&cli.BoolFlag{Name: "ignore-case", Aliases: []string{"c"}, Usage: "ASCII letters compare as lower case, as fatsort -c"},
-		&cli.StringFlag{Name: "order", Aliases: []string{"o"}, Value: "d", Usage: "`d`: directories first, f: files first, a: no difference (fatsort -o)"},
+		cmdutil.Values(&cli.StringFlag{Name: "order", Aliases: []string{"o"}, Value: "d", Usage: "`d`: directories first, f: files first, a: no difference (fatsort -o)"}, "d", "f", "a"),
 		&cli.StringSliceFlag{Name: "dir", Aliases: []string{"d"}, Usage: "sort directory `DIR` only (repeatable), as fatsort -d"},
 		&cli.StringSliceFlag{Name: "tree", Aliases: []string{"D"}, Usage: "sort directory `DIR` and every directory below it (repeatable), as fatsort -D"},
 		cmdutil.VerboseFlag("list each directory looked at, its members, and whether it was rewritten"),

@@ -1,0 +1,149 @@
+package tests
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fatsortList is `fatsort -l`: every directory's members in the order they
+// lie on disk, the oracle fsort's order is held to.
+func fatsortList(t *testing.T, img string) string {
+	t.Helper()
+	need(t, "fatsort")
+	cmd := exec.Command("fatsort", "-l", img)
+	cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("fatsort -l %s: %v", img, err)
+	}
+	return string(out)
+}
+
+// fatsortRun sorts img with fatsort itself, under LC_ALL=C.UTF-8.
+func fatsortRun(t *testing.T, img string, args ...string) {
+	t.Helper()
+	need(t, "fatsort")
+	cmd := exec.Command("fatsort", append(args, img)...)
+	cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("fatsort %v %s: %v\n%s", args, img, err, out)
+	}
+}
+
+// sortTree writes a host tree of about n names that order badly: mixed
+// case, digits of every length (for -n), dots, spaces, underscores, short
+// names and long ones, folders inside folders; root holds few, so that it
+// fits a FAT16 fixed root.
+func sortTree(t *testing.T, n int) string {
+	t.Helper()
+	root := t.TempDir()
+	stems := []string{"Track", "track", "TRACK", "a", "B", "song_", "Song ", "z.mp3", "ABC", "readme", "Ärger", "élan", "~tilde", "x1y", "X01Y", "10", "9"}
+	made := 0
+	for d := 0; made < n; d++ {
+		dir := filepath.Join(root, fmt.Sprintf("Dir%d", d))
+		if d%3 == 1 {
+			dir = filepath.Join(root, fmt.Sprintf("dir%02d", d), "Sub "+fmt.Sprint(d))
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 100 && made < n; i++ {
+			stem := stems[(i*7+d)%len(stems)]
+			name := fmt.Sprintf("%s%d", stem, (i*37+d*11)%250)
+			if i%5 == 0 {
+				name += ".TXT"
+			} else if i%5 == 1 {
+				name += ".mp3"
+			}
+			p := filepath.Join(dir, name)
+			if _, err := os.Stat(p); err == nil {
+				continue
+			}
+			if err := os.WriteFile(p, []byte(name), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			made++
+		}
+	}
+	for _, f := range []string{"b.txt", "A.TXT", "Zebra", "apple", "10 ten", "9 nine"} {
+		if err := os.WriteFile(filepath.Join(root, f), []byte(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// fsort orders every directory as fatsort does under LC_ALL=C.UTF-8, for
+// each option fatsort shares with it, on FAT16 (the fixed root sorted in
+// place) and FAT32, and leaves a volume fsck.fat calls clean.
+func TestFsortMatchesFatsort(t *testing.T) {
+	need(t, "fatsort", "fsck.fat")
+	src := sortTree(t, 2000)
+	for _, typ := range []string{"16", "32"} {
+		dir := t.TempDir()
+		img := filepath.Join(dir, "orig.img")
+		ok(t, "fmkfs", "--fat", typ, "--size", "64M", img)
+		ok(t, "fcp", "-i", img, "-r", src+"/.", "::/")
+		ok(t, "frm", "-i", img, "::/Zebra")
+		for _, opts := range [][]string{nil, {"-n"}, {"-r"}, {"-o", "f"}, {"-o", "a"}, {"-n", "-r", "-o", "f"}, {"-d", "/Dir0"}, {"-D", "/DIR01"}} {
+			// -D: fatsort matches a short-only name as stored (upper case); fsort ignores case.
+			name := fmt.Sprintf("FAT%s %s", typ, strings.Join(opts, " "))
+			t.Run(name, func(t *testing.T) {
+				a, b := filepath.Join(dir, "a.img"), filepath.Join(dir, "b.img")
+				copyFile(t, img, a)
+				copyFile(t, img, b)
+				fatsortRun(t, a, opts...)
+				ok(t, "fsort", append(append([]string{}, opts...), b)...)
+				want, got := fatsortList(t, a), fatsortList(t, b)
+				if got != want {
+					t.Fatalf("fsort's order differs from fatsort's:\n%s", listDiff(want, got))
+				}
+				if got == fatsortList(t, img) {
+					t.Fatalf("nothing was reordered: the tree does not test the order")
+				}
+				fsckClean(t, b, 0)
+				ok(t, "fverify", b)
+				// Sorting again finds everything in order and writes nothing.
+				before := readImage(t, b)
+				ok(t, "fsort", append(append([]string{}, opts...), b)...)
+				if string(readImage(t, b)) != string(before) {
+					t.Fatalf("a second fsort changed the image")
+				}
+			})
+		}
+	}
+}
+
+// listDiff shows where two listings part.
+func listDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var x, y string
+		if i < len(w) {
+			x = w[i]
+		}
+		if i < len(g) {
+			y = g[i]
+		}
+		if x != y {
+			head := ""
+			for j := min(i, len(w)-1); j >= 0; j-- {
+				if strings.HasPrefix(w[j], "/") {
+					head = w[j]
+					break
+				}
+			}
+			return fmt.Sprintf("line %d (in %s): fatsort %q, fsort %q", i+1, head, x, y)
+		}
+	}
+	return ""
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	ok(t, "cp", "--sparse=always", from, to)
+}

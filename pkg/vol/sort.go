@@ -120,7 +120,19 @@ func sortExFAT(dev *fio.Device, o SortOptions, order sortorder.Options, sel sort
 	if err != nil {
 		return nil, sortRefusal(err)
 	}
-	return nil, errors.New("sorting exFAT directories is not supported yet: nothing was sorted")
+	v, err := exfat.Open(dev)
+	if err != nil {
+		return nil, err
+	}
+	r, err := v.Sort(exfat.SortOptions{Order: order, Select: sel, Visit: o.Visit, Context: o.Context})
+	if cerr := v.Close(); err == nil {
+		err = cerr
+	}
+	res := &SortResult{Type: "exFAT"}
+	if r != nil {
+		res.Dirs, res.Changed, res.Members = r.Dirs, r.Changed, r.Members
+	}
+	return res, err
 }
 
 // sortRefusal words the check's refusal for Sort.

@@ -79,19 +79,34 @@ func sortTree(t *testing.T, n int) string {
 
 // fsort orders every directory as fatsort does under LC_ALL=C.UTF-8, for
 // each option fatsort shares with it, on FAT16 (the fixed root sorted in
-// place) and FAT32, and leaves a volume fsck.fat calls clean.
+// place), FAT32 and exFAT, and leaves a volume fsck.fat or fsck.exfat
+// calls clean.
 func TestFsortMatchesFatsort(t *testing.T) {
-	need(t, "fatsort", "fsck.fat")
+	need(t, "fatsort", "fsck.fat", "fsck.exfat")
 	src := sortTree(t, 2000)
-	for _, typ := range []string{"16", "32"} {
+	for _, typ := range []string{"16", "32", "exfat"} {
 		dir := t.TempDir()
 		img := filepath.Join(dir, "orig.img")
-		ok(t, "fmkfs", "--fat", typ, "--size", "64M", img)
+		if typ == "exfat" {
+			ok(t, "fmkfs", "--type", "exfat", "--size", "64M", img)
+		} else {
+			ok(t, "fmkfs", "--fat", typ, "--size", "64M", img)
+		}
 		ok(t, "fcp", "-i", img, "-r", src+"/.", "::/")
 		ok(t, "frm", "-i", img, "::/Zebra")
-		for _, opts := range [][]string{nil, {"-n"}, {"-r"}, {"-o", "f"}, {"-o", "a"}, {"-n", "-r", "-o", "f"}, {"-d", "/Dir0"}, {"-D", "/DIR01"}} {
-			// -D: fatsort matches a short-only name as stored (upper case); fsort ignores case.
-			name := fmt.Sprintf("FAT%s %s", typ, strings.Join(opts, " "))
+		// Names that sort first, added last (ftools' exFAT writer would
+		// otherwise have copied the tree in order already).
+		dir01 := "/dir01"
+		if typ != "exfat" {
+			dir01 = "/DIR01" // fatsort matches a short-only name as stored (upper case); fsort ignores case
+		}
+		for _, d := range []string{"/", "/Dir0", dir01 + "/Sub 1", "/Dir3"} {
+			ok(t, "fcp", "-i", img, filepath.Join(src, "A.TXT"), "::"+d+"/0 early.txt")
+			ok(t, "fcp", "-i", img, filepath.Join(src, "A.TXT"), "::"+d+"/AAA first.mp3")
+		}
+		ok(t, "fmkdir", "-i", img, "::/Dir0/0 dir")
+		for _, opts := range [][]string{nil, {"-n"}, {"-r"}, {"-o", "f"}, {"-o", "a"}, {"-n", "-r", "-o", "f"}, {"-d", "/Dir0"}, {"-D", dir01}} {
+			name := fmt.Sprintf("%s %s", typ, strings.Join(opts, " "))
 			t.Run(name, func(t *testing.T) {
 				a, b := filepath.Join(dir, "a.img"), filepath.Join(dir, "b.img")
 				copyFile(t, img, a)
@@ -105,7 +120,11 @@ func TestFsortMatchesFatsort(t *testing.T) {
 				if got == fatsortList(t, img) {
 					t.Fatalf("nothing was reordered: the tree does not test the order")
 				}
-				fsckClean(t, b, 0)
+				if typ == "exfat" {
+					fsckExFAT(t, b, 0)
+				} else {
+					fsckClean(t, b, 0)
+				}
 				ok(t, "fverify", b)
 				// Sorting again finds everything in order and writes nothing.
 				before := readImage(t, b)

@@ -270,27 +270,36 @@ func (v *Volume) switchSet(d sortDir, first Cluster, length uint64, noFAT bool) 
 		s.Stream.Flags &^= streamNoFATChain
 	}
 	b := s.Encode(v.up)
-	for i, off := range d.at {
+	for _, off := range d.at {
 		if off < 0 {
 			return fmt.Errorf("exfat: directory %s: its entry set lies outside its parent", d.path)
 		}
-		if err := v.patchAt(off, b[i*EntrySize:(i+1)*EntrySize]); err != nil {
+	}
+	// One sector write when both entries share a sector (as every set
+	// fsort or the writer placed does): the checksum and the stream
+	// extension it covers land together.
+	ss := v.layout.SectorSize
+	if d.at[0]/ss == d.at[1]/ss {
+		return v.patchAt(d.at[0]/ss*ss, map[int64][]byte{d.at[0]: b[:EntrySize], d.at[1]: b[EntrySize : 2*EntrySize]})
+	}
+	for i, off := range d.at {
+		if err := v.patchAt(off/ss*ss, map[int64][]byte{off: b[i*EntrySize : (i+1)*EntrySize]}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// patchAt writes p at device offset off by rewriting the sector that
-// holds it.
-func (v *Volume) patchAt(off int64, p []byte) error {
-	ss := v.layout.SectorSize
-	start := off / ss * ss
-	sec := make([]byte, ss)
+// patchAt rewrites the sector at device offset start with the bytes of
+// put (by device offset) in place.
+func (v *Volume) patchAt(start int64, put map[int64][]byte) error {
+	sec := make([]byte, v.layout.SectorSize)
 	if _, err := v.dev.ReadAt(sec, start); err != nil {
 		return fmt.Errorf("exfat: reading the sector at byte %d: %w", start, err)
 	}
-	copy(sec[off-start:], p)
+	for off, p := range put {
+		copy(sec[off-start:], p)
+	}
 	if _, err := v.dev.WriteAt(sec, start); err != nil {
 		return fmt.Errorf("exfat: writing the sector at byte %d: %w", start, err)
 	}

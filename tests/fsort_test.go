@@ -166,3 +166,95 @@ func copyFile(t *testing.T, from, to string) {
 	t.Helper()
 	ok(t, "cp", "--sparse=always", from, to)
 }
+
+// fsort on loop devices (a card's stand-in), 512- and 4096-byte sectors,
+// FAT32, FAT16 and exFAT: the same bytes as on the image file, the same
+// order as fatsort's, fsck clean; and a mounted image refused as it was.
+func TestFsortLoopDevice(t *testing.T) {
+	need(t, "losetup", "fatsort", "fsck.fat", "fsck.exfat", "mount", "umount")
+	src := sortTree(t, 300)
+	for _, c := range []struct {
+		typ string
+		ss  int
+	}{{"32", 512}, {"exfat", 512}, {"16", 4096}, {"exfat", 4096}} {
+		t.Run(fmt.Sprintf("%s-%d", c.typ, c.ss), func(t *testing.T) {
+			dir := t.TempDir()
+			img := filepath.Join(dir, "card.img")
+			args := []string{"--size", "64M", "--sector-size", fmt.Sprint(c.ss), img}
+			if c.typ == "exfat" {
+				args = append([]string{"--type", "exfat"}, args...)
+			} else {
+				args = append([]string{"--fat", c.typ}, args...)
+			}
+			ok(t, "fmkfs", args...)
+			ok(t, "fcp", "-i", img, "-r", src+"/.", "::/")
+			ok(t, "fcp", "-i", img, filepath.Join(src, "A.TXT"), "::/0 early.txt")
+			ref := filepath.Join(dir, "ref.img")
+			copyFile(t, img, ref)
+			ok(t, "fsort", "-n", ref)
+			dev := attach(t, img, c.ss)
+			ok(t, "fsort", "-n", dev)
+			run(t, "losetup", "-d", dev)
+			if c.ss == 512 { // fatsort reads 512-byte sectors only
+				if got, want := fatsortList(t, img), fatsortList(t, ref); got != want {
+					t.Fatalf("on the loop device:\n%s", listDiff(want, got))
+				}
+			}
+			if string(readImage(t, img)) != string(readImage(t, ref)) {
+				t.Errorf("the loop device's volume differs from the image file's, sorted alike")
+			}
+			if c.typ == "exfat" {
+				fsckExFAT(t, img, 0)
+			} else {
+				fsckClean(t, img, 0)
+			}
+		})
+	}
+	// A mounted image is refused as by every writing command (this
+	// kernel mounts ext2, not vfat: the refusal comes before the volume
+	// is read).
+	need(t, "mkfs.ext2", "truncate")
+	img := filepath.Join(t.TempDir(), "disk.img")
+	ok(t, "truncate", "-s", "32M", img)
+	ok(t, "mkfs.ext2", "-q", img)
+	mnt := t.TempDir()
+	ok(t, "mount", "-o", "loop", img, mnt)
+	t.Cleanup(func() { run(t, "umount", mnt) })
+	refusedMounted(t, img, mnt, [][]string{{"fsort", img}, {"fsort", "-r", img}})
+}
+
+// A damaged volume, or a directory -d names that is not there, is refused
+// with the image byte for byte as it was.
+func TestFsortRefusals(t *testing.T) {
+	for _, typ := range []string{"32", "exfat"} {
+		t.Run(typ, func(t *testing.T) {
+			dir := t.TempDir()
+			img := filepath.Join(dir, "card.img")
+			if typ == "exfat" {
+				ok(t, "fmkfs", "--type", "exfat", "--size", "64M", img)
+			} else {
+				ok(t, "fmkfs", "--fat", typ, "--size", "64M", img)
+			}
+			ok(t, "fcp", "-i", img, "-r", sortTree(t, 50)+"/.", "::/")
+			before := readImage(t, img)
+			for _, args := range [][]string{{"-d", "/nope", img}, {"-D", "/A.TXT", img}, {"-o", "x", img}} {
+				fails(t, "fsort", args...)
+				if string(readImage(t, img)) != string(before) {
+					t.Fatalf("fsort %v changed the image", args)
+				}
+			}
+			if typ == "exfat" {
+				return
+			}
+			damageFAT2(t, img)
+			before = readImage(t, img)
+			r := run(t, "fsort", img)
+			if r.code != 4 || !strings.Contains(r.stderr, "nothing was sorted") {
+				t.Errorf("fsort on a damaged volume: exit %d, %q; want 4 and a refusal", r.code, r.stderr)
+			}
+			if string(readImage(t, img)) != string(before) {
+				t.Fatalf("fsort changed a damaged volume")
+			}
+		})
+	}
+}

@@ -258,3 +258,33 @@ func TestFsortRefusals(t *testing.T) {
 		})
 	}
 }
+
+// A folder at FAT's limit of 65,536 slots (20,400 names of three slots
+// each, five to a sector as the writer puts them: 4,081 of the 4,096
+// sectors of 2 MiB) is sorted in reverse within the commands' memory
+// bound, and fsck.fat finds it clean.
+func TestFsortFullFolderMemory(t *testing.T) {
+	need(t, "fsck.fat")
+	src := filepath.Join(t.TempDir(), "full")
+	if err := os.Mkdir(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20400; i++ {
+		if err := os.WriteFile(filepath.Join(src, fmt.Sprintf("Long file name %05d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	img := filepath.Join(t.TempDir(), "full.img")
+	ok(t, "fmkfs", "--fat", "32", "--size", "128M", img)
+	ok(t, "fcp", "-i", img, "-r", src, "::/")
+	out := leanWithin(t, maxRSS, "fsort", "-r", img)
+	if !strings.Contains(out, "1 directory rewritten, 20401 members") {
+		t.Errorf("fsort: %q", out)
+	}
+	fsckClean(t, img, 0)
+	// The last name on disk is now the first in reverse order.
+	list := strings.Split(ok(t, "fls", "-b", "-i", img, "::/full"), "\n")
+	if len(list) < 2 || !strings.HasSuffix(list[0], "Long file name 20399") || !strings.HasSuffix(list[1], "Long file name 20398") {
+		t.Errorf("fls after fsort -r starts %q", list[:min(len(list), 3)])
+	}
+}

@@ -156,7 +156,7 @@ func planRootMoves(recs []Record, total int) ([]rootMove, error) {
 				}
 				to := freeRun(recs[q].Slots, t, t, t+n)
 				if to < 0 {
-					return nil, fmt.Errorf("%w: the root directory has too few free slots to reorder it safely (a record of %d slots needs somewhere to wait); remove a file from the root or sort another directory", ErrDirFull, recs[q].Slots)
+					return nil, fmt.Errorf("%w: the root directory has too few free slots to reorder it safely (an entry in the way needs %d free slots together to wait in); remove a file from the root first", ErrDirFull, recs[q].Slots)
 				}
 				move(q, to)
 			}

@@ -148,17 +148,28 @@ func planRootMoves(recs []Record, total int) ([]rootMove, error) {
 	for i := range recs {
 		n := recs[i].Slots
 		if cur[i] != t {
-			// Clear [t, t+n) of every other record, and of this one.
-			for s := t; s < t+n; s++ {
-				q := int(occ[s]) - 1
-				if q < 0 || (q == i && cur[i] >= t+n) {
-					continue
-				}
+			// Clear [t, t+n): of this record first (its own run is the
+			// longest to place while most slots are free), then of the
+			// others in the way.
+			evacuate := func(q int) error {
 				to := freeRun(recs[q].Slots, t, t, t+n)
 				if to < 0 {
-					return nil, fmt.Errorf("%w: the root directory has too few free slots to reorder it safely (an entry in the way needs %d free slots together to wait in); remove a file from the root first", ErrDirFull, recs[q].Slots)
+					return fmt.Errorf("%w: the root directory has too few free slots to reorder it safely (an entry in the way needs %d free slots together to wait in); remove a file from the root first", ErrDirFull, recs[q].Slots)
 				}
 				move(q, to)
+				return nil
+			}
+			if cur[i] < t+n {
+				if err := evacuate(i); err != nil {
+					return nil, err
+				}
+			}
+			for s := t; s < t+n; s++ {
+				if q := int(occ[s]) - 1; q >= 0 {
+					if err := evacuate(q); err != nil {
+						return nil, err
+					}
+				}
 			}
 			move(i, t)
 		}

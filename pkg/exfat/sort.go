@@ -1,28 +1,18 @@
 package exfat
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
-	"io/fs"
 	"path"
 
-	"github.com/ftools/ftools/pkg/internal/fsutil"
 	"github.com/ftools/ftools/pkg/internal/sortorder"
 )
 
-// SortOptions tune Sort (as pkg/fat's).
-type SortOptions struct {
-	Order   sortorder.Options
-	Select  sortorder.Selection
-	Visit   func(path string, members int, changed bool)
-	Context context.Context
-}
+// SortOptions tune Sort (shared with pkg/fat).
+type SortOptions = sortorder.Job
 
-// SortResult counts what Sort did (as pkg/fat's).
-type SortResult struct {
-	Dirs, Changed, Members int
-}
+// SortResult counts what Sort did.
+type SortResult = sortorder.Result
 
 // sortDir is a directory Sort visits: its clusters, and (but for the
 // root) where its entry set lies in its parent and the set itself.
@@ -53,14 +43,8 @@ func (v *Volume) Sort(o SortOptions) (*SortResult, error) {
 	if err := v.begin(); err != nil {
 		return nil, err
 	}
-	for _, p := range o.Select.Paths() {
-		fi, err := v.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !fi.IsDir() {
-			return nil, &fs.PathError{Op: "sort", Path: p, Err: fmt.Errorf("not a directory")}
-		}
+	if err := o.CheckSelected(v.Stat); err != nil {
+		return nil, err
 	}
 	l := v.layout
 	exts, err := v.fat.chainAll(l, l.RootCluster, maxRootClusters(l))
@@ -68,16 +52,13 @@ func (v *Volume) Sort(o SortOptions) (*SortResult, error) {
 		return nil, fmt.Errorf("exfat: root directory at cluster %d: %w", l.RootCluster, err)
 	}
 	res := &SortResult{}
-	return res, v.sortTree(sortDir{exts: exts, path: ".", first: l.RootCluster}, o, res)
+	return res, v.sortTree(sortDir{exts: exts, path: ".", first: l.RootCluster}, &o, res)
 }
 
-func (v *Volume) sortTree(d sortDir, o SortOptions, res *SortResult) error {
-	if err := fsutil.Cancelled(o.Context); err != nil {
+func (v *Volume) sortTree(d sortDir, o *SortOptions, res *SortResult) error {
+	sortIt, descend, err := o.Enter(d.path)
+	if err != nil || !sortIt && !descend {
 		return err
-	}
-	sortIt, descend := o.Select.Match(d.path)
-	if !sortIt && !descend {
-		return nil
 	}
 	raw, err := v.readExtents(d.exts, extentsClusters(d.exts)*v.layout.ClusterSize)
 	if err != nil {
@@ -136,7 +117,7 @@ func (v *Volume) sortSlotOffset(exts []Extent, i int) int64 {
 
 // sortOne sorts d (raw, parsed as pd) and returns the clusters it now
 // lies in; pd's records get their new slots.
-func (v *Volume) sortOne(d sortDir, raw []byte, pd *parsedDir, o SortOptions, res *SortResult) ([]Extent, error) {
+func (v *Volume) sortOne(d sortDir, raw []byte, pd *parsedDir, o *SortOptions, res *SortResult) ([]Extent, error) {
 	l := v.layout
 	slots := len(raw) / EntrySize
 	covered := make([]bool, slots)
@@ -181,12 +162,8 @@ func (v *Volume) sortOne(d sortDir, raw []byte, pd *parsedDir, o SortOptions, re
 	}
 	used := len(newRaw)
 	members := len(recs)
-	res.Dirs++
-	res.Members += members
 	if used <= len(raw) && string(newRaw) == string(raw[:used]) && (used == len(raw) || raw[used] == TypeEndOfDirectory) {
-		if o.Visit != nil {
-			o.Visit(d.path, members, false)
-		}
+		o.Done(res, d.path, members, false)
 		return d.exts, nil
 	}
 	cs := int(l.ClusterSize)
@@ -247,10 +224,7 @@ func (v *Volume) sortOne(d sortDir, raw []byte, pd *parsedDir, o SortOptions, re
 	for k, r := range recs {
 		r.Slot = newSlot[k]
 	}
-	res.Changed++
-	if o.Visit != nil {
-		o.Visit(d.path, members, true)
-	}
+	o.Done(res, d.path, members, true)
 	return exts, nil
 }
 

@@ -2,32 +2,19 @@ package fat
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"fmt"
-	"io/fs"
 	"path"
 
-	"github.com/ftools/ftools/pkg/internal/fsutil"
 	"github.com/ftools/ftools/pkg/internal/sortorder"
 )
 
-// SortOptions tune Sort.
-type SortOptions struct {
-	Order  sortorder.Options   // how members are ordered (fatsort's rules)
-	Select sortorder.Selection // which directories (empty: every one)
-	// Visit, if set, is told each directory sorted: its path, its members
-	// (".", ".." and the label not counted) and whether its order changed.
-	Visit   func(path string, members int, changed bool)
-	Context context.Context // nil: never cancelled
-}
+// SortOptions tune Sort: the order, the directories, a visitor and a
+// context (shared with pkg/exfat).
+type SortOptions = sortorder.Job
 
 // SortResult counts what Sort did.
-type SortResult struct {
-	Dirs    int `json:"directories"` // directories looked at and in order now
-	Changed int `json:"changed"`     // of those, the ones rewritten
-	Members int `json:"members"`     // members of the directories looked at
-}
+type SortResult = sortorder.Result
 
 // sortDir is a directory Sort visits.
 type sortDir struct {
@@ -57,32 +44,23 @@ func (v *Volume) Sort(o SortOptions) (*SortResult, error) {
 	if err := v.begin(); err != nil {
 		return nil, err
 	}
-	for _, p := range o.Select.Paths() {
-		fi, err := v.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !fi.IsDir() {
-			return nil, &fs.PathError{Op: "sort", Path: p, Err: fmt.Errorf("not a directory")}
-		}
+	if err := o.CheckSelected(v.Stat); err != nil {
+		return nil, err
 	}
 	root := sortDir{entry: -1, path: "."}
 	if v.layout.Type == FAT32 {
 		root.first = v.layout.RootCluster
 	}
 	res := &SortResult{}
-	return res, v.sortTree(root, o, res)
+	return res, v.sortTree(root, &o, res)
 }
 
-func (v *Volume) sortTree(d sortDir, o SortOptions, res *SortResult) error {
-	if err := fsutil.Cancelled(o.Context); err != nil {
+func (v *Volume) sortTree(d sortDir, o *SortOptions, res *SortResult) error {
+	sortIt, descend, err := o.Enter(d.path)
+	if err != nil {
 		return err
 	}
-	sortIt, descend := o.Select.Match(d.path)
-	var (
-		kids []sortDir
-		err  error
-	)
+	var kids []sortDir
 	if sortIt {
 		kids, err = v.sortOne(d, o, res)
 	} else if descend {
@@ -222,7 +200,7 @@ func recordsBytes(recs []Record) int {
 
 // sortOne sorts directory d and returns its subdirectories where they
 // now are.
-func (v *Volume) sortOne(d sortDir, o SortOptions, res *SortResult) ([]sortDir, error) {
+func (v *Volume) sortOne(d sortDir, o *SortOptions, res *SortResult) ([]sortDir, error) {
 	raw, chain, err := v.readSortDir(d)
 	if err != nil {
 		return nil, err
@@ -236,28 +214,19 @@ func (v *Volume) sortOne(d sortDir, o SortOptions, res *SortResult) ([]sortDir, 
 	}
 	recs = sortedRecords(recs, o.Order)
 	used := recordsBytes(recs)
-	res.Dirs++
-	res.Members += members
 	if d.first == 0 {
 		changed, err := v.sortFixedRoot(raw, recs)
 		if err != nil {
 			return nil, err
 		}
-		if changed {
-			res.Changed++
-		}
-		if o.Visit != nil {
-			o.Visit(d.path, members, changed)
-		}
+		o.Done(res, d.path, members, changed)
 		return v.kidsOf(d, recs, nil, 0), nil
 	}
 	cs := int(v.layout.ClusterSize)
 	size := max((used+cs-1)/cs, 1) * cs
 	newRaw := packed(raw, recs, size)
 	if bytes.Equal(newRaw[:used], raw[:used]) && (used == len(raw) || raw[used] == SlotEnd) {
-		if o.Visit != nil {
-			o.Visit(d.path, members, false)
-		}
+		o.Done(res, d.path, members, false)
 		return v.kidsOf(d, recs, chain, v.selfOf(d)), nil
 	}
 	exts, err := v.allocate(uint32(size/cs), 0)
@@ -334,10 +303,7 @@ func (v *Volume) sortOne(d sortDir, o SortOptions, res *SortResult) ([]sortDir, 
 	if err := v.barrier(); err != nil {
 		return nil, err
 	}
-	res.Changed++
-	if o.Visit != nil {
-		o.Visit(d.path, members, true)
-	}
+	o.Done(res, d.path, members, true)
 	return kids, nil
 }
 

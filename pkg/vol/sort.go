@@ -99,7 +99,7 @@ func sortFAT(dev *fio.Device, o SortOptions, order sortorder.Options, sel sortor
 	if err != nil {
 		return nil, err
 	}
-	r, err := v.Sort(fat.SortOptions{Order: order, Select: sel, Visit: o.Visit, Context: o.Context})
+	r, err := v.Sort(sortorder.Job{Order: order, Select: sel, Visit: o.Visit, Context: o.Context})
 	if cerr := v.Close(); err == nil {
 		err = cerr
 	}
@@ -124,7 +124,7 @@ func sortExFAT(dev *fio.Device, o SortOptions, order sortorder.Options, sel sort
 	if err != nil {
 		return nil, err
 	}
-	r, err := v.Sort(exfat.SortOptions{Order: order, Select: sel, Visit: o.Visit, Context: o.Context})
+	r, err := v.Sort(sortorder.Job{Order: order, Select: sel, Visit: o.Visit, Context: o.Context})
 	if cerr := v.Close(); err == nil {
 		err = cerr
 	}

@@ -288,3 +288,43 @@ func TestFsortFullFolderMemory(t *testing.T) {
 		t.Errorf("fls after fsort -r starts %q", list[:min(len(list), 3)])
 	}
 }
+
+// A FAT12 root with no free slot cannot be reordered safely in place: it
+// is refused before anything is written; with two slots free it is
+// sorted, the label still first.
+func TestFsortFullFixedRoot(t *testing.T) {
+	need(t, "fsck.fat", "fatsort", "mdir")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	if err := os.Mkdir(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	img := filepath.Join(dir, "floppy.img")
+	ok(t, "fmkfs", "--fat", "12", "--size", "1440K", "--label", "FLOPPY", img)
+	fi := volInfo(t, img, 0)
+	for i := 0; i < fi.RootEntries-1; i++ { // the label takes one
+		if err := os.WriteFile(filepath.Join(src, fmt.Sprintf("F%03d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ok(t, "fcp", "-i", img, "-r", src+"/.", "::/")
+	before := readImage(t, img)
+	if msg := fails(t, "fsort", "-r", img); !strings.Contains(msg, "too few free slots") {
+		t.Errorf("fsort -r on a full root: %q", msg)
+	}
+	if string(readImage(t, img)) != string(before) {
+		t.Fatalf("the refusal changed the image")
+	}
+	ok(t, "frm", "-i", img, "::/F000", "::/F001")
+	ref := filepath.Join(dir, "ref.img")
+	copyFile(t, img, ref)
+	ok(t, "fsort", "-r", img)
+	fatsortRun(t, ref, "-r")
+	if got, want := fatsortList(t, img), fatsortList(t, ref); got != want {
+		t.Fatalf("%s", listDiff(want, got))
+	}
+	fsckClean(t, img, 0)
+	if out := ok(t, "mdir", "-i", img, "::"); !strings.Contains(out, "Volume in drive : is FLOPPY") {
+		t.Errorf("the label is gone:\n%s", out)
+	}
+}

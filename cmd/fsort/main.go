@@ -4,19 +4,14 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ftools/ftools/cmd/internal/cmdutil"
-	fio "github.com/ftools/ftools/pkg/io"
 	"github.com/ftools/ftools/pkg/vol"
 )
-
-// Exit statuses.
-const exitDamaged = 4 // refused: the volume is damaged (fverify's status for problems)
 
 func main() { cmdutil.Main(run) }
 
@@ -84,15 +79,9 @@ func sortVolume(c *cli.Context, spec string, stdout, stderr io.Writer) error {
 		}
 	}
 	res, err := vol.Sort(dev, o)
-	if cerr := dev.Close(); err == nil && cerr != nil && !errors.Is(cerr, fio.ErrClosed) {
-		err = cerr
-	}
+	err = cmdutil.CloseVolumeOp(dev, spec, err)
 	out := &output{Target: spec, SortResult: res}
 	if err != nil {
-		err = fmt.Errorf("%s: %w", spec, err)
-		if errors.Is(err, vol.ErrDamaged) {
-			err = cmdutil.Exit(exitDamaged, err)
-		}
 		return cmdutil.Finish(c, stdout, stderr, out, dev.Stats, err)
 	}
 	if !c.Bool(cmdutil.FlagJSON) {

@@ -5,7 +5,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -16,11 +15,9 @@ import (
 	"github.com/ftools/ftools/pkg/vol"
 )
 
-// Exit statuses.
-const (
-	exitFailed  = 1 // nothing or not everything could be discarded
-	exitDamaged = 4 // refused: the volume is damaged (fverify's status for problems)
-)
+// exitFailed: nothing or not everything could be discarded. A damaged
+// volume's refusal exits with cmdutil.ExitDamaged.
+const exitFailed = 1
 
 func main() { cmdutil.Main(run) }
 
@@ -81,15 +78,9 @@ func trim(c *cli.Context, spec string, stdout, stderr io.Writer) error {
 		}
 	}
 	res, err := vol.Trim(dev, o)
-	if cerr := dev.Close(); err == nil && cerr != nil && !errors.Is(cerr, fio.ErrClosed) {
-		err = cerr
-	}
+	err = cmdutil.CloseVolumeOp(dev, spec, err)
 	out := &output{Target: spec, TrimResult: res}
 	if err != nil {
-		err = fmt.Errorf("%s: %w", spec, err)
-		if errors.Is(err, vol.ErrDamaged) {
-			err = cmdutil.Exit(exitDamaged, err)
-		}
 		return cmdutil.Finish(c, stdout, stderr, out, dev.Stats, err)
 	}
 	if res.Unsupported {

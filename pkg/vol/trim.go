@@ -53,10 +53,15 @@ var ErrDamaged = errors.New("vol: the volume is damaged")
 type DamagedError struct {
 	Problems int
 	First    string
+	Verb     string // what was not done to it: "discarded" (Trim, and when empty), "sorted" (Sort)
 }
 
 func (e *DamagedError) Error() string {
-	return fmt.Sprintf("the volume is damaged (%d problems; the first: %s): nothing was discarded; run fverify, and fverify --repair to repair it", e.Problems, e.First)
+	verb := e.Verb
+	if verb == "" {
+		verb = "discarded"
+	}
+	return fmt.Sprintf("the volume is damaged (%d problems; the first: %s): nothing was %s; run fverify, and fverify --repair to repair it", e.Problems, e.First, verb)
 }
 
 func (e *DamagedError) Unwrap() error { return ErrDamaged }
@@ -91,12 +96,8 @@ func Trim(dev *fio.Device, o TrimOptions) (*TrimResult, error) {
 			return nil, err
 		}
 		defer v.Close()
-		rep, err := exfat.Check(v, exfat.CheckOptions{Context: o.Context})
-		if err != nil {
+		if err := checkExFATClean(v, o.Context); err != nil {
 			return nil, err
-		}
-		if !rep.Clean() {
-			return nil, damaged(len(rep.Problems)+rep.Omitted, rep.Problems)
 		}
 		res.Type, res.ClusterSize = "exFAT", v.Layout().ClusterSize
 		offset = func(c uint32) int64 { return v.Layout().ClusterOffset(exfat.Cluster(c)) }
@@ -110,12 +111,8 @@ func Trim(dev *fio.Device, o TrimOptions) (*TrimResult, error) {
 			return nil, err
 		}
 		defer v.Close()
-		rep, err := fat.Check(v, fat.CheckOptions{BootError: bootErr, Context: o.Context})
-		if err != nil {
+		if err := checkFATClean(v, bootErr, o.Context); err != nil {
 			return nil, err
-		}
-		if !rep.Clean() {
-			return nil, damaged(len(rep.Problems)+rep.Omitted, rep.Problems)
 		}
 		res.Type, res.ClusterSize = v.Layout().Type.String(), v.Layout().ClusterSize
 		offset = func(c uint32) int64 { return v.Layout().ClusterOffset(fat.Cluster(c)) }
@@ -155,6 +152,31 @@ func Trim(dev *fio.Device, o TrimOptions) (*TrimResult, error) {
 	}
 	res.Punched = !o.DryRun && !res.Unsupported && res.Runs > 0 && !dev.IsBlockDevice()
 	return res, closeFn()
+}
+
+// checkFATClean checks v as fverify does: nil if clean, a DamagedError
+// (discarded) if not.
+func checkFATClean(v *fat.Volume, bootErr error, ctx context.Context) error {
+	rep, err := fat.Check(v, fat.CheckOptions{BootError: bootErr, Context: ctx})
+	if err != nil {
+		return err
+	}
+	if !rep.Clean() {
+		return damaged(len(rep.Problems)+rep.Omitted, rep.Problems)
+	}
+	return nil
+}
+
+// checkExFATClean is checkFATClean for exFAT.
+func checkExFATClean(v *exfat.Volume, ctx context.Context) error {
+	rep, err := exfat.Check(v, exfat.CheckOptions{Context: ctx})
+	if err != nil {
+		return err
+	}
+	if !rep.Clean() {
+		return damaged(len(rep.Problems)+rep.Omitted, rep.Problems)
+	}
+	return nil
 }
 
 // damaged is the refusal of a volume whose check found n problems.

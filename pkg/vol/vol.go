@@ -114,8 +114,9 @@
 // # The rest of the surface
 //
 // Format makes a new file system of either kind on a device, with its
-// own parameters (FATParams or ExFATParams), and Trim discards a volume's
-// free clusters. Check checks a volume as fsck.fat -n and fsck.exfat -n
+// own parameters (FATParams or ExFATParams), Trim discards a volume's
+// free clusters, and Sort orders its directory entries as fatsort does.
+// Check checks a volume as fsck.fat -n and fsck.exfat -n
 // do and Repair repairs what it found, with one Report for both;
 // Describe gives a volume's layout in one Description; Room and
 // EntrySlots say what a set of new names takes, for a planner that
@@ -131,7 +132,7 @@
 //
 // The long operations take a context.Context in their options, nil
 // meaning context.Background: CheckOptions.Context, RepairOptions.Context,
-// FormatOptions.Context and TrimOptions.Context; a copy into a Writer
+// FormatOptions.Context, TrimOptions.Context and SortOptions.Context; a copy into a Writer
 // reads its source through ContextReader. Each looks at the context only
 // at points where a power cut could stop it too, and leaves what the cut
 // would, never more: cancelled, it returns an error wrapping the
@@ -150,6 +151,8 @@
 //     (see Format).
 //   - Trim stops during its check (nothing discarded) or between two
 //     discards: any subset of them leaves the volume as it was.
+//   - Sort stops during its check (nothing written) or between two
+//     directories, each in its old order or its new.
 //   - CopyFSContext stops between two entries of its tree or two reads
 //     of a file: it drops the file it was writing and keeps the ones
 //     before (the next Commit or Close records them).

@@ -36,6 +36,11 @@ func TestCloseAfterFailedWrite(t *testing.T) {
 				if !IsFull(werr) {
 					t.Fatalf("%s %s %s: %v, want a full volume", typ, how, name, werr)
 				}
+				// The file is lost from here on: a later write says so
+				// again, never nil.
+				if _, err := w.Write([]byte("x")); !IsFull(err) {
+					t.Fatalf("%s %s %s: a Write after a failed one: %v, want the first error", typ, how, name, err)
+				}
 				cerr := w.Close()
 				if !IsFull(cerr) {
 					t.Fatalf("%s %s %s: Close after a failed write: %v, want the write's error", typ, how, name, cerr)

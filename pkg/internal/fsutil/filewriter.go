@@ -134,6 +134,10 @@ func (w *FileWriter[E, R]) Write(p []byte) (int, error) {
 	if w.Done {
 		return 0, w.ClosedErr()
 	}
+	if w.failed != nil {
+		// The file is already lost (Close drops it): say so again.
+		return 0, w.failed
+	}
 	if w.s.MaxSize > 0 && w.Written+int64(len(p)) > w.s.MaxSize {
 		return 0, w.s.TooLarge
 	}
@@ -165,6 +169,9 @@ func (w *FileWriter[E, R]) fail(err error) error {
 func (w *FileWriter[E, R]) ReadFrom(r io.Reader) (int64, error) {
 	if w.Done {
 		return 0, w.ClosedErr()
+	}
+	if w.failed != nil {
+		return 0, w.failed
 	}
 	n, err := w.readFrom(r)
 	return n, w.fail(err)

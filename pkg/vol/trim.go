@@ -45,7 +45,7 @@ type TrimResult struct {
 	DryRun      bool `json:"dry_run"`
 }
 
-// ErrDamaged says Trim refused a volume its check found damaged.
+// ErrDamaged says Trim or Resize refused a volume its check found damaged.
 var ErrDamaged = errors.New("vol: the volume is damaged")
 
 // DamagedError is Trim's refusal of a damaged volume: how many problems
@@ -53,10 +53,20 @@ var ErrDamaged = errors.New("vol: the volume is damaged")
 type DamagedError struct {
 	Problems int
 	First    string
+	// Changed is what the refused operation would have done ("resized"),
+	// for the message; "" says "discarded" (Trim).
+	Changed string
+}
+
+func (e *DamagedError) verb() string {
+	if e.Changed == "" {
+		return "discarded"
+	}
+	return e.Changed
 }
 
 func (e *DamagedError) Error() string {
-	return fmt.Sprintf("the volume is damaged (%d problems; the first: %s): nothing was discarded; run fverify, and fverify --repair to repair it", e.Problems, e.First)
+	return fmt.Sprintf("the volume is damaged (%d problems; the first: %s): nothing was %s; run fverify, and fverify --repair to repair it", e.Problems, e.First, e.verb())
 }
 
 func (e *DamagedError) Unwrap() error { return ErrDamaged }
@@ -86,18 +96,11 @@ func Trim(dev *fio.Device, o TrimOptions) (*TrimResult, error) {
 		closeFn func() error
 	)
 	if ex {
-		v, _, err := exfat.OpenForCheck(dev)
+		v, err := checkedExFAT(dev, o.Context)
 		if err != nil {
 			return nil, err
 		}
 		defer v.Close()
-		rep, err := exfat.Check(v, exfat.CheckOptions{Context: o.Context})
-		if err != nil {
-			return nil, err
-		}
-		if !rep.Clean() {
-			return nil, damaged(len(rep.Problems)+rep.Omitted, rep.Problems)
-		}
 		res.Type, res.ClusterSize = "exFAT", v.Layout().ClusterSize
 		offset = func(c uint32) int64 { return v.Layout().ClusterOffset(exfat.Cluster(c)) }
 		each = func(fn func(start, n uint32) error) error {
@@ -105,18 +108,11 @@ func Trim(dev *fio.Device, o TrimOptions) (*TrimResult, error) {
 		}
 		closeFn = v.Close
 	} else {
-		v, bootErr, err := fat.OpenForCheck(dev)
+		v, err := checkedFAT(dev, o.Context)
 		if err != nil {
 			return nil, err
 		}
 		defer v.Close()
-		rep, err := fat.Check(v, fat.CheckOptions{BootError: bootErr, Context: o.Context})
-		if err != nil {
-			return nil, err
-		}
-		if !rep.Clean() {
-			return nil, damaged(len(rep.Problems)+rep.Omitted, rep.Problems)
-		}
 		res.Type, res.ClusterSize = v.Layout().Type.String(), v.Layout().ClusterSize
 		offset = func(c uint32) int64 { return v.Layout().ClusterOffset(fat.Cluster(c)) }
 		each = func(fn func(start, n uint32) error) error {
@@ -164,4 +160,46 @@ func damaged[P fmt.Stringer](n int, ps []P) error {
 		first = ps[0].String()
 	}
 	return &DamagedError{Problems: n, First: first}
+}
+
+// checkedFAT opens the FAT volume on dev and checks it as fverify does:
+// a volume the check does not find clean is refused (DamagedError) and
+// closed. The caller closes the volume returned.
+func checkedFAT(dev *fio.Device, ctx context.Context) (*fat.Volume, error) {
+	v, bootErr, err := fat.OpenForCheck(dev)
+	if err != nil {
+		return nil, err
+	}
+	return keepIfClean(v, func() error {
+		rep, err := fat.Check(v, fat.CheckOptions{BootError: bootErr, Context: ctx})
+		if err == nil && !rep.Clean() {
+			err = damaged(len(rep.Problems)+rep.Omitted, rep.Problems)
+		}
+		return err
+	})
+}
+
+// checkedExFAT is checkedFAT for exFAT.
+func checkedExFAT(dev *fio.Device, ctx context.Context) (*exfat.Volume, error) {
+	v, _, err := exfat.OpenForCheck(dev)
+	if err != nil {
+		return nil, err
+	}
+	return keepIfClean(v, func() error {
+		rep, err := exfat.Check(v, exfat.CheckOptions{Context: ctx})
+		if err == nil && !rep.Clean() {
+			err = damaged(len(rep.Problems)+rep.Omitted, rep.Problems)
+		}
+		return err
+	})
+}
+
+// keepIfClean returns v if check passes, and otherwise closes it.
+func keepIfClean[V interface{ Close() error }](v V, check func() error) (V, error) {
+	if err := check(); err != nil {
+		v.Close()
+		var none V
+		return none, err
+	}
+	return v, nil
 }

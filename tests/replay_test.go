@@ -862,6 +862,55 @@ func replayCases() []*replayCase {
 			ok(t, "fsinfo", "--free-count", "7", img)
 			damageFAT2(t, img)
 		}, damaged: true, args: []string{"fverify", "--repair", "IMG"}, exit: 1, minFlushes: 1},
+		// fresize: the boot sector (then its backup) is the last write;
+		// a cut before it leaves the old size with the moved files whole
+		// in their old or new clusters (lost clusters at worst), after
+		// it the new size, and between the two boot sectors a backup
+		// that differs from the primary.
+		{name: "fresize-shrink", fat: "32", prepare: beyondEnd(36 << 20),
+			args: []string{"fresize", "IMG", "36M"}, minFlushes: 6, allowFsck: backupDiffers, allowKinds: []string{fat.KindBackupBoot}},
+		{name: "fresize-shrink-fat12", fat: "12", prepare: beyondEnd(1536 << 10),
+			args: []string{"fresize", "IMG", "1536K"}, minFlushes: 5},
+		{name: "fresize-grow-fat16", fat: "16", prepare: func(t *testing.T, img, dir string) {
+			oldTree(t, img, dir)
+			ok(t, "fresize", img, "12M")
+			ok(t, "truncate", "-s", "16M", img)
+		}, args: []string{"fresize", "IMG", "max"}, minFlushes: 3},
+		{name: "fresize-grow", fat: "32", prepare: func(t *testing.T, img, dir string) {
+			oldTree(t, img, dir)
+			ok(t, "fresize", img, "36M")
+			ok(t, "truncate", "-s", "40M", img)
+		}, args: []string{"fresize", "IMG", "max"}, minFlushes: 3, allowFsck: backupDiffers, allowKinds: []string{fat.KindBackupBoot}},
+	}
+}
+
+// backupDiffers are fsck.fat's words for a FAT32 backup boot sector that
+// differs from the primary in any bytes (fresize writes the backup after
+// the primary, each flushed).
+var backupDiffers = []*regexp.Regexp{
+	regexp.MustCompile(`^There are differences between boot sector and its backup\.$`),
+	regexp.MustCompile(`^This is mostly harmless\. Differences: \(offset:original/backup\)$`),
+	regexp.MustCompile(`^  (, )?((\d+):[0-9a-f]{2}/[0-9a-f]{2}(, )?)+$`),
+	regexp.MustCompile(`^  Not automatically fixing this\.$`),
+}
+
+// beyondEnd is oldTree plus a tree that straddles byte end of the volume
+// (a filler, written before it and removed after, takes the room below):
+// shrinking to end moves its clusters past it, and the chains and
+// folders that lead there.
+func beyondEnd(end int64) func(t *testing.T, img, dir string) {
+	return func(t *testing.T, img, dir string) {
+		t.Helper()
+		oldTree(t, img, dir)
+		var fi fsinfoJSON
+		jsonOut(t, &fi, "fsinfo", "--json", img)
+		fill := int64(fi.FreeClusters)*fi.ClusterSize - (fi.TotalSectors*int64(fi.BytesPerSector) - end) - 6*fi.ClusterSize
+		writeFile(t, filepath.Join(dir, "filler"), int(fill), 204)
+		ok(t, "fcp", "-i", img, filepath.Join(dir, "filler"), "::/filler.bin")
+		late := hostFiles(t, dir, "late", 30, 100, 3000, 9000, 2000)
+		ok(t, "fcp", "-r", "-i", img, late, "::/A/sub/late")
+		ok(t, "fmkdir", "-i", img, "::/A/sub/late/empty")
+		ok(t, "frm", "-i", img, "::/filler.bin")
 	}
 }
 

@@ -33,6 +33,7 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the plan (clusters to move, FAT size, new layout) and change nothing (opens the volume read-only)"},
 		&cli.BoolFlag{Name: cmdutil.FlagForce, Usage: "carry out a resize that a power cut could leave half done (fresize says which before it starts)"},
 		&cli.BoolFlag{Name: cmdutil.FlagNoProgress, Usage: "never draw a progress bar"},
+		&cli.BoolFlag{Name: "resize-partition", Usage: "move the end of the volume's MBR or GPT partition too (never over the next one; an image file that holds the table grows when its last partition does, and a GPT's backup moves to its end)"},
 	}
 	return cmdutil.VolumeFlags(true, fl...)
 }
@@ -69,6 +70,10 @@ type output struct {
 	// FileSize is the image file's new size, when fresize extended or
 	// shortened it (0: it did not).
 	FileSize int64 `json:"file_size,omitempty"`
+	// Partition and PartitionSize are the partition whose end
+	// --resize-partition moved, and its new size in bytes.
+	Partition     int   `json:"partition,omitempty"`
+	PartitionSize int64 `json:"partition_size,omitempty"`
 	cmdutil.Outcome
 }
 
@@ -90,50 +95,115 @@ func resizeTarget(c *cli.Context, spec, sizeArg string, stdout, stderr io.Writer
 		return err
 	}
 	dry := c.Bool("dry-run")
-	dev, err := cmdutil.OpenImage(c, spec, !dry)
+	t := &target{c: c, spec: spec, resizePart: c.Bool("resize-partition")}
+	out := &output{Target: spec}
+	var stats fio.Stats
+	plan, err := t.resize(size, dry, &stats, out, stderr)
+	out.ResizePlan = plan
+	statsFn := func() fio.Stats { return stats }
 	if err != nil {
-		return err
-	}
-	defer func() { dev.Close() }()
-	path, _, _ := fio.ParseImageSpec(spec)
-	// A whole image file without a table grows and shrinks with its volume.
-	plain := !dev.IsBlockDevice() && dev.Start() == 0 && dev.DiskSize() == dev.Size()
-	if size < 0 {
-		size = dev.Size()
-	}
-	if size > dev.Size() && !plain {
-		what := "partition"
-		if dev.Start() == 0 {
-			what = "device"
+		err = fmt.Errorf("%s: %w", spec, err)
+		if errors.Is(err, vol.ErrDamaged) {
+			err = cmdutil.Exit(exitDamaged, err)
 		}
-		return fmt.Errorf("%s: %d bytes do not fit: the %s holds %d bytes from byte %d", spec, size, what, dev.Size(), dev.Start())
+		return cmdutil.Finish(c, stdout, stderr, out, statsFn, err)
 	}
-	o := vol.ResizeOptions{Size: size, DryRun: dry, Force: c.Bool(cmdutil.FlagForce)}
+	if !c.Bool(cmdutil.FlagJSON) {
+		printPlan(stdout, spec, plan, out.FileSize)
+		if out.PartitionSize != 0 {
+			fmt.Fprintf(stdout, "  partition %d: %d bytes\n", out.Partition, out.PartitionSize)
+		}
+	}
+	return cmdutil.Finish(c, stdout, stderr, out, statsFn, nil)
+}
+
+// target is what fresize resizes: the volume, and the image file or
+// partition that holds it.
+type target struct {
+	c          *cli.Context
+	spec, path string
+	resizePart bool
+	plain      bool  // a whole image file without a table
+	fileSize   int64 // the image file's size before
+	part       int   // the partition (--resize-partition), from 1
+	partStart  int64
+	limit      int64 // where the partition may end at most
+	atEnd      bool  // limit is the disk's end
+	ss         int64 // the table's sector size
+}
+
+// resize plans (checking the volume, read-only), makes room (a longer
+// image file, a later partition end), resizes, then gives back room (a
+// shorter image file, an earlier partition end).
+func (t *target) resize(size int64, dry bool, stats *fio.Stats, out *output, stderr io.Writer) (*vol.ResizePlan, error) {
+	dev, err := cmdutil.OpenImage(t.c, t.spec, false)
+	if err != nil {
+		return nil, err
+	}
+	t.path, _, _ = fio.ParseImageSpec(t.spec)
+	t.plain = !dev.IsBlockDevice() && dev.Start() == 0 && dev.DiskSize() == dev.Size()
+	t.fileSize = dev.DiskSize()
+	if t.resizePart {
+		if err := t.findPartition(dev); err != nil {
+			dev.Close()
+			return nil, err
+		}
+	}
+	room := dev.Size()
+	if t.resizePart {
+		room = t.limit - t.partStart
+	}
+	maxAsked := size < 0
+	switch {
+	case maxAsked:
+		size = room
+	case size > room && t.plain:
+	case size > room && t.resizePart && t.atEnd && !dev.IsBlockDevice():
+		// The image file grows to hold the partition (and a GPT's backup).
+	case size > room && t.resizePart:
+		dev.Close()
+		return nil, fmt.Errorf("%d bytes do not fit: partition %d may end at byte %d at most (the next partition or the disk's end), which leaves it %d bytes", size, t.part, t.limit, room)
+	case size > room:
+		dev.Close()
+		return nil, fmt.Errorf("%d bytes do not fit: the partition or device holds %d bytes from byte %d; --resize-partition moves a partition's end", size, room, dev.Start())
+	}
+	asked := size
+	plan, err := vol.Resize(dev, vol.ResizeOptions{Size: size, DryRun: true, Force: t.c.Bool(cmdutil.FlagForce)})
+	var full *vol.FATFullError
+	if maxAsked && errors.As(err, &full) {
+		// max: as far as the FAT can count, short of moving the data area.
+		size = full.Largest
+		plan, err = vol.Resize(dev, vol.ResizeOptions{Size: size, DryRun: true, Force: t.c.Bool(cmdutil.FlagForce)})
+	}
+	*stats = stats.Add(dev.Stats())
+	dev.Close()
+	if err != nil || dry {
+		return plan, err
+	}
+	if plan.Unsafe != "" && !t.c.Bool(cmdutil.FlagForce) {
+		return plan, fmt.Errorf("%s: %w; give --force to resize all the same", plan.Unsafe, vol.ErrUnsafe)
+	}
+	grow := plan.NewSize > plan.OldSize
+	if grow {
+		if err := t.makeRoom(plan.NewSize, min(asked, room), stats, out); err != nil {
+			return plan, err
+		}
+	}
+	if dev, err = cmdutil.OpenImage(t.c, t.spec, true); err != nil {
+		return plan, err
+	}
+	o := vol.ResizeOptions{Size: size, Force: t.c.Bool(cmdutil.FlagForce)}
 	var bar *progressbar.ProgressBar
 	o.Progress = func(done, total int64) {
 		if bar == nil {
-			if bar = cmdutil.NewBar(c, stderr, total, "moving"); bar == nil {
+			if bar = cmdutil.NewBar(t.c, stderr, total, "moving"); bar == nil {
 				o.Progress = nil
 				return
 			}
 		}
 		bar.Set64(done)
 	}
-	out := &output{Target: spec}
-	oldFile := dev.Size()
-	if plain && !dry && size > oldFile {
-		// Make room first; a refusal takes it back.
-		dev.Close()
-		if err := fio.CreateImage(path, size); err != nil {
-			return err
-		}
-		if dev, err = cmdutil.OpenImage(c, spec, true); err != nil {
-			os.Truncate(path, oldFile)
-			return err
-		}
-		out.FileSize = size
-	}
-	plan, err := vol.Resize(dev, o)
+	plan, err = vol.Resize(dev, o)
 	if bar != nil {
 		bar.Finish()
 		fmt.Fprintln(stderr)
@@ -141,30 +211,107 @@ func resizeTarget(c *cli.Context, spec, sizeArg string, stdout, stderr io.Writer
 	if cerr := dev.Close(); err == nil && cerr != nil && !errors.Is(cerr, fio.ErrClosed) {
 		err = cerr
 	}
-	out.ResizePlan = plan
+	*stats = stats.Add(dev.Stats())
 	switch {
-	case err != nil && out.FileSize != 0 && refused(err):
+	case err != nil && grow && t.plain && refused(err):
 		// Nothing was written: the image is as it was.
-		os.Truncate(path, oldFile)
+		os.Truncate(t.path, t.fileSize)
 		out.FileSize = 0
-	case err == nil && plain && !dry && plan.NewSize < oldFile:
-		if terr := os.Truncate(path, plan.NewSize); terr != nil {
-			err = fmt.Errorf("the volume was shrunk, but shortening the image file failed: %w", terr)
-		} else {
-			out.FileSize = plan.NewSize
-		}
+	case err == nil && !grow:
+		err = t.giveBack(plan.NewSize, stats, out)
 	}
+	return plan, err
+}
+
+// findPartition finds the partition dev was opened on, and its room.
+func (t *target) findPartition(dev *fio.Device) error {
+	if t.plain || dev.Start() == 0 {
+		return errors.New("--resize-partition: the target is not a partition of a disk with an MBR or GPT table")
+	}
+	pt, err := fio.ReadPartitions(t.path)
 	if err != nil {
-		err = fmt.Errorf("%s: %w", spec, err)
-		if errors.Is(err, vol.ErrDamaged) {
-			err = cmdutil.Exit(exitDamaged, err)
+		return err
+	}
+	for _, p := range pt.Partitions {
+		if p.Start == dev.Start() && p.Size > 0 {
+			t.part = p.Index
 		}
-		return cmdutil.Finish(c, stdout, stderr, out, dev.Stats, err)
 	}
-	if !c.Bool(cmdutil.FlagJSON) {
-		printPlan(stdout, spec, plan, out.FileSize)
+	if t.part == 0 {
+		return fmt.Errorf("--resize-partition: no partition starts at byte %d (an @@OFFSET inside a partition cannot be resized with it)", dev.Start())
 	}
-	return cmdutil.Finish(c, stdout, stderr, out, dev.Stats, nil)
+	t.ss = int64(pt.SectorSize)
+	disk, err := fio.Open(t.path, fio.Options{NoLock: true, Buffered: true})
+	if err != nil {
+		return err
+	}
+	defer disk.Close()
+	t.partStart, t.limit, t.atEnd, err = fio.PartitionRoom(disk, t.part)
+	return err
+}
+
+// makeRoom extends a plain image file to the volume's new size, or moves
+// the partition's end (growing an image file that holds the table first
+// when the partition is its last).
+func (t *target) makeRoom(newSize, asked int64, stats *fio.Stats, out *output) error {
+	if t.plain {
+		if newSize > t.fileSize {
+			if err := fio.CreateImage(t.path, newSize); err != nil {
+				return err
+			}
+			out.FileSize = newSize
+		}
+		return nil
+	}
+	if !t.resizePart {
+		return nil
+	}
+	partSize := max(asked/t.ss*t.ss, (newSize+t.ss-1)/t.ss*t.ss)
+	if end := t.partStart + partSize; end > t.limit {
+		disk := end + (t.fileSize/t.ss*t.ss - t.limit)
+		if err := fio.CreateImage(t.path, disk); err != nil {
+			return err
+		}
+		out.FileSize = disk
+	}
+	return t.setPartition(partSize, stats, out)
+}
+
+// giveBack shortens a plain image file to the volume's new size, or moves
+// the partition's end back to the volume's.
+func (t *target) giveBack(newSize int64, stats *fio.Stats, out *output) error {
+	switch {
+	case t.plain && newSize < t.fileSize:
+		if err := os.Truncate(t.path, newSize); err != nil {
+			return fmt.Errorf("the volume was shrunk, but shortening the image file failed: %w", err)
+		}
+		out.FileSize = newSize
+	case t.resizePart:
+		return t.setPartition((newSize+t.ss-1)/t.ss*t.ss, stats, out)
+	}
+	return nil
+}
+
+// setPartition moves the partition's end so that it holds size bytes.
+func (t *target) setPartition(size int64, stats *fio.Stats, out *output) error {
+	o, err := cmdutil.DeviceOptions(t.c, true)
+	if err != nil {
+		return err
+	}
+	o.Partition, o.Offset, o.Force = 0, 0, true
+	disk, err := cmdutil.Open(t.path, o)
+	if err != nil {
+		return err
+	}
+	err = fio.ResizePartition(disk, t.part, size)
+	if cerr := disk.Close(); err == nil {
+		err = cerr
+	}
+	*stats = stats.Add(disk.Stats())
+	if err == nil {
+		out.Partition, out.PartitionSize = t.part, size
+	}
+	return err
 }
 
 // refused reports whether err is a refusal made before anything was

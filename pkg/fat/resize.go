@@ -15,6 +15,16 @@ import (
 // has: the data area would have to move, which Resize does not do yet.
 var ErrFATFull = errors.New("fat: the FAT has no room for the new clusters")
 
+// FATFullError is Resize's refusal to grow past what the FAT can count; it
+// matches ErrFATFull and names the largest size the FAT can count.
+type FATFullError struct {
+	Asked, Largest int64 // bytes
+	Msg            string
+}
+
+func (e *FATFullError) Error() string        { return "fat: " + e.Msg }
+func (e *FATFullError) Is(target error) bool { return target == ErrFATFull }
+
 // Resize grows or shrinks the FAT12/16/32 volume that starts at dev's
 // offset 0 to o.Size bytes (rounded down to whole sectors and clusters),
 // keeping its cluster size and its FAT size. Growing needs the device to
@@ -208,9 +218,17 @@ func (r *resizer) fatFull(need int64) error {
 	default:
 		fits = l.FATSize/4 - 2
 	}
+	switch {
+	case l.Type == FAT12:
+		fits = min(fits, MinClusters16-1)
+	case l.Type == FAT16:
+		fits = min(fits, MinClusters32-1)
+	default:
+		fits = min(fits, MaxClusters32)
+	}
 	largest := l.DataOffset + fits*l.ClusterSize
-	return fmt.Errorf("fat: resize to %d bytes: %d clusters need %d more FAT sectors (%d per FAT, %d spare): the data area would move, which fresize does not support yet; the largest size this FAT can count is %d bytes: %w",
-		r.o.Size, r.newCount, more, l.FATSize/ss, (l.FATSize-fatBytes(l.Type, l.Clusters))/ss, largest, ErrFATFull)
+	return &FATFullError{Asked: r.o.Size, Largest: largest, Msg: fmt.Sprintf("resize to %d bytes: %d clusters need %d more FAT sectors (%d per FAT, %d spare): the data area would move, which fresize does not support yet; the largest size this FAT can count is %d bytes",
+		r.o.Size, r.newCount, more, l.FATSize/ss, (l.FATSize-fatBytes(l.Type, l.Clusters))/ss, largest)}
 }
 
 // growFAT marks the new clusters' FAT entries free in every copy, where

@@ -20,6 +20,11 @@ type ResizePlan = resize.Plan
 // it matches ErrTooSmall.
 type TooSmallError = resize.TooSmallError
 
+// FATFullError is FAT's refusal to grow past what its FAT can count
+// (the data area would move); it matches ErrFATFull and names the largest
+// size the FAT can count.
+type FATFullError = fat.FATFullError
+
 // Resize's refusals, for errors.Is. A refusal writes nothing.
 var (
 	ErrTooSmall  = resize.ErrTooSmall  // the data does not fit in the new size

@@ -243,3 +243,76 @@ func TestFresizeRefusals(t *testing.T) {
 		t.Fatal("the refusal of a dirty volume changed the image")
 	}
 }
+
+// TestFresizeGrowMovesDataArea grows each FAT type past what its FATs can
+// count: the FATs grow, the data area moves and every cluster is
+// renumbered, with an undo file. Without --undo or --force it is refused
+// and the image is left as it was; with them fsck.fat, our reader and
+// mtools find the same tree, and --undo-apply then puts the old volume
+// back.
+func TestFresizeGrowMovesDataArea(t *testing.T) {
+	need(t, "mcopy")
+	for _, ft := range []struct{ fat, size, cluster, grow string }{
+		{"12", "4M", "2048", "7M"},
+		{"16", "32M", "2048", "100M"},
+		{"32", "64M", "512", "150M"},
+	} {
+		t.Run("FAT"+ft.fat, func(t *testing.T) {
+			var filler int
+			for _, x := range fresizeTypes {
+				if x.fat == ft.fat {
+					filler = x.filler
+				}
+			}
+			img, src := fragmentedImage(t, ft.fat, ft.size, 1, ft.cluster, filler, true)
+			before, err := readVolume(img)
+			if err != nil {
+				t.Fatal(err)
+			}
+			orig := readImage(t, img)
+			undo := filepath.Join(t.TempDir(), "undo")
+			if msg := fails(t, "fresize", img, ft.grow); !strings.Contains(msg, "undo") {
+				t.Errorf("growing past the FATs without --undo: %s", msg)
+			}
+			if msg := fails(t, "fresize", "--undo", undo, img, ft.grow); !strings.Contains(msg, "--force") {
+				t.Errorf("growing past the FATs without --force: %s", msg)
+			}
+			if !bytes.Equal(readImage(t, img), orig) {
+				t.Fatal("a refused growth changed the image")
+			}
+			if _, err := os.Stat(undo); err == nil {
+				t.Fatal("a refused growth wrote the undo file")
+			}
+			var res struct {
+				resizeOut
+				OldFAT uint32 `json:"old_fat_sectors"`
+				NewFAT uint32 `json:"new_fat_sectors"`
+				Unsafe string `json:"unsafe"`
+			}
+			jsonOut(t, &res, "fresize", "--json", "--force", "--undo", undo, img, ft.grow)
+			if res.NewFAT <= res.OldFAT || res.Unsafe == "" {
+				t.Fatalf("the FATs did not grow: %+v", res)
+			}
+			fsckClean(t, img, 0)
+			after, err := readVolume(img)
+			if err != nil || !sameTree(before, after) {
+				t.Fatalf("growing changed the tree (%v)", err)
+			}
+			mtoolsMatches(t, img, src)
+			roundTripMtools(t, img, 0)
+
+			// The undo file puts the old volume back (the image keeps its
+			// new length; the volume is the old one).
+			ok(t, "fresize", "--undo-apply", undo, img)
+			fsckClean(t, img, 0)
+			if after, err = readVolume(img); err != nil || !sameTree(before, after) {
+				t.Fatalf("--undo-apply did not give back the old tree (%v)", err)
+			}
+			var fi fsinfoJSON
+			jsonOut(t, &fi, "fsinfo", "--json", img)
+			if fi.TotalSectors*int64(fi.BytesPerSector) != res.OldSize || uint32(fi.FATSectors) != res.OldFAT {
+				t.Fatalf("after --undo-apply the volume has %d sectors and FATs of %d; it had %d bytes and FATs of %d", fi.TotalSectors, fi.FATSectors, res.OldSize, res.OldFAT)
+			}
+		})
+	}
+}

@@ -33,6 +33,8 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the plan (clusters to move, FAT size, new layout) and change nothing (opens the volume read-only)"},
 		&cli.BoolFlag{Name: cmdutil.FlagForce, Usage: "carry out a resize that a power cut could leave half done (fresize says which before it starts)"},
 		&cli.BoolFlag{Name: cmdutil.FlagNoProgress, Usage: "never draw a progress bar"},
+		&cli.StringFlag{Name: "undo", Usage: "write `FILE` (which must not exist) with the bytes a resize that is not crash-safe overwrites, before it overwrites them; growing FATs past their spare sectors needs it (and --force)"},
+		&cli.StringFlag{Name: "undo-apply", Usage: "put back the volume an undo `FILE` saved, after a cut during such a resize (fresize --undo-apply FILE TARGET)"},
 		&cli.BoolFlag{Name: "resize-partition", Usage: "move the end of the volume's MBR or GPT partition too (never over the next one; an image file that holds the table grows when its last partition does, and a GPT's backup moves to its end)"},
 	}
 	return cmdutil.VolumeFlags(true, fl...)
@@ -55,6 +57,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	app := cmdutil.NewApp("fresize", "grow or shrink a FAT or exFAT volume in place", usageText, stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
+		if u := c.String("undo-apply"); u != "" {
+			if err := cmdutil.NeedArgs(c, 1, 1); err != nil {
+				return err
+			}
+			return applyUndo(c, u, c.Args().First(), stdout, stderr)
+		}
 		if err := cmdutil.NeedArgs(c, 2, 2); err != nil {
 			return err
 		}
@@ -168,12 +176,17 @@ func (t *target) resize(size int64, dry bool, stats *fio.Stats, out *output, std
 		return nil, fmt.Errorf("%d bytes do not fit: the partition or device holds %d bytes from byte %d; --resize-partition moves a partition's end", size, room, dev.Start())
 	}
 	asked := size
-	plan, err := vol.Resize(dev, vol.ResizeOptions{Size: size, DryRun: true, Force: t.c.Bool(cmdutil.FlagForce)})
+	undoPath := t.c.String("undo")
+	dryOpts := vol.ResizeOptions{Size: size, DryRun: true, Force: t.c.Bool(cmdutil.FlagForce)}
+	if undoPath != "" {
+		dryOpts.Undo = io.Discard
+	}
+	plan, err := vol.Resize(dev, dryOpts)
 	var full *vol.FATFullError
 	if maxAsked && errors.As(err, &full) {
 		// max: as far as the FAT can count, short of moving the data area.
-		size = full.Largest
-		plan, err = vol.Resize(dev, vol.ResizeOptions{Size: size, DryRun: true, Force: t.c.Bool(cmdutil.FlagForce)})
+		size, dryOpts.Size = full.Largest, full.Largest
+		plan, err = vol.Resize(dev, dryOpts)
 	}
 	*stats = stats.Add(dev.Stats())
 	dev.Close()
@@ -193,6 +206,15 @@ func (t *target) resize(size int64, dry bool, stats *fio.Stats, out *output, std
 		return plan, err
 	}
 	o := vol.ResizeOptions{Size: size, Force: t.c.Bool(cmdutil.FlagForce)}
+	if plan.Unsafe != "" {
+		f, err := os.OpenFile(undoPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			dev.Close()
+			return plan, fmt.Errorf("--undo: %w", err)
+		}
+		defer f.Close()
+		o.Undo = f
+	}
 	var bar *progressbar.ProgressBar
 	o.Progress = func(done, total int64) {
 		if bar == nil {
@@ -358,4 +380,37 @@ func printPlan(w io.Writer, spec string, p *vol.ResizePlan, fileSize int64) {
 	if fileSize != 0 {
 		fmt.Fprintf(w, "  image file: %d bytes\n", fileSize)
 	}
+}
+
+// applyUndo puts back the volume an undo file saved.
+func applyUndo(c *cli.Context, file, spec string, stdout, stderr io.Writer) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return fmt.Errorf("--undo-apply: %w", err)
+	}
+	defer f.Close()
+	dev, err := cmdutil.OpenImage(c, spec, true)
+	if err != nil {
+		return err
+	}
+	n, err := vol.ApplyUndo(dev, f)
+	if cerr := dev.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	out := &undoOutput{Target: spec, Undo: file, Records: n}
+	if err != nil {
+		return cmdutil.Finish(c, stdout, stderr, out, dev.Stats, fmt.Errorf("%s: %w", spec, err))
+	}
+	if !c.Bool(cmdutil.FlagJSON) {
+		fmt.Fprintf(stdout, "%s: put back %d records from %s; run fverify\n", spec, n, file)
+	}
+	return cmdutil.Finish(c, stdout, stderr, out, dev.Stats, nil)
+}
+
+// undoOutput is --undo-apply's --json object.
+type undoOutput struct {
+	Target  string `json:"target"`
+	Undo    string `json:"undo"`
+	Records int    `json:"records"`
+	cmdutil.Outcome
 }

@@ -67,6 +67,9 @@ func Resize(dev *fio.Device, o resize.Options) (*resize.Plan, error) {
 	if o.DryRun || r.p.NewSize == r.p.OldSize {
 		return r.p, v.Close()
 	}
+	if r.p.Unsafe != "" && !o.Force {
+		return r.p, fmt.Errorf("fat: %s: %w", r.p.Unsafe, resize.ErrUnsafe)
+	}
 	if !dev.Writable() {
 		return r.p, ErrReadOnly
 	}
@@ -76,9 +79,14 @@ func Resize(dev *fio.Device, o resize.Options) (*resize.Plan, error) {
 	if err := v.markDirty(true); err != nil {
 		return r.p, err
 	}
-	if r.shrink {
+	switch {
+	case r.area != nil:
+		if err = r.move(); err == nil {
+			err = r.moveArea()
+		}
+	case r.shrink:
 		err = r.move()
-	} else {
+	default:
 		err = r.growFAT()
 	}
 	if err == nil {
@@ -101,8 +109,12 @@ type resizer struct {
 	newTotal uint32  // sectors
 	newCount uint32  // clusters
 	newMax   Cluster // the last cluster that stays
-	freeNew  uint32  // free clusters the resized volume will have
-	mv       *moves  // shrink: what moves where
+	// keepLo and keepHi are the clusters (old numbers) that stay where
+	// they are; the rest that are in use move between them.
+	keepLo, keepHi Cluster
+	area           *areaMove // a growth that moves the data area, or nil
+	freeNew        uint32    // free clusters the resized volume will have
+	mv             *moves    // shrink: what moves where
 }
 
 // ctx is the resize's context.
@@ -141,7 +153,10 @@ func (r *resizer) plan() error {
 		return err
 	}
 	if need := fatBytes(l.Type, r.newCount); need > l.FATSize {
-		return r.fatFull(need)
+		if r.o.Undo == nil {
+			return r.fatFull(need)
+		}
+		return r.planAreaMove(total)
 	}
 	if r.newCount == l.Clusters && total > int64(l.TotalSize/ss) {
 		// No new whole cluster: keep the size (a partial cluster at the
@@ -150,6 +165,7 @@ func (r *resizer) plan() error {
 	}
 	r.newTotal = uint32(total)
 	r.newMax = Cluster(r.newCount) + 1
+	r.keepLo, r.keepHi = FirstCluster, r.newMax
 	r.p.NewSize, r.p.NewClusters = total*ss, r.newCount
 	// A dry run plans a growth its caller has yet to make room for.
 	if r.p.NewSize > r.v.dev.Size() && !r.o.DryRun {
@@ -227,7 +243,7 @@ func (r *resizer) fatFull(need int64) error {
 		fits = min(fits, MaxClusters32)
 	}
 	largest := l.DataOffset + fits*l.ClusterSize
-	return &FATFullError{Asked: r.o.Size, Largest: largest, Msg: fmt.Sprintf("resize to %d bytes: %d clusters need %d more FAT sectors (%d per FAT, %d spare): the data area would move, which fresize does not support yet; the largest size this FAT can count is %d bytes",
+	return &FATFullError{Asked: r.o.Size, Largest: largest, Msg: fmt.Sprintf("resize to %d bytes: %d clusters need %d more FAT sectors (%d per FAT, %d spare): the data area would move, which needs an undo file (and --force); the largest size this FAT can count is %d bytes",
 		r.o.Size, r.newCount, more, l.FATSize/ss, (l.FATSize-fatBytes(l.Type, l.Clusters))/ss, largest)}
 }
 
@@ -359,4 +375,16 @@ func (r *resizer) commit() error {
 		}
 	}
 	return nil
+}
+
+// cleanBoot is a copy of the boot sector as it stands, without the dirty
+// bit: what the backup holds, and what an undo file saves.
+func (v *Volume) cleanBoot() []byte {
+	b := append([]byte(nil), v.raw...)
+	state := ext16 + relState
+	if v.boot.Is32 {
+		state = ext32 + relState
+	}
+	b[state] &^= stateDirty
+	return b
 }

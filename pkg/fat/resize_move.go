@@ -41,15 +41,16 @@ type rzDir struct {
 	entryOff, dot, dotdot int64
 }
 
-// findMoves walks the tree and plans what moves where: every cluster past
-// the new end, and every cluster of a directory that has one past it or
+// findMoves walks the tree and plans what moves where: every cluster
+// outside keepLo..keepHi (past the new end, or where the FATs will grow),
+// and every cluster of a directory that has one past it or
 // whose parent's first cluster moves (its ".." names that cluster). free
 // is the volume's free cluster count.
 func (r *resizer) findMoves(free uint32) error {
 	v, l := r.v, r.l
 	mv := &moves{to: map[Cluster]Cluster{}, links: map[Cluster]Cluster{}, entries: map[int64]Cluster{}, patches: map[Cluster]map[int64]Cluster{}}
 	r.mv = mv
-	past := func(c Cluster) bool { return c > r.newMax }
+	past := func(c Cluster) bool { return c < r.keepLo || c > r.keepHi }
 	// chains to move: each with the entry that names its first cluster
 	// (-1: FAT32's root) and the directory holding that entry.
 	type owner struct {
@@ -150,7 +151,7 @@ func (r *resizer) findMoves(free uint32) error {
 	var dest []Cluster
 	var freeBelow uint32
 	err := v.FreeRuns(func(e Extent) error {
-		for c := e.Start; c < e.End() && c <= r.newMax; c++ {
+		for c := max(e.Start, r.keepLo); c < e.End() && c <= r.keepHi; c++ {
 			freeBelow++
 			if uint32(len(dest)) < need {
 				dest = append(dest, c)
@@ -319,6 +320,16 @@ func (r *resizer) move() error {
 	}
 	if err := v.barrier(); err != nil {
 		return err
+	}
+	if mv.root != 0 && l.BackupBootOffset != 0 {
+		// The backup names the new root too (without the dirty bit, as
+		// Linux keeps it), before the old root's clusters are freed.
+		if _, err := v.dev.WriteAt(v.cleanBoot(), l.BackupBootOffset); err != nil {
+			return fmt.Errorf("fat: writing the backup boot sector: %w", err)
+		}
+		if err := v.barrier(); err != nil {
+			return err
+		}
 	}
 	// 4. The old clusters, now reached by nothing.
 	for _, c := range mv.order {

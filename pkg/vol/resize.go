@@ -1,6 +1,8 @@
 package vol
 
 import (
+	"io"
+
 	"github.com/ftools/ftools/pkg/fat"
 	"github.com/ftools/ftools/pkg/internal/fsutil"
 	"github.com/ftools/ftools/pkg/internal/resize"
@@ -76,3 +78,24 @@ func resizeRefusal(err error) error {
 	}
 	return err
 }
+
+// ApplyUndo writes back the bytes an undo file saved (ResizeOptions.Undo)
+// to the volume on dev, which must be the window the resize ran on: after
+// a cut during a resize that was not crash-safe, this puts the old volume
+// back. The whole file is read and checked before anything is written; an
+// incomplete or altered one is refused (the resize then never began its
+// unsafe writes, or the file is not the one it wrote). It returns the
+// number of records written back.
+func ApplyUndo(dev *fio.Device, r io.Reader) (int, error) {
+	n, err := resize.ApplyUndo(r, dev.Size(), func(off int64, b []byte) error {
+		_, err := dev.WriteAt(b, off)
+		return err
+	})
+	if err != nil {
+		return n, err
+	}
+	return n, dev.Sync()
+}
+
+// ErrBadUndo says an undo file is incomplete or damaged.
+var ErrBadUndo = resize.ErrBadUndo

@@ -144,7 +144,7 @@ type target struct {
 // image file, a later partition end), resizes, then gives back room (a
 // shorter image file, an earlier partition end).
 func (t *target) resize(size int64, dry bool, stats *fio.Stats, out *output, stderr io.Writer) (*vol.ResizePlan, error) {
-	dev, err := cmdutil.OpenImage(t.c, t.spec, false)
+	dev, err := t.open(false)
 	if err != nil {
 		return nil, err
 	}
@@ -202,10 +202,10 @@ func (t *target) resize(size int64, dry bool, stats *fio.Stats, out *output, std
 			return plan, err
 		}
 	}
-	if dev, err = cmdutil.OpenImage(t.c, t.spec, true); err != nil {
+	if dev, err = t.open(true); err != nil {
 		return plan, err
 	}
-	o := vol.ResizeOptions{Size: size, Force: t.c.Bool(cmdutil.FlagForce)}
+	o := vol.ResizeOptions{Size: size, Force: dryOpts.Force}
 	if plan.Unsafe != "" {
 		f, err := os.OpenFile(undoPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err != nil {
@@ -243,6 +243,18 @@ func (t *target) resize(size int64, dry bool, stats *fio.Stats, out *output, std
 		err = t.giveBack(plan.NewSize, stats, out)
 	}
 	return plan, err
+}
+
+// open opens the target. fresize's --force overrides its refusal of a
+// resize that is not crash-safe, not the choice of a disk's partition:
+// the shared flags read it as "use the whole disk", so it is off while
+// the target opens.
+func (t *target) open(write bool) (*fio.Device, error) {
+	if force := t.c.Bool(cmdutil.FlagForce); force {
+		t.c.Set(cmdutil.FlagForce, "false")
+		defer t.c.Set(cmdutil.FlagForce, "true")
+	}
+	return cmdutil.OpenImage(t.c, t.spec, write)
 }
 
 // findPartition finds the partition dev was opened on, and its room.

@@ -179,6 +179,10 @@ type replayCase struct {
 	// inPlace lists files updated in place: a cut leaves each sector
 	// with its old or its new bytes (sectorsOldOrNew).
 	inPlace []string
+	// undo is the undo file ("DIR/name") a run that is not crash-safe
+	// writes: a state that fails the checks must pass them once
+	// fresize --undo-apply has put the old volume back.
+	undo string
 }
 
 func (rc *replayCase) expand(img, dir string) []string {
@@ -378,6 +382,8 @@ func (rr *replayRun) replay(t *testing.T, seed uint64) (int, error) {
 		check = rr.checkExFATState
 	case rr.rc.format:
 		check = rr.checkFormatState
+	case rr.rc.undo != "":
+		check = rr.checkUndoState
 	}
 	n, err := writelog.Replay(rr.state, rr.ops, opts, func(writelog.State) error { return rr.keepFailed(t, check()) })
 	if err != nil || writelog.Discards(rr.ops) == 0 {
@@ -745,6 +751,31 @@ func oldTree(t *testing.T, img, dir string) {
 	ok(t, "mcopy", "-i", img, filepath.Join(dir, "deep"), "::/A/sub/s.bin")
 }
 
+// checkUndoState holds a state to checkState, or, where it fails, a copy
+// of it with the undo file applied (the state itself stays as it is: the
+// next states are built on it).
+func (rr *replayRun) checkUndoState() error {
+	err := rr.checkState()
+	if err == nil {
+		return nil
+	}
+	state := rr.state
+	cp := state + ".undone"
+	defer func() { rr.state = state; os.Remove(cp) }()
+	if out, cerr := exec.Command("cp", "--sparse=always", state, cp).CombinedOutput(); cerr != nil {
+		return fmt.Errorf("copying the state: %v %s", cerr, out)
+	}
+	undo := filepath.Join(filepath.Dir(state), strings.TrimPrefix(rr.rc.undo, "DIR/"))
+	if out, uerr := exec.Command("fresize", "--undo-apply", undo, cp).CombinedOutput(); uerr != nil {
+		return fmt.Errorf("%v; and fresize --undo-apply fails: %v %s", err, uerr, out)
+	}
+	rr.state = cp
+	if uerr := rr.checkState(); uerr != nil {
+		return fmt.Errorf("%v; and after fresize --undo-apply: %w", err, uerr)
+	}
+	return nil
+}
+
 // replayCases are the writers, each on a volume that holds files already.
 func replayCases() []*replayCase {
 	// fsck.fat's words for two names that share clusters (an interrupted
@@ -881,6 +912,17 @@ func replayCases() []*replayCase {
 			ok(t, "fresize", img, "36M")
 			ok(t, "truncate", "-s", "40M", img)
 		}, args: []string{"fresize", "IMG", "max"}, minFlushes: 3, allowFsck: backupDiffers, allowKinds: []string{fat.KindBackupBoot}},
+		// Past the FATs' spare sectors: the data area moves, which no
+		// order makes safe; every state is whole as it is or once the
+		// undo file is applied.
+		{name: "fresize-undo-fat16", fat: "16", prepare: func(t *testing.T, img, dir string) {
+			oldTree(t, img, dir)
+			ok(t, "truncate", "-s", "40M", img)
+		}, args: []string{"fresize", "--force", "--undo", "DIR/undo", "IMG", "max"}, minFlushes: 3, undo: "DIR/undo"},
+		{name: "fresize-undo", fat: "32", prepare: func(t *testing.T, img, dir string) {
+			oldTree(t, img, dir)
+			ok(t, "truncate", "-s", "80M", img)
+		}, args: []string{"fresize", "--force", "--undo", "DIR/undo", "IMG", "max"}, minFlushes: 3, undo: "DIR/undo", allowFsck: backupDiffers, allowKinds: []string{fat.KindBackupBoot}},
 	}
 }
 

@@ -72,3 +72,39 @@ func TestFresizeResizePartition(t *testing.T) {
 		})
 	}
 }
+
+// TestFresizeGrowsImageWithGPT grows the last partition of a GPT image
+// file past the file's end: the file grows, the GPT's backup moves to its
+// new end (sfdisk --verify finds the table whole), and the volume grows
+// into the partition.
+func TestFresizeGrowsImageWithGPT(t *testing.T) {
+	need(t, "sfdisk", "fsck.fat", "mcopy")
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.img")
+	img := filepath.Join(dir, "disk.img")
+	src := resizeTree(t, dir, 2)
+	// A FAT32 whose FATs count 64 MiB, in a 40 MiB partition of a 42 MiB
+	// GPT disk (sfdisk writes the table for the smaller disk).
+	ok(t, "fmkfs", "--size", "64M", "--table", "gpt", "--fat", "32", "--cluster-size", "512", big)
+	ok(t, "fcp", "-r", "--no-progress", "-i", big, src, "::/keep")
+	ok(t, "fresize", "--resize-partition", big, "40M")
+	ok(t, "truncate", "-s", "42M", img)
+	ok(t, "dd", "if="+big, "of="+img, "bs=1M", "count=41", "conv=notrunc", "status=none")
+	p := partitionOf(t, big, 1)
+	script := fmt.Sprintf("label: gpt\nstart=%d, size=%d, type=EBD0A0A2-B9E5-4433-87C0-68B6B72699C7\n", p.Start/512, p.Size/512)
+	if r := run(t, "sh", "-c", "printf '"+strings.ReplaceAll(script, "\n", "\\n")+"' | sfdisk -q "+img); r.code != 0 {
+		t.Fatalf("sfdisk: %s", r.stderr)
+	}
+	ok(t, "fresize", "--resize-partition", img, "60M")
+	if got := partitionOf(t, img, 1); got.Start != p.Start || got.Size != 60<<20 {
+		t.Fatalf("partition 1 is at byte %d, %d bytes; want %d, %d", got.Start, got.Size, p.Start, 60<<20)
+	}
+	if size := fileSize(t, img); size <= p.Start+60<<20 {
+		t.Fatalf("the image file has %d bytes: no room for the partition and the GPT's backup", size)
+	}
+	if out := ok(t, "sfdisk", "--verify", img); !strings.Contains(out, "No errors") {
+		t.Fatalf("sfdisk --verify:\n%s", out)
+	}
+	fsckClean(t, img, p.Start)
+	mtoolsMatches(t, mimg(img, p.Start), src)
+}

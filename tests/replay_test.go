@@ -221,13 +221,18 @@ func recordRun(t *testing.T, rc *replayCase) *replayRun {
 	if rc.prepare != nil {
 		rc.prepare(t, img, dir)
 	}
+	// A run on a partition (not a format) reads the volume there.
+	volAt := int64(0)
+	if !rc.format {
+		volAt = rc.tableAt
+	}
 	if !rc.damaged {
-		fsckClean(t, img, 0)
+		fsckClean(t, img, volAt)
 	}
 	base := filepath.Join(dir, "base.img")
 	ok(t, "cp", "--sparse=always", img, base)
 	ok(t, "cp", "--sparse=always", img, base+".kept")
-	before, err := readVolume(img)
+	before, err := readVolumeAt(img, volAt)
 	if err != nil {
 		t.Fatalf("reading the prepared image: %v", err)
 	}
@@ -416,7 +421,17 @@ func (rr *replayRun) keepFailed(t *testing.T, err error) error {
 // fsck runs fsck.fat -n on the state and returns the classes of the
 // allowed leftovers it found, or an error naming a line it may not print.
 func (rr *replayRun) fsck() (map[string]bool, bool, error) {
-	cmd := exec.Command("fsck.fat", "-n", rr.state)
+	target := rr.state
+	if rr.rc.tableAt != 0 {
+		// A volume in a partition: fsck.fat reads a copy of it.
+		target = rr.state + ".part"
+		dd := exec.Command("dd", "if="+rr.state, "of="+target, "bs=1M", "iflag=skip_bytes", fmt.Sprintf("skip=%d", rr.rc.tableAt), "conv=sparse", "status=none")
+		if out, err := dd.CombinedOutput(); err != nil {
+			return nil, false, fmt.Errorf("extracting the partition: %v %s", err, out)
+		}
+		defer os.Remove(target)
+	}
+	cmd := exec.Command("fsck.fat", "-n", target)
 	out, _ := cmd.CombinedOutput()
 	classes := map[string]bool{}
 	extra := false
@@ -504,7 +519,7 @@ func (rr *replayRun) fverifyKinds(always []string) (*fverifyOut, map[string]bool
 // checkTree reads the state's files and holds them to checkContents; a
 // rename found (two names sharing clusters) must be an interrupted move.
 func (rr *replayRun) checkTree(fv *fverifyOut, rename bool) error {
-	st, err := readVolume(rr.state)
+	st, err := readVolumeAt(rr.state, rr.rc.tableAt)
 	if err != nil {
 		return fmt.Errorf("reading the volume: %w", err)
 	}
@@ -912,6 +927,15 @@ func replayCases() []*replayCase {
 			ok(t, "fresize", img, "36M")
 			ok(t, "truncate", "-s", "40M", img)
 		}, args: []string{"fresize", "IMG", "max"}, minFlushes: 3, allowFsck: backupDiffers, allowKinds: []string{fat.KindBackupBoot}},
+		// With the partition: shrink the volume, then the MBR entry; grow
+		// a GPT entry, then the volume (a partition larger than its
+		// volume is valid).
+		{name: "fresize-partition-mbr", fat: "32", size: "48M", tableAt: 1 << 20, prepare: inPartition("mbr", "48M"),
+			args: []string{"fresize", "--resize-partition", "IMG", "40M"}, minFlushes: 4, allowFsck: backupDiffers, allowKinds: []string{fat.KindBackupBoot}},
+		{name: "fresize-partition-gpt", fat: "32", size: "64M", tableAt: 1 << 20, prepare: func(t *testing.T, img, dir string) {
+			inPartition("gpt", "64M")(t, img, dir)
+			ok(t, "fresize", "--resize-partition", img, "40M")
+		}, args: []string{"fresize", "--resize-partition", "IMG", "max"}, minFlushes: 4, allowFsck: backupDiffers, allowKinds: []string{fat.KindBackupBoot}},
 		// Past the FATs' spare sectors: the data area moves, which no
 		// order makes safe; every state is whole as it is or once the
 		// undo file is applied.
@@ -923,6 +947,24 @@ func replayCases() []*replayCase {
 			oldTree(t, img, dir)
 			ok(t, "truncate", "-s", "80M", img)
 		}, args: []string{"fresize", "--force", "--undo", "DIR/undo", "IMG", "max"}, minFlushes: 3, undo: "DIR/undo", allowFsck: backupDiffers, allowKinds: []string{fat.KindBackupBoot}},
+	}
+}
+
+// inPartition makes the image a disk of size with a table of kind and a
+// FAT32 in its one partition (at 1 MiB), holding the trees beyondEnd puts
+// there for a shrink to 40 MiB.
+func inPartition(kind, size string) func(t *testing.T, img, dir string) {
+	return func(t *testing.T, img, dir string) {
+		t.Helper()
+		os.Remove(img)
+		ok(t, "fmkfs", "--size", size, "--table", kind, "--fat", "32", "--cluster-size", "512", "--label", "OLDLABEL", img)
+		ok(t, "fcp", "-r", "-i", img, hostFiles(t, dir, "old", 100, 0, 1, 700, 3000, 9000, 40000), "::/old")
+		ok(t, "fmkdir", "-i", img, "::/A", "::/A/sub")
+		writeFile(t, filepath.Join(dir, "filler"), 30<<20, 204)
+		ok(t, "fcp", "-i", img, filepath.Join(dir, "filler"), "::/filler.bin")
+		late := hostFiles(t, dir, "late", 30, 100, 3000, 9000, 2000)
+		ok(t, "fcp", "-r", "-i", img, late, "::/A/sub/late")
+		ok(t, "frm", "-i", img, "::/filler.bin")
 	}
 }
 

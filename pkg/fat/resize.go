@@ -40,8 +40,9 @@ func (e *FATFullError) Is(target error) bool { return target == ErrFATFull }
 // The writes keep the crash order: moved data, flush; the FAT of the
 // new chains, flush; the references to them (FAT entries of the chains'
 // kept clusters, directory entries, FAT32's root cluster), flush; the old
-// clusters freed and FSINFO, flush; the boot sector with the new size,
-// flush; then its backup. A directory whose first cluster moves is
+// clusters freed and FSINFO, flush; the boot sector with the new size and
+// its backup, each flushed (a shrink writes the backup first, so that
+// the primary, still the old one, never looks suspect beside it). A directory whose first cluster moves is
 // copied whole, its subdirectories with it (their ".." entries name it),
 // so that one entry switches the whole subtree from its old copy to its
 // new one. A cut leaves the old size or the new, every file whole, with at
@@ -190,7 +191,7 @@ func (r *resizer) plan() error {
 			return err
 		}
 	}
-	r.p.Steps = append(r.p.Steps, fmt.Sprintf("write the boot sector: %d sectors (%d bytes), %d clusters; then its backup", total, total*ss, r.newCount))
+	r.p.Steps = append(r.p.Steps, fmt.Sprintf("write the boot sector and its backup: %d sectors (%d bytes), %d clusters", total, total*ss, r.newCount))
 	return nil
 }
 
@@ -335,8 +336,9 @@ func clearEntries(t Type, b []byte, pos int64, from, to uint32) bool {
 	return changed
 }
 
-// commit writes FSINFO, then the boot sector with the new size (and the
-// dirty bit cleared), flushed, then the backup boot sector.
+// commit writes FSINFO, then the boot sector with the new size (the dirty
+// bit cleared) and its backup, each flushed: the primary first when
+// growing, last when shrinking (see below).
 func (r *resizer) commit() error {
 	v := r.v
 	if v.info != nil {
@@ -359,21 +361,40 @@ func (r *resizer) commit() error {
 		bs.TotalSectors16, bs.TotalSectors32 = uint16(r.newTotal), 0
 	}
 	bs.SetDirty(false)
-	if err := v.writeBoot(); err != nil {
-		return err
-	}
-	if err := v.barrier(); err != nil {
-		return err
-	}
-	v.dirty.Set = false
-	if r.l.BackupBootOffset != 0 {
+	bs.EncodeOver(v.raw)
+	// Between the two writes the pair differs, and a checker weighs each
+	// against the device (boot_judge.go): it calls a boot sector whose
+	// FATs are far larger than its clusters need suspect, which a shrunk
+	// volume's is. So the sector that is sound goes to the primary, which
+	// every reader uses, first: the new one when growing; when shrinking
+	// the old one stays there while the new goes to the backup, and the
+	// primary is the commit.
+	backup := func() error {
+		if r.l.BackupBootOffset == 0 {
+			return nil
+		}
 		if _, err := v.dev.WriteAt(v.raw, r.l.BackupBootOffset); err != nil {
 			return fmt.Errorf("fat: writing the backup boot sector: %w", err)
 		}
-		if err := v.barrier(); err != nil {
+		return v.barrier()
+	}
+	primary := func() error {
+		if err := v.writeBoot(); err != nil {
 			return err
 		}
+		return v.barrier()
 	}
+	first, second := primary, backup
+	if r.shrink {
+		first, second = backup, primary
+	}
+	if err := first(); err != nil {
+		return err
+	}
+	if err := second(); err != nil {
+		return err
+	}
+	v.dirty.Set = false
 	return nil
 }
 

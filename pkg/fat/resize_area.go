@@ -75,7 +75,7 @@ func (r *resizer) planAreaMove(total int64) error {
 	r.p.Steps = append(r.p.Steps,
 		fmt.Sprintf("write the undo file: the %d bytes before the data area and every directory", l.DataOffset),
 		fmt.Sprintf("write the FATs (%d sectors each) with every cluster renumbered (less %d), the directories' entries likewise, FSINFO's free count %d", a.fatSecs, a.k, r.freeNew),
-		fmt.Sprintf("write the boot sector: %d sectors (%d bytes), %d clusters; then its backup", total, total*ss, r.newCount))
+		fmt.Sprintf("write the boot sector and its backup: %d sectors (%d bytes), %d clusters", total, total*ss, r.newCount))
 	return nil
 }
 

@@ -167,7 +167,8 @@ type replayCase struct {
 	// format: the run makes a new file system; see checkFormatState.
 	format bool
 	// tableAt: the run writes a partition table too, its partition at
-	// this byte (fmkfs --table).
+	// this byte (fmkfs --table); without format, the volume lies in a
+	// partition at this byte (fresize --resize-partition).
 	tableAt int64
 	// damaged: prepare leaves problems for the run (fverify --repair) to fix.
 	damaged bool

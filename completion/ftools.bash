@@ -43,7 +43,7 @@ _ftools_complete() {
 	return 0
 }
 
-for _ftools_cmd in fmkfs fsinfo fcp ffallocate fverify fls fcat frm fmkdir frmdir fmv fattrib flabel ftrim fsort; do
+for _ftools_cmd in fmkfs fsinfo fcp ffallocate fverify fls fcat frm fmkdir frmdir fmv fattrib flabel ftrim fsort fresize; do
 	complete -F _ftools_complete "$_ftools_cmd"
 done
 unset _ftools_cmd

@@ -7,7 +7,7 @@ import (
 
 // commands lists every command ftools builds.
 var commands = []string{"fmkfs", "fsinfo", "fcp", "ffallocate", "fverify",
-	"fls", "fcat", "frm", "fmkdir", "frmdir", "fmv", "fattrib", "flabel", "ftrim", "fsort"}
+	"fls", "fcat", "frm", "fmkdir", "frmdir", "fmv", "fattrib", "flabel", "ftrim", "fsort", "fresize"}
 
 // Every command answers --help and --version, and refuses an unknown flag
 // with a one-line error.

@@ -79,6 +79,7 @@ func TestJSONShapeEveryCommand(t *testing.T) {
 		"fverify":    {{[]string{img}, 0}, {[]string{missing}, 8}},
 		"ftrim":      {{[]string{img}, 0}, {[]string{missing}, 1}},
 		"fsort":      {{[]string{img}, 0}, {[]string{missing}, 1}},
+		"fresize":    {{[]string{"-n", img, "max"}, 0}, {[]string{missing, "1M"}, 1}},
 		"fcat":       {{}, {[]string{"-i", img, "::/A.TXT"}, 1}}, // fcat refuses --json: stdout is the data
 	}
 	for _, cmd := range commands {

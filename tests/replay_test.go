@@ -167,7 +167,8 @@ type replayCase struct {
 	// format: the run makes a new file system; see checkFormatState.
 	format bool
 	// tableAt: the run writes a partition table too, its partition at
-	// this byte (fmkfs --table).
+	// this byte (fmkfs --table); without format, the volume lies in a
+	// partition at this byte (fresize --resize-partition).
 	tableAt int64
 	// damaged: prepare leaves problems for the run (fverify --repair) to fix.
 	damaged bool
@@ -183,6 +184,10 @@ type replayCase struct {
 	// look for (a backup boot region older than the main one), so that
 	// they do not count against its verdict.
 	quietKinds []string
+	// undo is the undo file ("DIR/name") a run that is not crash-safe
+	// writes: a state that fails the checks must pass them once
+	// fresize --undo-apply has put the old volume back.
+	undo string
 }
 
 func (rc *replayCase) expand(img, dir string) []string {
@@ -221,13 +226,18 @@ func recordRun(t *testing.T, rc *replayCase) *replayRun {
 	if rc.prepare != nil {
 		rc.prepare(t, img, dir)
 	}
+	// A run on a partition (not a format) reads the volume there.
+	volAt := int64(0)
+	if !rc.format {
+		volAt = rc.tableAt
+	}
 	if !rc.damaged {
-		fsckClean(t, img, 0)
+		fsckClean(t, img, volAt)
 	}
 	base := filepath.Join(dir, "base.img")
 	ok(t, "cp", "--sparse=always", img, base)
 	ok(t, "cp", "--sparse=always", img, base+".kept")
-	before, err := readVolume(img)
+	before, err := readVolumeAt(img, volAt)
 	if err != nil {
 		t.Fatalf("reading the prepared image: %v", err)
 	}
@@ -377,6 +387,8 @@ func (rr *replayRun) replay(t *testing.T, seed uint64) (int, error) {
 		check = rr.checkExFATState
 	case rr.rc.format:
 		check = rr.checkFormatState
+	case rr.rc.undo != "":
+		check = rr.checkUndoState
 	}
 	n, err := writelog.Replay(rr.state, rr.ops, opts, func(writelog.State) error { return rr.keepFailed(t, check()) })
 	if err != nil || writelog.Discards(rr.ops) == 0 {
@@ -409,7 +421,17 @@ func (rr *replayRun) keepFailed(t *testing.T, err error) error {
 // fsck runs fsck.fat -n on the state and returns the classes of the
 // allowed leftovers it found, or an error naming a line it may not print.
 func (rr *replayRun) fsck() (map[string]bool, bool, error) {
-	cmd := exec.Command("fsck.fat", "-n", rr.state)
+	target := rr.state
+	if rr.rc.tableAt != 0 {
+		// A volume in a partition: fsck.fat reads a copy of it.
+		target = rr.state + ".part"
+		dd := exec.Command("dd", "if="+rr.state, "of="+target, "bs=1M", "iflag=skip_bytes", fmt.Sprintf("skip=%d", rr.rc.tableAt), "conv=sparse", "status=none")
+		if out, err := dd.CombinedOutput(); err != nil {
+			return nil, false, fmt.Errorf("extracting the partition: %v %s", err, out)
+		}
+		defer os.Remove(target)
+	}
+	cmd := exec.Command("fsck.fat", "-n", target)
 	out, _ := cmd.CombinedOutput()
 	classes := map[string]bool{}
 	extra := false
@@ -497,7 +519,7 @@ func (rr *replayRun) fverifyKinds(always []string) (*fverifyOut, map[string]bool
 // checkTree reads the state's files and holds them to checkContents; a
 // rename found (two names sharing clusters) must be an interrupted move.
 func (rr *replayRun) checkTree(fv *fverifyOut, rename bool) error {
-	st, err := readVolume(rr.state)
+	st, err := readVolumeAt(rr.state, rr.rc.tableAt)
 	if err != nil {
 		return fmt.Errorf("reading the volume: %w", err)
 	}
@@ -744,6 +766,31 @@ func oldTree(t *testing.T, img, dir string) {
 	ok(t, "mcopy", "-i", img, filepath.Join(dir, "deep"), "::/A/sub/s.bin")
 }
 
+// checkUndoState holds a state to checkState, or, where it fails, a copy
+// of it with the undo file applied (the state itself stays as it is: the
+// next states are built on it).
+func (rr *replayRun) checkUndoState() error {
+	err := rr.checkState()
+	if err == nil {
+		return nil
+	}
+	state := rr.state
+	cp := state + ".undone"
+	defer func() { rr.state = state; os.Remove(cp) }()
+	if out, cerr := exec.Command("cp", "--sparse=always", state, cp).CombinedOutput(); cerr != nil {
+		return fmt.Errorf("copying the state: %v %s", cerr, out)
+	}
+	undo := filepath.Join(filepath.Dir(state), strings.TrimPrefix(rr.rc.undo, "DIR/"))
+	if out, uerr := exec.Command("fresize", "--undo-apply", undo, cp).CombinedOutput(); uerr != nil {
+		return fmt.Errorf("%v; and fresize --undo-apply fails: %v %s", err, uerr, out)
+	}
+	rr.state = cp
+	if uerr := rr.checkState(); uerr != nil {
+		return fmt.Errorf("%v; and after fresize --undo-apply: %w", err, uerr)
+	}
+	return nil
+}
+
 // replayCases are the writers, each on a volume that holds files already.
 func replayCases() []*replayCase {
 	// fsck.fat's words for two names that share clusters (an interrupted
@@ -878,6 +925,93 @@ func replayCases() []*replayCase {
 			ok(t, "fsinfo", "--free-count", "7", img)
 			damageFAT2(t, img)
 		}, damaged: true, args: []string{"fverify", "--repair", "IMG"}, exit: 1, minFlushes: 1},
+		// fresize: the boot sector (then its backup) is the last write;
+		// a cut before it leaves the old size with the moved files whole
+		// in their old or new clusters (lost clusters at worst), after
+		// it the new size, and between the two boot sectors a backup
+		// that differs from the primary.
+		{name: "fresize-shrink", fat: "32", prepare: beyondEnd(36 << 20),
+			args: []string{"fresize", "IMG", "36M"}, minFlushes: 6, allowFsck: backupDiffers, allowKinds: []string{fat.KindBackupBoot}},
+		{name: "fresize-shrink-fat12", fat: "12", prepare: beyondEnd(1536 << 10),
+			args: []string{"fresize", "IMG", "1536K"}, minFlushes: 5},
+		{name: "fresize-grow-fat16", fat: "16", prepare: func(t *testing.T, img, dir string) {
+			oldTree(t, img, dir)
+			ok(t, "fresize", img, "12M")
+			ok(t, "truncate", "-s", "16M", img)
+		}, args: []string{"fresize", "IMG", "max"}, minFlushes: 3},
+		{name: "fresize-grow", fat: "32", prepare: func(t *testing.T, img, dir string) {
+			oldTree(t, img, dir)
+			ok(t, "fresize", img, "36M")
+			ok(t, "truncate", "-s", "40M", img)
+		}, args: []string{"fresize", "IMG", "max"}, minFlushes: 3, allowFsck: backupDiffers, allowKinds: []string{fat.KindBackupBoot}},
+		// With the partition: shrink the volume, then the MBR entry; grow
+		// a GPT entry, then the volume (a partition larger than its
+		// volume is valid).
+		{name: "fresize-partition-mbr", fat: "32", size: "48M", tableAt: 1 << 20, prepare: inPartition("mbr", "48M"),
+			args: []string{"fresize", "--resize-partition", "IMG", "40M"}, minFlushes: 4, allowFsck: backupDiffers, allowKinds: []string{fat.KindBackupBoot}},
+		{name: "fresize-partition-gpt", fat: "32", size: "64M", tableAt: 1 << 20, prepare: func(t *testing.T, img, dir string) {
+			inPartition("gpt", "64M")(t, img, dir)
+			ok(t, "fresize", "--resize-partition", img, "40M")
+		}, args: []string{"fresize", "--resize-partition", "IMG", "max"}, minFlushes: 4, allowFsck: backupDiffers, allowKinds: []string{fat.KindBackupBoot}},
+		// Past the FATs' spare sectors: the data area moves, which no
+		// order makes safe; every state is whole as it is or once the
+		// undo file is applied.
+		{name: "fresize-undo-fat16", fat: "16", prepare: func(t *testing.T, img, dir string) {
+			oldTree(t, img, dir)
+			ok(t, "truncate", "-s", "40M", img)
+		}, args: []string{"fresize", "--force", "--undo", "DIR/undo", "IMG", "max"}, minFlushes: 3, undo: "DIR/undo"},
+		{name: "fresize-undo", fat: "32", prepare: func(t *testing.T, img, dir string) {
+			oldTree(t, img, dir)
+			ok(t, "truncate", "-s", "80M", img)
+		}, args: []string{"fresize", "--force", "--undo", "DIR/undo", "IMG", "max"}, minFlushes: 3, undo: "DIR/undo", allowFsck: backupDiffers, allowKinds: []string{fat.KindBackupBoot}},
+	}
+}
+
+// inPartition makes the image a disk of size with a table of kind and a
+// FAT32 in its one partition (at 1 MiB), holding the trees beyondEnd puts
+// there for a shrink to 40 MiB.
+func inPartition(kind, size string) func(t *testing.T, img, dir string) {
+	return func(t *testing.T, img, dir string) {
+		t.Helper()
+		os.Remove(img)
+		ok(t, "fmkfs", "--size", size, "--table", kind, "--fat", "32", "--cluster-size", "512", "--label", "OLDLABEL", img)
+		ok(t, "fcp", "-r", "-i", img, hostFiles(t, dir, "old", 100, 0, 1, 700, 3000, 9000, 40000), "::/old")
+		ok(t, "fmkdir", "-i", img, "::/A", "::/A/sub")
+		writeFile(t, filepath.Join(dir, "filler"), 30<<20, 204)
+		ok(t, "fcp", "-i", img, filepath.Join(dir, "filler"), "::/filler.bin")
+		late := hostFiles(t, dir, "late", 30, 100, 3000, 9000, 2000)
+		ok(t, "fcp", "-r", "-i", img, late, "::/A/sub/late")
+		ok(t, "frm", "-i", img, "::/filler.bin")
+	}
+}
+
+// backupDiffers are fsck.fat's words for a FAT32 backup boot sector that
+// differs from the primary in any bytes (fresize writes the backup after
+// the primary, each flushed).
+var backupDiffers = []*regexp.Regexp{
+	regexp.MustCompile(`^There are differences between boot sector and its backup\.$`),
+	regexp.MustCompile(`^This is mostly harmless\. Differences: \(offset:original/backup\)$`),
+	regexp.MustCompile(`^  (, )?((\d+):[0-9a-f]{2}/[0-9a-f]{2}(, )?)+$`),
+	regexp.MustCompile(`^  Not automatically fixing this\.$`),
+}
+
+// beyondEnd is oldTree plus a tree that straddles byte end of the volume
+// (a filler, written before it and removed after, takes the room below):
+// shrinking to end moves its clusters past it, and the chains and
+// folders that lead there.
+func beyondEnd(end int64) func(t *testing.T, img, dir string) {
+	return func(t *testing.T, img, dir string) {
+		t.Helper()
+		oldTree(t, img, dir)
+		var fi fsinfoJSON
+		jsonOut(t, &fi, "fsinfo", "--json", img)
+		fill := int64(fi.FreeClusters)*fi.ClusterSize - (fi.TotalSectors*int64(fi.BytesPerSector) - end) - 6*fi.ClusterSize
+		writeFile(t, filepath.Join(dir, "filler"), int(fill), 204)
+		ok(t, "fcp", "-i", img, filepath.Join(dir, "filler"), "::/filler.bin")
+		late := hostFiles(t, dir, "late", 30, 100, 3000, 9000, 2000)
+		ok(t, "fcp", "-r", "-i", img, late, "::/A/sub/late")
+		ok(t, "fmkdir", "-i", img, "::/A/sub/late/empty")
+		ok(t, "frm", "-i", img, "::/filler.bin")
 	}
 }
 

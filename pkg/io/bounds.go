@@ -88,6 +88,18 @@ func (d *Device) Limit(n int64) error {
 	if n < 0 || n > d.size {
 		return fmt.Errorf("io: %s: cannot limit a %d-byte volume to %d bytes: %w", d.path, d.size, n, ErrOutOfRange)
 	}
+	if d.opened0 == 0 {
+		d.opened0 = d.size
+	}
 	d.size = n
 	return nil
+}
+
+// Unlimit undoes Limit: the window is the one the Device was opened on
+// again (a resize grows a volume into the rest of its partition or image).
+// Call it before the Device is shared between goroutines.
+func (d *Device) Unlimit() {
+	if d.opened0 != 0 {
+		d.size = d.opened0
+	}
 }

@@ -31,6 +31,7 @@ type Device struct {
 	path       string
 	start      int64 // absolute offset of the volume
 	size       int64 // bytes in the volume
+	opened0    int64 // the window's size before Limit shrank it (0: never limited)
 	rawSize    int64 // bytes in the whole file or device
 	sectorSize int
 	ioSize     int

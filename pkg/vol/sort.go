@@ -86,15 +86,11 @@ func Sort(dev *fio.Device, o SortOptions) (*SortResult, error) {
 }
 
 func sortFAT(dev *fio.Device, o SortOptions, order sortorder.Options, sel sortorder.Selection) (*SortResult, error) {
-	cv, bootErr, err := fat.OpenForCheck(dev)
-	if err != nil {
-		return nil, err
-	}
-	err = checkFATClean(cv, bootErr, o.Context)
-	cv.Close()
+	cv, err := checkedFAT(dev, o.Context)
 	if err != nil {
 		return nil, sortRefusal(err)
 	}
+	cv.Close()
 	v, err := fat.Open(dev)
 	if err != nil {
 		return nil, err
@@ -111,15 +107,11 @@ func sortFAT(dev *fio.Device, o SortOptions, order sortorder.Options, sel sortor
 }
 
 func sortExFAT(dev *fio.Device, o SortOptions, order sortorder.Options, sel sortorder.Selection) (*SortResult, error) {
-	cv, _, err := exfat.OpenForCheck(dev)
-	if err != nil {
-		return nil, err
-	}
-	err = checkExFATClean(cv, o.Context)
-	cv.Close()
+	cv, err := checkedExFAT(dev, o.Context)
 	if err != nil {
 		return nil, sortRefusal(err)
 	}
+	cv.Close()
 	v, err := exfat.Open(dev)
 	if err != nil {
 		return nil, err

@@ -45,15 +45,16 @@ type TrimResult struct {
 	DryRun      bool `json:"dry_run"`
 }
 
-// ErrDamaged says Trim refused a volume its check found damaged.
+// ErrDamaged says Trim, Sort or Resize refused a volume its check found
+// damaged.
 var ErrDamaged = errors.New("vol: the volume is damaged")
 
-// DamagedError is Trim's refusal of a damaged volume: how many problems
-// the check (fverify's) found, and the first.
+// DamagedError is the refusal of a damaged volume by Trim, Sort or
+// Resize: how many problems the check (fverify's) found, and the first.
 type DamagedError struct {
 	Problems int
 	First    string
-	Verb     string // what was not done to it: "discarded" (Trim, and when empty), "sorted" (Sort)
+	Verb     string // what was not done to it: "discarded" (Trim, and when empty), "sorted" (Sort), "resized" (Resize)
 }
 
 func (e *DamagedError) Error() string {
@@ -91,14 +92,11 @@ func Trim(dev *fio.Device, o TrimOptions) (*TrimResult, error) {
 		closeFn func() error
 	)
 	if ex {
-		v, _, err := exfat.OpenForCheck(dev)
+		v, err := checkedExFAT(dev, o.Context)
 		if err != nil {
 			return nil, err
 		}
 		defer v.Close()
-		if err := checkExFATClean(v, o.Context); err != nil {
-			return nil, err
-		}
 		res.Type, res.ClusterSize = "exFAT", v.Layout().ClusterSize
 		offset = func(c uint32) int64 { return v.Layout().ClusterOffset(exfat.Cluster(c)) }
 		each = func(fn func(start, n uint32) error) error {
@@ -106,14 +104,11 @@ func Trim(dev *fio.Device, o TrimOptions) (*TrimResult, error) {
 		}
 		closeFn = v.Close
 	} else {
-		v, bootErr, err := fat.OpenForCheck(dev)
+		v, err := checkedFAT(dev, o.Context)
 		if err != nil {
 			return nil, err
 		}
 		defer v.Close()
-		if err := checkFATClean(v, bootErr, o.Context); err != nil {
-			return nil, err
-		}
 		res.Type, res.ClusterSize = v.Layout().Type.String(), v.Layout().ClusterSize
 		offset = func(c uint32) int64 { return v.Layout().ClusterOffset(fat.Cluster(c)) }
 		each = func(fn func(start, n uint32) error) error {
@@ -154,31 +149,6 @@ func Trim(dev *fio.Device, o TrimOptions) (*TrimResult, error) {
 	return res, closeFn()
 }
 
-// checkFATClean checks v as fverify does: nil if clean, a DamagedError
-// (discarded) if not.
-func checkFATClean(v *fat.Volume, bootErr error, ctx context.Context) error {
-	rep, err := fat.Check(v, fat.CheckOptions{BootError: bootErr, Context: ctx})
-	if err != nil {
-		return err
-	}
-	if !rep.Clean() {
-		return damaged(len(rep.Problems)+rep.Omitted, rep.Problems)
-	}
-	return nil
-}
-
-// checkExFATClean is checkFATClean for exFAT.
-func checkExFATClean(v *exfat.Volume, ctx context.Context) error {
-	rep, err := exfat.Check(v, exfat.CheckOptions{Context: ctx})
-	if err != nil {
-		return err
-	}
-	if !rep.Clean() {
-		return damaged(len(rep.Problems)+rep.Omitted, rep.Problems)
-	}
-	return nil
-}
-
 // damaged is the refusal of a volume whose check found n problems.
 func damaged[P fmt.Stringer](n int, ps []P) error {
 	first := "too many to list"
@@ -186,4 +156,46 @@ func damaged[P fmt.Stringer](n int, ps []P) error {
 		first = ps[0].String()
 	}
 	return &DamagedError{Problems: n, First: first}
+}
+
+// checkedFAT opens the FAT volume on dev and checks it as fverify does:
+// a volume the check does not find clean is refused (DamagedError) and
+// closed. The caller closes the volume returned.
+func checkedFAT(dev *fio.Device, ctx context.Context) (*fat.Volume, error) {
+	v, bootErr, err := fat.OpenForCheck(dev)
+	if err != nil {
+		return nil, err
+	}
+	return keepIfClean(v, func() error {
+		rep, err := fat.Check(v, fat.CheckOptions{BootError: bootErr, Context: ctx})
+		if err == nil && !rep.Clean() {
+			err = damaged(len(rep.Problems)+rep.Omitted, rep.Problems)
+		}
+		return err
+	})
+}
+
+// checkedExFAT is checkedFAT for exFAT.
+func checkedExFAT(dev *fio.Device, ctx context.Context) (*exfat.Volume, error) {
+	v, _, err := exfat.OpenForCheck(dev)
+	if err != nil {
+		return nil, err
+	}
+	return keepIfClean(v, func() error {
+		rep, err := exfat.Check(v, exfat.CheckOptions{Context: ctx})
+		if err == nil && !rep.Clean() {
+			err = damaged(len(rep.Problems)+rep.Omitted, rep.Problems)
+		}
+		return err
+	})
+}
+
+// keepIfClean returns v if check passes, and otherwise closes it.
+func keepIfClean[V interface{ Close() error }](v V, check func() error) (V, error) {
+	if err := check(); err != nil {
+		v.Close()
+		var none V
+		return none, err
+	}
+	return v, nil
 }

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 )
 
 // Options say how to resize.
@@ -33,6 +34,11 @@ type Options struct {
 	Context context.Context
 	// Progress, if set, is told the bytes moved so far and the total.
 	Progress func(done, total int64)
+	// Undo, if set, receives the undo file (see UndoWriter) a resize
+	// that is not crash-safe writes, and syncs when it can, before its
+	// first unsafe write; FAT's growth past its FATs' spare sectors (the
+	// data area moves) needs it. With DryRun nothing is written to it.
+	Undo io.Writer
 }
 
 // Plan is what a resize does (or, with DryRun, would do).

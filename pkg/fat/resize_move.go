@@ -1,0 +1,389 @@
+package fat
+
+import (
+	"encoding/binary"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/ftools/ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/resize"
+)
+
+// moves is what a shrink moves: each cluster past the new end (and each
+// cluster of a directory copied whole) and where it goes, the references
+// to switch in place once the copies are durable, and the entries to
+// change inside the copies before they are written.
+type moves struct {
+	to    map[Cluster]Cluster // old cluster -> new
+	order []Cluster           // the moved clusters, chain by chain
+	// links are FAT entries of clusters that stay, whose next cluster
+	// moves: entry -> the next cluster's new number.
+	links map[Cluster]Cluster
+	// entries are directory entries in place (in clusters that stay, or
+	// in FAT12/16's fixed root) whose first cluster moves: byte offset on
+	// the volume -> new first cluster.
+	entries map[int64]Cluster
+	// patches are entries inside moved directory clusters: old cluster ->
+	// offset in it -> new first cluster.
+	patches map[Cluster]map[int64]Cluster
+	root    Cluster // FAT32's root directory's new first cluster, or 0
+}
+
+// rzDir is a directory met in the walk.
+type rzDir struct {
+	first  Cluster // 0: FAT12/16's fixed root
+	chain  []Cluster
+	moves  bool   // copied whole
+	parent *rzDir // nil for the root
+	// entryOff is the byte offset of the entry naming it in its parent;
+	// dot and dotdot those of its "." and ".." entries (-1: none).
+	entryOff, dot, dotdot int64
+}
+
+// findMoves walks the tree and plans what moves where: every cluster
+// outside keepLo..keepHi (past the new end, or where the FATs will grow),
+// and every cluster of a directory that has one past it or
+// whose parent's first cluster moves (its ".." names that cluster). free
+// is the volume's free cluster count.
+func (r *resizer) findMoves(free uint32) error {
+	v, l := r.v, r.l
+	mv := &moves{to: map[Cluster]Cluster{}, links: map[Cluster]Cluster{}, entries: map[int64]Cluster{}, patches: map[Cluster]map[int64]Cluster{}}
+	r.mv = mv
+	past := func(c Cluster) bool { return c < r.keepLo || c > r.keepHi }
+	// chains to move: each with the entry that names its first cluster
+	// (-1: FAT32's root) and the directory holding that entry.
+	type owner struct {
+		chain  []Cluster
+		entry  int64
+		holder *rzDir
+		dir    *rzDir // the chain is this directory's
+	}
+	var owners []owner
+	root := &rzDir{dot: -1, dotdot: -1}
+	if l.Type == FAT32 {
+		root.first = l.RootCluster
+	}
+	stack := []*rzDir{root}
+	for len(stack) > 0 {
+		if err := fsutil.Cancelled(r.o.Context); err != nil {
+			return err
+		}
+		d := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		var raw []byte
+		var offOf func(i int) int64
+		if d.first == 0 {
+			raw = make([]byte, l.RootDirSize)
+			if _, err := v.dev.ReadAt(raw, l.RootDirOffset); err != nil {
+				return fmt.Errorf("fat: reading the root directory: %w", err)
+			}
+			offOf = func(i int) int64 { return l.RootDirOffset + int64(i) }
+		} else {
+			chain, err := Chain(v.table, d.first)
+			if err != nil {
+				return err
+			}
+			if int64(len(chain))*l.ClusterSize > maxDirBytes {
+				return fmt.Errorf("fat: directory at cluster %d holds %d clusters, more than a directory may", d.first, len(chain))
+			}
+			d.chain = chain
+			d.moves = slices.ContainsFunc(chain, past) || (d.parent != nil && d.parent.moves && d.parent.first != 0 && d.parent.first != l.RootCluster)
+			if d.moves {
+				o := owner{chain: chain, entry: -1, dir: d}
+				if d.parent != nil {
+					o.entry, o.holder = d.entryOff, d.parent
+				}
+				owners = append(owners, o)
+			}
+			raw = make([]byte, int64(len(chain))*l.ClusterSize)
+			for i, c := range chain {
+				if _, err := v.dev.ReadAt(raw[int64(i)*l.ClusterSize:int64(i+1)*l.ClusterSize], l.ClusterOffset(c)); err != nil {
+					return fmt.Errorf("fat: reading directory cluster %d: %w", c, err)
+				}
+			}
+			offOf = func(i int) int64 { return l.ClusterOffset(chain[int64(i)/l.ClusterSize]) + int64(i)%l.ClusterSize }
+		}
+		for i := 0; i+DirEntrySize <= len(raw); i += DirEntrySize {
+			s := raw[i : i+DirEntrySize]
+			if s[0] == SlotEnd {
+				break
+			}
+			e := DecodeDirEntry(s)
+			if s[0] == SlotDeleted || e.IsLongName() || e.IsLabel() {
+				continue
+			}
+			e.ClusterFor(l.Type)
+			switch ShortName(e.Name) {
+			case DotName:
+				d.dot = offOf(i)
+				continue
+			case DotDotName:
+				d.dotdot = offOf(i)
+				continue
+			}
+			if e.Cluster < FirstCluster {
+				continue
+			}
+			if e.IsDir() {
+				stack = append(stack, &rzDir{first: e.Cluster, parent: d, entryOff: offOf(i), dot: -1, dotdot: -1})
+				continue
+			}
+			chain, err := Chain(v.table, e.Cluster)
+			if err != nil {
+				return err
+			}
+			if slices.ContainsFunc(chain, past) {
+				owners = append(owners, owner{chain: chain, entry: offOf(i), holder: d})
+			}
+		}
+	}
+	// Where each moved cluster goes: the free clusters below the new end,
+	// in order, chain after chain, so that a moved run stays a run.
+	var need uint32
+	for _, o := range owners {
+		for _, c := range o.chain {
+			if o.dir != nil || past(c) {
+				need++
+			}
+		}
+	}
+	var dest []Cluster
+	var freeBelow uint32
+	err := v.FreeRuns(func(e Extent) error {
+		for c := max(e.Start, r.keepLo); c < e.End() && c <= r.keepHi; c++ {
+			freeBelow++
+			if uint32(len(dest)) < need {
+				dest = append(dest, c)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if uint32(len(dest)) < need {
+		used := l.Clusters - free
+		return &resize.TooSmallError{Asked: r.o.Size, Need: l.DataOffset + int64(used)*l.ClusterSize,
+			What: fmt.Sprintf("%d clusters must move below the new end, which has %d free", need, freeBelow)}
+	}
+	for _, o := range owners {
+		for _, c := range o.chain {
+			if o.dir != nil || past(c) {
+				if _, dup := mv.to[c]; dup {
+					return fmt.Errorf("fat: cluster %d belongs to two chains; run fverify", c)
+				}
+				mv.to[c] = dest[len(mv.order)]
+				mv.order = append(mv.order, c)
+			}
+		}
+	}
+	// The references to switch.
+	inMoved := func(off int64) (Cluster, int64, bool) {
+		if off < l.DataOffset {
+			return 0, 0, false
+		}
+		c := Cluster((off-l.DataOffset)/l.ClusterSize) + FirstCluster
+		_, moved := mv.to[c]
+		return c, (off - l.DataOffset) % l.ClusterSize, moved
+	}
+	patch := func(off int64, to Cluster) {
+		if c, in, moved := inMoved(off); moved {
+			if mv.patches[c] == nil {
+				mv.patches[c] = map[int64]Cluster{}
+			}
+			mv.patches[c][in] = to
+		} else {
+			mv.entries[off] = to
+		}
+	}
+	for _, o := range owners {
+		first := o.chain[0]
+		if nf, moved := mv.to[first]; moved {
+			if o.entry < 0 {
+				mv.root = nf
+			} else {
+				patch(o.entry, nf)
+			}
+		}
+		for i := 1; i < len(o.chain); i++ {
+			if _, moved := mv.to[o.chain[i]]; moved {
+				if _, pm := mv.to[o.chain[i-1]]; !pm {
+					mv.links[o.chain[i-1]] = mv.to[o.chain[i]]
+				}
+			}
+		}
+		if d := o.dir; d != nil && d.parent != nil {
+			// "." names the copy; ".." its parent's copy (0 for the root).
+			if d.dot >= 0 {
+				patch(d.dot, mv.to[first])
+			}
+			if pf := d.parent.first; d.dotdot >= 0 && pf != 0 && pf != l.RootCluster {
+				if np, moved := mv.to[pf]; moved {
+					patch(d.dotdot, np)
+				}
+			}
+		}
+	}
+	// Free below the new end: what was, less the copies, plus the old
+	// clusters of directories copied whole from below it.
+	r.freeNew = freeBelow - need
+	for _, c := range mv.order {
+		if !past(c) {
+			r.freeNew++
+		}
+	}
+	r.p.MoveClusters = int64(need)
+	r.p.MoveBytes = int64(need) * l.ClusterSize
+	r.p.Steps = append(r.p.Steps,
+		fmt.Sprintf("copy %d clusters (%d bytes) from past the new end into free clusters below it, then flush", need, r.p.MoveBytes),
+		fmt.Sprintf("write the FAT of the copies, then switch %d FAT entries and %d directory entries to them", len(mv.links), len(mv.entries)))
+	if mv.root != 0 {
+		r.p.Steps = append(r.p.Steps, fmt.Sprintf("move the root directory from cluster %d to %d", l.RootCluster, mv.root))
+	}
+	r.p.Steps = append(r.p.Steps, fmt.Sprintf("free the %d old clusters; FSINFO's free count %d", need, r.freeNew))
+	return nil
+}
+
+// maxDirBytes bounds a directory: 65,536 entries of 32 bytes.
+const maxDirBytes = 65536 * DirEntrySize
+
+// move carries the plan out: copies, flush; their FAT, flush; the
+// references, flush; the old clusters freed, flush.
+func (r *resizer) move() error {
+	v, l, mv := r.v, r.l, r.mv
+	if len(mv.order) == 0 {
+		return nil
+	}
+	// 1. The copies, run by run (consecutive old clusters going to
+	// consecutive new ones), in large requests.
+	maxRun := max(int64(4<<20)/l.ClusterSize, 1)
+	buf := make([]byte, min(int64(len(mv.order)), maxRun)*l.ClusterSize)
+	var done int64
+	for i := 0; i < len(mv.order); {
+		if err := fsutil.Cancelled(r.o.Context); err != nil {
+			return err
+		}
+		n := 1
+		for i+n < len(mv.order) && int64(n) < maxRun && mv.order[i+n] == mv.order[i]+Cluster(n) && mv.to[mv.order[i+n]] == mv.to[mv.order[i]]+Cluster(n) {
+			n++
+		}
+		b := buf[:int64(n)*l.ClusterSize]
+		if _, err := v.dev.ReadAt(b, l.ClusterOffset(mv.order[i])); err != nil {
+			return fmt.Errorf("fat: reading clusters %d-%d: %w", mv.order[i], mv.order[i]+Cluster(n-1), err)
+		}
+		for k := range n {
+			for in, to := range mv.patches[mv.order[i+k]] {
+				setEntryCluster(b[int64(k)*l.ClusterSize+in:], to, l.Type)
+			}
+		}
+		if _, err := v.dev.WriteAt(b, l.ClusterOffset(mv.to[mv.order[i]])); err != nil {
+			return fmt.Errorf("fat: writing clusters %d-%d: %w", mv.to[mv.order[i]], mv.to[mv.order[i]]+Cluster(n-1), err)
+		}
+		i += n
+		done += int64(len(b))
+		if r.o.Progress != nil {
+			r.o.Progress(done, r.p.MoveBytes)
+		}
+	}
+	if err := v.barrier(); err != nil {
+		return err
+	}
+	// 2. The copies' FAT: chains no entry reaches yet.
+	t := v.table
+	for _, c := range mv.order {
+		next := t.Get(c)
+		if nn, moved := mv.to[next]; moved && !t.IsEOC(next) {
+			next = nn
+		}
+		t.Set(mv.to[c], next)
+	}
+	if err := r.flushFAT(); err != nil {
+		return err
+	}
+	// 3. The references: each switch alone leaves a whole file, since
+	// old and new clusters hold the same bytes and the old chain stays.
+	for c, to := range mv.links {
+		t.Set(c, to)
+	}
+	if err := r.flushFAT(); err != nil {
+		return err
+	}
+	if err := r.writeEntries(); err != nil {
+		return err
+	}
+	if mv.root != 0 {
+		v.boot.RootCluster = uint32(mv.root)
+		if err := v.writeBoot(); err != nil {
+			return err
+		}
+	}
+	if err := v.barrier(); err != nil {
+		return err
+	}
+	if mv.root != 0 && l.BackupBootOffset != 0 {
+		// The backup names the new root too (without the dirty bit, as
+		// Linux keeps it), before the old root's clusters are freed.
+		if _, err := v.dev.WriteAt(v.cleanBoot(), l.BackupBootOffset); err != nil {
+			return fmt.Errorf("fat: writing the backup boot sector: %w", err)
+		}
+		if err := v.barrier(); err != nil {
+			return err
+		}
+	}
+	// 4. The old clusters, now reached by nothing.
+	for _, c := range mv.order {
+		t.Set(c, 0)
+	}
+	return r.flushFAT()
+}
+
+// flushFAT writes the FAT's changed windows to every copy, then flushes.
+func (r *resizer) flushFAT() error {
+	if err := r.v.FlushFAT(); err != nil {
+		return err
+	}
+	if err := r.v.table.Err(); err != nil {
+		return err
+	}
+	return r.v.barrier()
+}
+
+// writeEntries switches the directory entries in place, a sector at a
+// time.
+func (r *resizer) writeEntries() error {
+	l := r.l
+	bySector := map[int64][]int64{}
+	for off := range r.mv.entries {
+		s := off / l.SectorSize * l.SectorSize
+		bySector[s] = append(bySector[s], off)
+	}
+	sec := make([]byte, l.SectorSize)
+	b := r.v.dev.NewBatch()
+	for _, s := range slices.Sorted(maps.Keys(bySector)) {
+		if _, err := r.v.dev.ReadAt(sec, s); err != nil {
+			return fmt.Errorf("fat: reading directory sector at byte %d: %w", s, err)
+		}
+		for _, off := range bySector[s] {
+			setEntryCluster(sec[off-s:], r.mv.entries[off], l.Type)
+		}
+		if err := b.Write(s, slices.Clone(sec)); err != nil {
+			return fmt.Errorf("fat: writing directory sector at byte %d: %w", s, err)
+		}
+	}
+	if err := b.Flush(); err != nil {
+		return fmt.Errorf("fat: writing directory entries: %w", err)
+	}
+	r.v.metaWritten = true
+	return nil
+}
+
+// setEntryCluster sets the first cluster of the short entry at b's start
+// (on FAT12/16 the high word is not the cluster's and stays).
+func setEntryCluster(b []byte, c Cluster, t Type) {
+	le := binary.LittleEndian
+	le.PutUint16(b[direntClusterLow:], uint16(c))
+	if t == FAT32 {
+		le.PutUint16(b[direntClusterHigh:], uint16(uint32(c)>>16))
+	}
+}

@@ -1,0 +1,101 @@
+package vol
+
+import (
+	"io"
+
+	"github.com/ftools/ftools/pkg/fat"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
+	"github.com/ftools/ftools/pkg/internal/resize"
+	fio "github.com/ftools/ftools/pkg/io"
+)
+
+// ResizeOptions say how Resize resizes: the new size in bytes, a dry run,
+// Force for a resize that is not crash-safe, a context and a progress
+// callback (see the fields).
+type ResizeOptions = resize.Options
+
+// ResizePlan is what Resize does, or with DryRun would do: sizes, cluster
+// counts, what moves, the FAT's and bitmap's sizes, and the steps in words.
+type ResizePlan = resize.Plan
+
+// TooSmallError is Resize's refusal to shrink below what the data needs;
+// it matches ErrTooSmall.
+type TooSmallError = resize.TooSmallError
+
+// FATFullError is FAT's refusal to grow past what its FAT can count
+// (the data area would move); it matches ErrFATFull and names the largest
+// size the FAT can count.
+type FATFullError = fat.FATFullError
+
+// Resize's refusals, for errors.Is. A refusal writes nothing.
+var (
+	ErrTooSmall  = resize.ErrTooSmall  // the data does not fit in the new size
+	ErrTypeLimit = resize.ErrTypeLimit // the new size crosses the type's cluster-count limits
+	ErrUnsafe    = resize.ErrUnsafe    // the resize is not crash-safe and Force is not set
+	ErrFATFull   = fat.ErrFATFull      // FAT: growing needs a larger FAT (the data area would move)
+)
+
+// Resize grows or shrinks the FAT12/16/32 or exFAT volume that starts at
+// dev's offset 0 to o.Size bytes, in place. The volume may grow to the
+// end of dev's window (its partition, or the image or device); growing an
+// image file past its end, or moving a partition's end, is the caller's
+// to do first, and shortening them after a shrink. The volume is checked
+// first, as fverify checks it, and refused (DamagedError) unless the check
+// is clean, dirty bit included: then nothing is written. dev must be
+// writable unless o.DryRun.
+func Resize(dev *fio.Device, o ResizeOptions) (*ResizePlan, error) {
+	if err := fsutil.Cancelled(o.Context); err != nil {
+		return nil, err
+	}
+	ex, err := IsExFAT(dev)
+	if err != nil {
+		return nil, err
+	}
+	if ex {
+		v, err := checkedExFAT(dev, o.Context)
+		if err != nil {
+			return nil, resizeRefusal(err)
+		}
+		if err := v.Close(); err != nil {
+			return nil, err
+		}
+		return exfatResize(dev, o)
+	}
+	v, err := checkedFAT(dev, o.Context)
+	if err != nil {
+		return nil, resizeRefusal(err)
+	}
+	if err := v.Close(); err != nil {
+		return nil, err
+	}
+	return fat.Resize(dev, o)
+}
+
+// resizeRefusal words a damaged volume's refusal for a resize.
+func resizeRefusal(err error) error {
+	if de, ok := err.(*DamagedError); ok {
+		de.Verb = "resized"
+	}
+	return err
+}
+
+// ApplyUndo writes back the bytes an undo file saved (ResizeOptions.Undo)
+// to the volume on dev, which must be the window the resize ran on: after
+// a cut during a resize that was not crash-safe, this puts the old volume
+// back. The whole file is read and checked before anything is written; an
+// incomplete or altered one is refused (the resize then never began its
+// unsafe writes, or the file is not the one it wrote). It returns the
+// number of records written back.
+func ApplyUndo(dev *fio.Device, r io.Reader) (int, error) {
+	n, err := resize.ApplyUndo(r, dev.Size(), func(off int64, b []byte) error {
+		_, err := dev.WriteAt(b, off)
+		return err
+	})
+	if err != nil {
+		return n, err
+	}
+	return n, dev.Sync()
+}
+
+// ErrBadUndo says an undo file is incomplete or damaged.
+var ErrBadUndo = resize.ErrBadUndo

@@ -83,7 +83,10 @@ func MainWithin(limit int64, run RunFunc) {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(limit)
 	}
-	err := JSONErrors(run)(os.Args, os.Stdout, os.Stderr)
+	err := CheckSourceDateEpoch()
+	if err == nil {
+		err = JSONErrors(run)(os.Args, os.Stdout, os.Stderr)
+	}
 	// FTOOLS_MEMPROFILE=FILE writes a heap profile of what is still live
 	// when the command ends (go tool pprof).
 	if path := os.Getenv("FTOOLS_MEMPROFILE"); path != "" {

@@ -56,7 +56,7 @@ func exfatRequest(c *cli.Context, p fmtCommon, asked bool) (*exfat.FormatParams,
 			return nil, fmt.Errorf("--%s %s: it cannot be combined with --type exfat", f.flag, f.why)
 		}
 	}
-	x := &exfat.FormatParams{Label: c.String("label"), Serial: p.serial, SectorSize: p.sectorSize}
+	x := &exfat.FormatParams{Label: c.String("label"), Serial: p.serial, ZeroSerial: p.serial == 0, SectorSize: p.sectorSize}
 	cs := int64(p.clusterSize)
 	if n := c.Int("sectors-per-cluster"); n != 0 && asked {
 		ss := int64(p.sectorSize)

@@ -106,7 +106,9 @@ func params(c *cli.Context) (fat.FormatParams, error) {
 	if err != nil {
 		return p, err
 	}
-	p.VolumeID = id
+	// The id is always chosen here: 0 (given, or from SOURCE_DATE_EPOCH=0)
+	// is written as 0.
+	p.VolumeID, p.ZeroVolumeID = id, id == 0
 	return p, nil
 }
 

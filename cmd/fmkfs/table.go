@@ -58,7 +58,7 @@ func planTable(diskSize, lss int64, t *tableOptions, p *fat.FormatParams) (fio.T
 			return fio.TableSpec{}, err
 		}
 		q := l.Params
-		q.Label, q.VolumeID, q.Media, q.AllowSmallFAT32 = p.Label, p.VolumeID, p.Media, p.AllowSmallFAT32
+		q.Label, q.VolumeID, q.ZeroVolumeID, q.Media, q.AllowSmallFAT32 = p.Label, p.VolumeID, p.ZeroVolumeID, p.Media, p.AllowSmallFAT32
 		if _, _, err := fat.Plan(q); err != nil {
 			return fio.TableSpec{}, err
 		}

@@ -23,7 +23,7 @@ import (
 // up-case table and the root directory go out in one batch, and after
 // another barrier the two boot regions: a few large writes.
 func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layout, error) {
-	if err := fsutil.FitFormat(dev, &p.SectorSize, &p.Size, &p.Serial, now); err != nil {
+	if err := fsutil.FitFormat(dev, &p.SectorSize, &p.Size, &p.Serial, p.ZeroSerial, now); err != nil {
 		return nil, nil, paramErrorf("%v", err)
 	}
 	bs, l, err := Plan(p)

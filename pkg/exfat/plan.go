@@ -19,6 +19,7 @@ type FormatParams struct {
 	// disk rather than the partition.
 	PartitionOffset int64
 	Serial          uint32    // volume serial number (Format makes one from its clock for 0)
+	ZeroSerial      bool      // write a Serial of 0 as 0
 	Label           string    // at most 11 UTF-16 code units; "" -> no label
 	GUID            *[16]byte // volume GUID entry; nil -> none
 	// FATOffset, FATLength and HeapOffset, when not 0, fix the regions (in

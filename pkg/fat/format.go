@@ -23,7 +23,7 @@ import (
 // backup, the first FAT entries and the label go out in one batch, and
 // after another barrier the boot sector and its backup.
 func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layout, error) {
-	if err := fsutil.FitFormat(dev, &p.SectorSize, &p.Size, &p.VolumeID, now); err != nil {
+	if err := fsutil.FitFormat(dev, &p.SectorSize, &p.Size, &p.VolumeID, p.ZeroVolumeID, now); err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrInvalidParams, err)
 	}
 	bs, l, err := Plan(p)

@@ -16,6 +16,7 @@ type FormatParams struct {
 	Media             uint8  // 0 -> 0xF8 (floppies: their media byte); else 0xF0 or 0xF8..0xFF
 	HiddenSectors     uint32 // sectors before the volume (the partition's start)
 	VolumeID          uint32 // serial number; Format makes one from its clock for 0, as exfat.Format
+	ZeroVolumeID      bool   // write a VolumeID of 0 as 0 (mkfs.fat -i 00000000)
 	Label             string // up to 11 characters, upper-cased, code page 850; "" -> "NO NAME"
 	DriveNumber       uint8  // 0 -> 0x80 with media 0xF8, else 0x00
 	Heads             uint16 // 0 -> mkfs.fat's default for the size (see Plan)

@@ -70,12 +70,13 @@ func WipeOldBoot(dev *fio.Device, end int64, isBoot func(sector []byte) bool) er
 }
 
 // FitFormat is what both Formats do first: FitDevice, then a serial
-// number made from now (NewSerial) when *serial is 0.
-func FitFormat(dev *fio.Device, sectorSize *int, size *int64, serial *uint32, now time.Time) error {
+// number made from now (NewSerial) when *serial is 0 and keepZero does
+// not say 0 was meant.
+func FitFormat(dev *fio.Device, sectorSize *int, size *int64, serial *uint32, keepZero bool, now time.Time) error {
 	if err := FitDevice(dev, sectorSize, size); err != nil {
 		return err
 	}
-	if *serial == 0 {
+	if *serial == 0 && !keepZero {
 		*serial = NewSerial(now)
 	}
 	return nil

@@ -219,6 +219,10 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 	if r.isExFAT() {
 		return mkfsExFAT(c, r, dev, &res, total, stdout, stderr)
 	}
+	if l := r.p.Label; l != strings.ToUpper(l) {
+		// Kept as given, as mkfs.fat keeps it, with mkfs.fat's warning.
+		cmdutil.Warn(stderr, "fmkfs", "the label %q is kept in lower case: lowercase labels might not work properly on some systems (DOS, some firmware)", l)
+	}
 	bs, l, wiped, err := format(c, r, dev)
 	var fillErr error
 	if err == nil && r.from != nil {

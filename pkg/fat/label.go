@@ -41,7 +41,7 @@ func (v *Volume) RootLabel() (string, bool, error) {
 // entry is deleted and the boot sector says "NO NAME".
 // The label is checked as encodeLabel checks it (ASCII only).
 func (v *Volume) SetLabel(s string) error {
-	raw, err := encodeLabel(s)
+	raw, err := encodeLabel(s, true)
 	if err != nil {
 		return err
 	}
@@ -136,21 +136,25 @@ func (v *Volume) SetVolumeID(id uint32) error {
 	return nil
 }
 
-// encodeLabel upper-cases the label and encodes it in the OEM code page
-// (850 unless SetCodePage chose another, as mkfs.fat --codepage), refusing
-// what mkfs.fat refuses. Every label ftools writes (Plan's for fmkfs,
-// SetLabel's for flabel) goes through it.
+// encodeLabel encodes the label in the OEM code page (850 unless
+// SetCodePage chose another, as mkfs.fat --codepage), upper-cased when
+// upper says so (SetLabel, as mlabel; Plan keeps the case, as mkfs.fat
+// does), refusing what mkfs.fat refuses. Every label ftools writes goes
+// through it.
 //
 // Labels are ASCII only: code page 850 could hold more, but fsck.fat 4.2
 // (and mkfs.fat) compare the label's bytes as signed chars, so every byte
 // from 0x80 up counts as a control character and fsck removes the label.
-func encodeLabel(s string) ([11]byte, error) {
+func encodeLabel(s string, upper bool) ([11]byte, error) {
 	var out [11]byte
 	copy(out[:], noLabel)
 	if strings.TrimRight(s, " ") == "" {
 		return out, nil
 	}
-	up := strings.ToUpper(s)
+	up := s
+	if upper {
+		up = strings.ToUpper(s)
+	}
 	if n := utf8.RuneCountInString(up); n > 11 {
 		return out, paramErrorf("label %q has %d characters: at most 11 fit", s, n)
 	}

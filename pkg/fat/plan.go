@@ -17,7 +17,7 @@ type FormatParams struct {
 	HiddenSectors     uint32 // sectors before the volume (the partition's start)
 	VolumeID          uint32 // serial number; Format makes one from its clock for 0, as exfat.Format
 	ZeroVolumeID      bool   // write a VolumeID of 0 as 0 (mkfs.fat -i 00000000)
-	Label             string // up to 11 characters, upper-cased, code page 850; "" -> "NO NAME"
+	Label             string // up to 11 ASCII characters, case kept (as mkfs.fat); "" -> "NO NAME"
 	DriveNumber       uint8  // 0 -> 0x80 with media 0xF8, else 0x00
 	Heads             uint16 // 0 -> mkfs.fat's default for the size (see Plan)
 	SectorsPerTrack   uint16 // 0 -> mkfs.fat's default for the size (see Plan)
@@ -260,7 +260,7 @@ func normalize(p FormatParams) (*planInput, error) {
 	in.align = p.AlignData && in.sectors > tinyVolume
 
 	var err error
-	if in.label, err = encodeLabel(p.Label); err != nil {
+	if in.label, err = encodeLabel(p.Label, false); err != nil {
 		return nil, err
 	}
 	oem := p.OEMName

@@ -62,10 +62,12 @@ func TestPlanLabelAndDefaults(t *testing.T) {
 		t.Errorf("Plan with a non-ASCII label: %v", err)
 	}
 	bs, _ = mustPlan(t, FormatParams{Size: 64 * mib, Label: "stra-e ab", OEMName: "FTOOLS"})
-	if got := string(bs.VolumeLabel[:]); got != "STRA-E AB  " {
+	// The case is kept, as mkfs.fat keeps it (SetLabel upper-cases, as
+	// mlabel).
+	if got := string(bs.VolumeLabel[:]); got != "stra-e ab  " {
 		t.Errorf("label bytes %q", got)
 	}
-	if bs.Label() != "STRA-E AB" || string(bs.OEMName[:]) != "FTOOLS  " {
+	if bs.Label() != "stra-e ab" || string(bs.OEMName[:]) != "FTOOLS  " {
 		t.Errorf("label %q oem %q", bs.Label(), bs.OEMName)
 	}
 	bs, _ = mustPlan(t, FormatParams{Size: 1440 * kib})

@@ -193,6 +193,10 @@ func exfatReplayCases() []*replayCase {
 			args: []string{"fcp", "-r", "-i", "IMG", "DIR/src/.", "::/old"}, minFlushes: 3},
 		{name: "exfat-fcp-tree", prepare: prepSrc(100, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 10000, 11000, 12000, 13000, 14000),
 			args: []string{"fcp", "-r", "-i", "IMG", "DIR/src", "::/new tree"}, minFlushes: 3},
+		// A new directory made whole for its 61 members: more than one
+		// cluster of zeros, written with the data before its entry.
+		{name: "exfat-fcp-big-dir", prepare: prepSrc(manySizes(90)...),
+			args: []string{"fcp", "-r", "-i", "IMG", "DIR/src", "::/new tree"}, minFlushes: 3},
 		{name: "exfat-fcp-replace", prepare: func(t *testing.T, img, dir string) {
 			exfatOldTree(t, img, dir)
 			writeFile(t, filepath.Join(dir, "r1"), 12000, 201)

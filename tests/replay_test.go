@@ -726,6 +726,15 @@ func sameTree(x, y *tree) bool {
 
 // hostFiles writes files of the given sizes into dir/name and returns the
 // folder.
+// manySizes is n small file sizes, for a tree of many names.
+func manySizes(n int) []int {
+	sizes := make([]int, n)
+	for i := range sizes {
+		sizes[i] = 1 + i*37
+	}
+	return sizes
+}
+
 func hostFiles(t *testing.T, dir, name string, seed byte, sizes ...int) string {
 	t.Helper()
 	root := filepath.Join(dir, name)
@@ -851,6 +860,8 @@ func replayCases() []*replayCase {
 		{name: "fcp-new-files", fat: "32", prepare: prepSrc(0, 1, 511, 512, 513, 5000, 70000),
 			args: []string{"fcp", "-r", "-i", "IMG", "DIR/src/.", "::/old"}, minFlushes: 3},
 		{name: "fcp-tree", fat: "32", prepare: prepSrc(100, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 10000, 11000, 12000, 13000, 14000),
+			args: []string{"fcp", "-r", "-i", "IMG", "DIR/src", "::/new tree"}, minFlushes: 3},
+		{name: "fcp-big-dir", fat: "32", prepare: prepSrc(manySizes(60)...),
 			args: []string{"fcp", "-r", "-i", "IMG", "DIR/src", "::/new tree"}, minFlushes: 3},
 		{name: "fcp-tree-fat16", fat: "16", prepare: prepSrc(100, 2000, 3000, 4000, 5000, 6000, 7000),
 			args: []string{"fcp", "-r", "-i", "IMG", "DIR/src", "::/"}, minFlushes: 3},

@@ -206,6 +206,16 @@ func (w *Writer) Abort() { w.f.Abort() }
 // zeroed cluster (exFAT directories hold no "." or ".." entries) and
 // NoFatChain.
 func (v *Volume) Mkdir(name string, mtime time.Time) error {
+	return v.MkdirSized(name, mtime, 0)
+}
+
+// MkdirSized is Mkdir for a directory that will hold slots entries of
+// EntrySize bytes: it is made with clusters for all of them, zeroed and
+// written with the data, one run with NoFatChain when the free space has
+// one (else a FAT chain), so that it does not grow one piece at a time
+// between its files' data (it still grows past them). Slots of 0 make
+// one cluster, as Mkdir.
+func (v *Volume) MkdirSized(name string, mtime time.Time, slots int) error {
 	parent, base, err := v.changes().New("mkdir", name)
 	if err != nil {
 		return err
@@ -219,29 +229,51 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 	if err := v.roomFor(parent, base, v.layout.ClusterSize); err != nil {
 		return pathErr("mkdir", name, err)
 	}
-	exts, err := v.allocate(1, 0)
+	l := v.layout
+	n := fsutil.DirClusters(int64(slots), l.ClusterSize, maxDirBytes, int64(v.bitmap.free))
+	exts, err := v.allocate(uint32(n), 0)
+	if err != nil && n > 1 {
+		// Less free than counted (clusters held on the first change):
+		// one cluster, grown as it fills, as Mkdir.
+		n = 1
+		exts, err = v.allocate(1, 0)
+	}
 	if err != nil {
 		return pathErr("mkdir", name, err)
 	}
-	l := v.layout
 	c := exts[0].Start
-	zero := make([]byte, l.ClusterSize)
-	if err := v.writeData(l.ClusterOffset(c), zero); err != nil {
-		v.release(exts) // nothing names it yet
-		return err
+	zero := make([]byte, n*l.ClusterSize)
+	at := int64(0)
+	for _, e := range exts {
+		size := int64(e.Len) * l.ClusterSize
+		if err := v.writeData(l.ClusterOffset(e.Start), zero[at:at+size]); err != nil {
+			v.release(exts) // nothing names it yet
+			return err
+		}
+		at += size
+	}
+	noFAT := len(exts) == 1
+	if !noFAT {
+		if err := v.fat.setChain(exts); err != nil {
+			v.release(exts)
+			return pathErr("mkdir", name, err)
+		}
 	}
 	now := v.Now()
-	cs := uint64(l.ClusterSize)
+	size := uint64(len(zero))
 	s := EntrySet{
 		File:   FileEntry{Attr: AttrDirectory, Create: MakeTimestamp(now), Modify: MakeTimestamp(mtime), Access: accessStamp(now)},
-		Stream: StreamEntry{Flags: streamAllocOK | streamNoFATChain, FirstCluster: c, DataLength: cs, ValidDataLength: cs},
+		Stream: StreamEntry{Flags: streamAllocOK, FirstCluster: c, DataLength: size, ValidDataLength: size},
+	}
+	if noFAT {
+		s.Stream.Flags |= streamNoFATChain
 	}
 	r, err := parent.add(base, s)
 	if err != nil {
 		v.release(exts)
 		return pathErr("mkdir", name, err)
 	}
-	d := &dir{v: v, first: c, parent: parent, rec: r, exts: exts, noFAT: true, raw: zero, byName: map[string]*Record{}, dirty: map[int]struct{}{}}
+	d := &dir{v: v, first: c, parent: parent, rec: r, exts: exts, noFAT: noFAT, raw: zero, byName: map[string]*Record{}, dirty: map[int]struct{}{}}
 	v.cacheDir(d)
 	return nil
 }

@@ -200,6 +200,15 @@ func chainOrNil(v *Volume, c Cluster) ([]Extent, error) {
 
 // Mkdir makes a directory; its parent must exist.
 func (v *Volume) Mkdir(name string, mtime time.Time) error {
+	return v.MkdirSized(name, mtime, 0)
+}
+
+// MkdirSized is Mkdir for a directory that will hold slots slots of
+// DirEntrySize bytes ("." and ".." included, as pkg/vol's DirSlots counts them): it is made
+// with clusters for all of them, zeroed and written with the data, so
+// that it does not grow one piece at a time between its files' data (it
+// still grows past them). Slots of 0 or 2 make one cluster, as Mkdir.
+func (v *Volume) MkdirSized(name string, mtime time.Time, slots int) error {
 	parent, base, err := v.changes().New("mkdir", name)
 	if err != nil {
 		return err
@@ -213,14 +222,21 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 	if err := v.roomFor(parent, base, v.layout.ClusterSize); err != nil {
 		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: err}
 	}
-	exts, err := v.allocate(1, 0)
+	l := v.layout
+	n := fsutil.DirClusters(int64(slots), l.ClusterSize, MaxDirEntries*DirEntrySize, int64(v.allocatable()))
+	exts, err := v.allocate(uint32(n), 0)
+	if err != nil && n > 1 {
+		// Less free than counted (clusters held on the first change):
+		// one cluster, grown as it fills, as Mkdir.
+		n = 1
+		exts, err = v.allocate(1, 0)
+	}
 	if err != nil {
 		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: err}
 	}
 	c := exts[0].Start
 	now := v.Now()
-	l := v.layout
-	raw := make([]byte, l.ClusterSize)
+	raw := make([]byte, n*l.ClusterSize)
 	dot := DirEntry{Name: DotName, Attr: AttrDirectory, Cluster: c}
 	dot.SetTimes(now, mtime, now)
 	dot.Encode(raw[0:])
@@ -231,17 +247,23 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 		dotdot.Cluster = 0
 	}
 	dotdot.Encode(raw[DirEntrySize:])
-	if err := v.writeData(l.ClusterOffset(c), raw); err != nil {
-		v.freeClusters(exts) // nothing names it yet
-		return err
+	var chain []Cluster
+	for _, e := range exts {
+		if err := v.writeData(l.ClusterOffset(e.Start), raw[int64(len(chain))*l.ClusterSize:][:int64(e.Len)*l.ClusterSize]); err != nil {
+			v.freeClusters(exts) // nothing names it yet
+			return err
+		}
+		for k := e.Start; k < e.End(); k++ {
+			chain = append(chain, k)
+		}
 	}
 	e := DirEntry{Attr: AttrDirectory, Cluster: c}
 	e.SetTimes(now, mtime, now)
 	if _, err := parent.add(base, e); err != nil {
-		v.freeClusters([]Extent{{c, 1}})
+		v.freeClusters(exts)
 		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: err}
 	}
-	d := &dir{v: v, first: c, chain: []Cluster{c}, raw: raw, dirty: map[int]struct{}{}, shorts: NewShortNameSet(), end: 2, hint: 2}
+	d := &dir{v: v, first: c, chain: chain, raw: raw, dirty: map[int]struct{}{}, shorts: NewShortNameSet(), end: 2, hint: 2}
 	d.shorts.Add(DotName)
 	d.shorts.Add(DotDotName)
 	d.recs = []*Record{{Name: ".", Short: DotName, Entry: dot, Slot: 0, Slots: 1}, {Name: "..", Short: DotDotName, Entry: dotdot, Slot: 1, Slots: 1}}

@@ -213,6 +213,10 @@ func (l *locked) Mkdir(name string, mtime time.Time) error {
 	return l.do("mkdir", true, func() error { return l.Volume.Mkdir(name, l.stamp(mtime)) })
 }
 
+func (l *locked) MkdirSized(name string, mtime time.Time, slots int) error {
+	return l.do("mkdir", true, func() error { return l.Volume.MkdirSized(name, l.stamp(mtime), slots) })
+}
+
 func (l *locked) MkdirAll(name string, mtime time.Time) error {
 	return l.do("mkdir", true, func() error { return l.Volume.MkdirAll(name, l.stamp(mtime)) })
 }

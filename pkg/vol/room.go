@@ -5,6 +5,7 @@ import (
 
 	"github.com/ftools/ftools/pkg/exfat"
 	"github.com/ftools/ftools/pkg/fat"
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // Room tallies the room a set of new members takes on a volume, for a
@@ -81,6 +82,23 @@ func EntrySlots(v Volume, name string) int {
 		return fat.NameSlots(name)
 	}
 	return exfat.NameEntries(name)
+}
+
+// DirSlots is how many slots of 32 bytes a new directory of v takes for
+// n members, name(i) naming each, as the codec places them in turn: each
+// takes EntrySlots, none straddles a sector, and on FAT "." and ".."
+// come first. It is what MkdirSized takes to make the directory whole.
+func DirSlots(v Volume, n int, name func(i int) string) int {
+	at, per := 0, 0
+	if f := AsFAT(v); f != nil {
+		at, per = 2, int(f.Layout().SectorSize/fat.DirEntrySize)
+	} else if x := AsExFAT(v); x != nil {
+		per = int(x.Layout().SectorSize / exfat.EntrySize)
+	}
+	for i := range n {
+		at = fsutil.PackSlots(at, EntrySlots(v, name(i)), per)
+	}
+	return at
 }
 
 // Add counts a new member at name: a file of size bytes, or (dir) a

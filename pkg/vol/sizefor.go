@@ -30,6 +30,8 @@ type TreeSize struct {
 	// big names the first directory with more members than a directory
 	// of the file system can hold at all.
 	big string
+	// rec is the most slots one name Slots counted takes (see dirSlots).
+	rec int64
 
 	Files, Dirs, Bytes int64
 }
@@ -40,10 +42,30 @@ func NewTreeSize(exFAT bool) *TreeSize { return &TreeSize{exFAT: exFAT} }
 
 // Slots is how many 32-byte directory slots a member named name takes.
 func (t *TreeSize) Slots(name string) int64 {
+	n := int64(fat.NameSlots(name))
 	if t.exFAT {
-		return int64(exfat.NameEntries(name))
+		n = int64(exfat.NameEntries(name))
 	}
-	return int64(fat.NameSlots(name))
+	t.rec = max(t.rec, n)
+	return n
+}
+
+// sectorSlots is the fewest slots a sector holds (512 bytes), where the
+// rule that no record straddles a sector skips the most.
+const sectorSlots = 512 / fat.DirEntrySize
+
+// dirSlots is the most slots a directory of n slots takes once its
+// records are placed as the codecs place them, in any order: none
+// straddles a sector, so before each sector boundary at most w slots
+// (one less than the longest record, t.rec) are skipped. With b
+// boundaries in the total, total <= n + w*b and b <= total/sectorSlots
+// + 1, so total <= (n + w) * sectorSlots / (sectorSlots - w).
+func (t *TreeSize) dirSlots(n int64) int64 {
+	w := min(t.rec, sectorSlots) - 1
+	if w <= 0 {
+		return n
+	}
+	return ((n+w)*sectorSlots + sectorSlots - w - 1) / (sectorSlots - w)
 }
 
 // AddFile counts a file of size bytes.
@@ -74,9 +96,12 @@ func (t *TreeSize) AddDir(path string, slots int64) {
 	if n > limit && t.big == "" {
 		t.big = path
 	}
+	// fcp makes the directory whole (vol.DirSlots, MkdirSized): the
+	// clusters its members' records take, at least one.
+	n = min(t.dirSlots(n), limit)
 	for i := range t.dirs {
 		cs := int64(512) << i
-		t.dirs[i] += grownClusters((n*fat.DirEntrySize + cs - 1) / cs)
+		t.dirs[i] += max((n*fat.DirEntrySize+cs-1)/cs, 1)
 	}
 }
 
@@ -85,10 +110,11 @@ func (t *TreeSize) AddDir(path string, slots int64) {
 const dirGrowthCap = 32
 
 // grownClusters is how many clusters a directory that needs n holds once
-// written: both codecs make it one cluster and grow it by as many as it
-// has (up to dirGrowthCap at once) each time it is full, so that a large
-// one grows in a few runs; a tally that counted only n would refuse
-// nothing that does not fit, and admit a tree the writer cannot finish.
+// written when it is made one cluster (the root) and grows: both codecs
+// grow it by as many as it has (up to dirGrowthCap at once) each time it
+// is full, so that a large one grows in a few runs; a tally that counted
+// only n would refuse nothing that does not fit, and admit a tree the
+// writer cannot finish.
 func grownClusters(n int64) int64 {
 	c := int64(1)
 	for c < n {

@@ -45,11 +45,20 @@ func (st sizeTree) tally(exFAT bool) *TreeSize {
 	return t
 }
 
-// fill writes the tree into v.
+// fill writes the tree into v as fcp does: each directory made whole
+// for its members (DirSlots, MkdirSized).
 func (st sizeTree) fill(v Volume) error {
 	for _, e := range st {
 		if strings.HasSuffix(e.name, "/") {
-			if err := v.Mkdir(strings.TrimSuffix(e.name, "/"), stamp); err != nil {
+			d := strings.TrimSuffix(e.name, "/")
+			var members []string
+			for _, m := range st {
+				if n := strings.TrimSuffix(m.name, "/"); path.Dir(n) == d {
+					members = append(members, path.Base(n))
+				}
+			}
+			slots := DirSlots(v, len(members), func(i int) string { return members[i] })
+			if err := v.MkdirSized(d, stamp, slots); err != nil {
 				return err
 			}
 			continue
@@ -82,8 +91,8 @@ func TestSizeFor(t *testing.T) {
 	boot := sizeTree{{"overlays/", 0}, {"kernel8.img", 8 << 20}, {"start4.elf", 2 << 20}, {"config.txt", 1500},
 		{"overlays/a.dtbo", 3000}, {"overlays/README", 40000}, {"bcm2711-rpi-4-b.dtb", 52000}}
 	// Folders of many names and no data: the tally is the directories'
-	// clusters as the writers grow them, which a size step of 2 KiB
-	// shows.
+	// clusters as fcp makes them (whole, records never straddling a
+	// sector), which a size step of 2 KiB shows.
 	folders := sizeTree{}
 	for d := range 20 {
 		folders = append(folders, sizeEntry{fmt.Sprintf("folder %02d/", d), 0})
@@ -240,5 +249,31 @@ func TestGrownClusters(t *testing.T) {
 		if got := grownClusters(n); got != want {
 			t.Errorf("grownClusters(%d) = %d, want %d", n, got, want)
 		}
+	}
+}
+
+// TreeSize counts a directory at least as large as fcp makes it (DirSlots,
+// in the order fcp places the names), whatever the names' lengths.
+func TestTreeSizeDirSlotsBound(t *testing.T) {
+	for typ, v := range volumes(t) {
+		for _, long := range []int{0, 12, 13, 40, 180, 250} {
+			var names []string
+			for i := range 500 {
+				names = append(names, fmt.Sprintf("%s%d", strings.Repeat("x", (i*7)%(long+1)), i))
+			}
+			ts := NewTreeSize(typ == "exFAT")
+			var sum int64
+			for _, n := range names {
+				sum += ts.Slots(n)
+			}
+			if typ != "exFAT" {
+				sum += 2
+			}
+			real := int64(DirSlots(v, len(names), func(i int) string { return names[i] }))
+			if bound := ts.dirSlots(sum); real > bound || (long == 0 && typ != "exFAT" && bound != real) {
+				t.Errorf("%s, names up to %d characters: TreeSize counts %d slots, fcp takes %d", typ, long, bound, real)
+			}
+		}
+		v.Close()
 	}
 }

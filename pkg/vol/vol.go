@@ -292,6 +292,11 @@ type Volume interface {
 	// os.O_WRONLY or os.O_RDWR, with O_APPEND, O_CREATE, O_EXCL, O_TRUNC).
 	OpenFile(name string, flag int) (FileUpdater, error)
 	Mkdir(name string, mtime time.Time) error
+	// MkdirSized is Mkdir for a directory that will hold slots slots of
+	// 32 bytes (DirSlots counts them for its members' names): it is made
+	// with room for all of them, contiguous where the free space allows,
+	// so that it does not grow in pieces between its files' data.
+	MkdirSized(name string, mtime time.Time, slots int) error
 	MkdirAll(name string, mtime time.Time) error
 	Remove(name string) error
 	// Empty drops a file's data, leaving it 0 bytes long under its name;

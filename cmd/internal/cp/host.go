@@ -138,7 +138,7 @@ func (h hostSide) lookup(p string) (existing, error) {
 	return existing{exists: true, dir: fi.IsDir(), name: fi.Name()}, nil
 }
 
-func (hostSide) mkdir(p string, _ time.Time) error {
+func (hostSide) mkdir(p string, _ time.Time, _ int) error {
 	if fi, err := os.Lstat(p); err == nil {
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			return errLink

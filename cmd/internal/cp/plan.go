@@ -457,6 +457,10 @@ func (p *Plan) planDir(src, dst end, e entry, merge bool, parent int, up []ances
 	if err != nil {
 		p.problemLine(true, src.show, "cannot be read: "+errText(err), fmt.Sprintf("cannot read directory %s: %s", quote(src.show), errText(err)))
 	}
+	// A new directory is made whole, with room for every member listed
+	// (size: its slots, see volSide.mkdir); the walk pauses for the
+	// copy only after this.
+	p.items.at(idx).size = dirSlots(dst.side, ents)
 	for _, c := range ents {
 		if p.halted {
 			break

@@ -167,7 +167,7 @@ func (x *runner) mkdir(i int, it *item) {
 	if it.exists {
 		return
 	}
-	if err := to.side.mkdir(to.path, it.mtime.t()); err != nil {
+	if err := to.side.mkdir(to.path, it.mtime.t(), int(it.size)); err != nil {
 		x.failed[i] = to.show
 		x.p.problemLine(true, from.show, "cannot create "+quote(to.show)+": "+errText(err),
 			fmt.Sprintf("cannot create directory %s: %s", quote(to.show), errText(err)))

@@ -60,7 +60,9 @@ type side interface {
 
 	// lookup says what a destination path holds.
 	lookup(p string) (existing, error)
-	mkdir(p string, mtime time.Time) error
+	// mkdir makes a directory; slots is what its members take on a
+	// volume (dirSlots), for it to be made whole.
+	mkdir(p string, mtime time.Time, slots int) error
 	create(p string, size int64, mtime time.Time) (fileSink, error)
 	finishDir(p string, mtime time.Time) error
 	// storeName says what becomes of a source's name here.

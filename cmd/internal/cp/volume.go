@@ -93,8 +93,8 @@ func (v volSide) stamp(mtime time.Time) time.Time {
 	return cmdutil.Clamp(mtime)
 }
 
-func (v volSide) mkdir(p string, mtime time.Time) error {
-	err := v.vol.Mkdir(p, v.stamp(mtime))
+func (v volSide) mkdir(p string, mtime time.Time, slots int) error {
+	err := v.vol.MkdirSized(p, v.stamp(mtime), slots)
 	if errors.Is(err, fs.ErrExist) {
 		if fi, serr := v.vol.Stat(p); serr == nil && fi.IsDir() {
 			return nil
@@ -114,3 +114,13 @@ func (v volSide) storeName(name string) nameFix {
 }
 
 func (v volSide) fold(name string) string { return v.vol.FoldName(name) }
+
+// dirSlots is what the members ents take in a new directory on side s
+// (see vol.DirSlots); 0 on the host.
+func dirSlots(s side, ents []entry) int64 {
+	v, ok := s.(volSide)
+	if !ok || len(ents) == 0 {
+		return 0
+	}
+	return int64(vol.DirSlots(v.vol, len(ents), func(i int) string { return ents[i].name }))
+}

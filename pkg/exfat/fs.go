@@ -244,7 +244,7 @@ func (f *File) ReadDir(n int) ([]fs.DirEntry, error) {
 		}
 		return nil
 	}
-	recs, more := fsutil.Page(f.dir.list(), &f.dirAt, n)
+	recs, more := fsutil.Page(f.dir.recs, &f.dirAt, n, func(r *Record) bool { return r != nil })
 	if !more {
 		if err := hidden(); err != nil && !f.hiddenSaid {
 			f.hiddenSaid = true

@@ -202,7 +202,7 @@ func (f *File) ReadDir(n int) ([]fs.DirEntry, error) {
 	if !f.isDir() {
 		return nil, &fs.PathError{Op: "readdir", Path: f.name, Err: ErrNotDir}
 	}
-	recs, more := fsutil.Page(f.dir.list(), &f.dirAt, n)
+	recs, more := fsutil.Page(f.dir.recs, &f.dirAt, n, isMember)
 	if !more {
 		return nil, fsutil.DirEnd(n)
 	}

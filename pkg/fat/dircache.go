@@ -60,6 +60,15 @@ func (v *Volume) settle() {
 	})
 }
 
+// settleFor is settle for a call about to read the path name: the
+// directories on it that are loaded become the most recently used first,
+// so that the one the last call used need not be kept (see
+// fsutil.Walker.TouchPath).
+func (v *Volume) settleFor(name string) {
+	v.walker().TouchPath(cleanPath(name))
+	v.settle()
+}
+
 // settleWrite is settle for a call that changes the volume: when the
 // directories with changes keep the cache charged more than dirtyBudget,
 // everything is committed first (see dircache.Cache.SettleWrite).

@@ -12,8 +12,8 @@ import "github.com/ftools/ftools/pkg/internal/dircache"
 // directories are dropped until the charge is within dirBudget.
 // Directories with changes not yet written cannot be dropped: a writer
 // (settleWrite) commits first when they are charged more than
-// dirtyBudget (one and a half of FAT's largest directories), so a copy of
-// a million files into a thousand folders commits every 30,000 names or so
+// dirtyBudget (one of FAT's largest directories), so a copy of a
+// million files into a thousand folders commits every 20,000 names or so
 // instead of holding them all.
 //
 // The list and the charge are pkg/internal/dircache's, shared with

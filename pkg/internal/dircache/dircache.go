@@ -18,15 +18,15 @@ import "container/list"
 
 // The budgets both codecs keep their caches within: Budget for the
 // directories that may be dropped, DirtyBudget for those with changes not
-// yet written (one and a half of FAT's largest directories), over which a
-// writer commits first (SettleWrite), so a copy of a million files into a
-// thousand folders commits every 30,000 names or so instead of holding
+// yet written (one of FAT's largest directories), over which a writer
+// commits first (SettleWrite), so a copy of a million files into a
+// thousand folders commits every 20,000 names or so instead of holding
 // them all. At 12 and 24 MiB, exFAT's copy of 100,000 folders peaked at
 // 86-94 MiB (the parents of the new folders and their names, waiting for
-// a commit); at 6 and 12 MiB it keeps to 58 MiB.
+// a commit); at 6 and 12 MiB at 57-62 MiB, at 4 and 8 MiB at 54.
 const (
-	Budget      int64 = 6 << 20
-	DirtyBudget int64 = 12 << 20
+	Budget      int64 = 4 << 20
+	DirtyBudget int64 = 8 << 20
 )
 
 // CostFactor is what a directory is charged per byte of its raw entries:

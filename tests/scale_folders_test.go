@@ -14,12 +14,16 @@ import (
 // checked within the commands' bounds: maxRSS for fcp and fls,
 // maxVerifyRSS for fverify. fcp -r used to plan the whole tree before
 // writing (110-160 MiB for the folders, in and out), and fls --json to
-// hold every entry until the end (140 MiB). On exFAT, copying in (80-104
-// MiB: its directory cache and commits), copying the files out (52-66 MiB
-// for the long names, 79-91 for the 60,000 files) and listing the whole
-// volume recursively (68-80 MiB: the folder of 60,000 names stays cached
-// while the next one is read) are not held to the bound yet: their
-// figures are logged.
+// hold every entry until the end (140 MiB). On exFAT, copying the 100,000
+// folders in peaked at 86-96 MiB (the new folders' parents waiting in the
+// directory cache for a commit; now 55), and listing the whole volume
+// recursively at 68-83 MiB (the folder of 20,000 long names kept, as the
+// one used last, while the 60,000 files were read; now 54-59): both are
+// held to the bound. What one folder of many names costs exFAT is not
+// held to it yet, and its figures are logged: copying the long names in
+// (75 MiB) and out (68-70 MiB), the 60,000 files in (104-106 MiB) and out
+// (90-111 MiB). Such a folder is kept whole in memory, its entries and a
+// record of some 300 bytes per name, and fcp's plan of it besides.
 func TestManyFoldersAndNamesMemory(t *testing.T) {
 	dir := t.TempDir()
 	tree := filepath.Join(dir, "tree")
@@ -67,7 +71,7 @@ func TestManyFoldersAndNamesMemory(t *testing.T) {
 		{"FAT32", []string{"-F", "32", "--size", "1G"}, []string{tree, fatNames},
 			func(string) bool { return true }, func(string) bool { return true }, true},
 		{"exFAT", []string{"--type", "exfat", "--size", "4G", "--cluster-size", "4K"}, []string{tree, exNames, many},
-			func(string) bool { return false }, func(src string) bool { return src == tree }, false},
+			func(src string) bool { return src == tree }, func(src string) bool { return src == tree }, true},
 	} {
 		t.Run(g.name, func(t *testing.T) {
 			img := filepath.Join(dir, g.name+".img")

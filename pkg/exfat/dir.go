@@ -3,6 +3,7 @@ package exfat
 import (
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 
 	"github.com/ftools/ftools/pkg/internal/dircache"
@@ -484,7 +485,11 @@ func (d *dir) grow() error {
 			return err
 		}
 	}
-	d.raw = append(d.raw, make([]byte, n*l.ClusterSize)...)
+	// Grown in place of append(d.raw, make(...)...), which also made a
+	// zeroed copy of the clusters added, as large as the directory was.
+	k := len(d.raw)
+	d.raw = slices.Grow(d.raw, int(n*l.ClusterSize))[:k+int(n*l.ClusterSize)]
+	clear(d.raw[k:])
 	v.dircache.Grew(&d.node, int(n*l.ClusterSize))
 	if d.rec != nil {
 		s := &d.rec.Set.Stream

@@ -73,6 +73,15 @@ func (v *Volume) settle() {
 	})
 }
 
+// settleFor is settle for a call about to read the clean path clean: the
+// directories on it that are loaded become the most recently used first,
+// so that the one the last call used need not be kept (see
+// fsutil.Walker.TouchPath).
+func (v *Volume) settleFor(clean string) {
+	v.walker().TouchPath(clean)
+	v.settle()
+}
+
 // settleWrite is settle for a call that changes the volume: when the
 // directories with changes keep the cache charged more than dirtyBudget,
 // everything is committed first (see dircache.Cache.SettleWrite).

@@ -26,7 +26,7 @@ func (v *Volume) Open(name string) (fs.File, error) {
 // open opens the file at the clean path clean (name is what the caller
 // gave, for errors).
 func (v *Volume) open(name, clean string) (fs.File, error) {
-	v.settle()
+	v.settleFor(clean)
 	parent, r, walk, err := v.lookupPath("open", clean)
 	if err == nil {
 		err = dirOnly("open", name, r)
@@ -72,7 +72,7 @@ func (v *Volume) Stat(name string) (fs.FileInfo, error) {
 // stat describes the file at the clean path clean; rootName is the root's
 // name ("/" for volume paths, "." for io/fs ones).
 func (v *Volume) stat(clean, rootName string) (fs.FileInfo, error) {
-	v.settle()
+	v.settleFor(clean)
 	_, r, _, err := v.lookupPath("stat", clean)
 	if err != nil {
 		return nil, err
@@ -244,7 +244,7 @@ func (f *File) ReadDir(n int) ([]fs.DirEntry, error) {
 		}
 		return nil
 	}
-	recs, more := fsutil.Page(f.dir.list(), &f.dirAt, n)
+	recs, more := fsutil.Page(f.dir.recs, &f.dirAt, n, func(r *Record) bool { return r != nil })
 	if !more {
 		if err := hidden(); err != nil && !f.hiddenSaid {
 			f.hiddenSaid = true

@@ -36,6 +36,11 @@ func (v *Volume) walker() *fsutil.Walker[*dir, *Record] {
 		NotDir: ErrNotDir,
 		Loop:   errDirLoop,
 		Hidden: func(d *dir) error { return d.hidden },
+		Cached: func(_ *dir, r *Record) (*dir, bool) {
+			d, ok := v.dirs[r.Set.Stream.FirstCluster]
+			return d, ok && d.rec == r
+		},
+		Touch: func(d *dir) { v.dircache.Touch(&d.node) },
 	}
 }
 

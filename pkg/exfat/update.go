@@ -48,11 +48,10 @@ type updater struct {
 	parent *dir
 	rec    *Record
 
-	chain   []Extent // the file's clusters now
-	onDisk  int64    // how many of them the entry on disk names
-	valid   int64    // the valid data length now
-	relink  bool     // clusters were added: the FAT chain is written at record
-	chained bool     // the chain on disk is in the FAT
+	chain   fsutil.Chain[Extent] // the file's clusters now, and how many the entry on disk names
+	valid   int64                // the valid data length now
+	relink  bool                 // clusters were added: the FAT chain is written at record
+	chained bool                 // the chain on disk is in the FAT
 }
 
 // OpenFile opens the file name for writing in place. flag is os.O_WRONLY
@@ -80,7 +79,7 @@ func (v *Volume) OpenFile(name string, flag int) (*Updater, error) {
 	s := &r.Set.Stream
 	// Both fit in an int64: recordExtents checked DataLength against the heap.
 	size := int64(s.DataLength)
-	u := &updater{v: v, parent: parent, rec: r, chain: chain, onDisk: extentsClusters(chain),
+	u := &updater{v: v, parent: parent, rec: r, chain: fsutil.Chain[Extent]{Runs: chain, OnDisk: extentsClusters(chain), Run: Extent.run, Of: extentOf},
 		chained: !s.NoFATChain() && len(chain) > 0, valid: int64(min(s.ValidDataLength, s.DataLength))}
 	u.f = fsutil.FileUpdate{C: (*updateOps)(u), V: fsutil.UpdateVolume{Begin: v.begin, Commit: v.Commit, Dev: v.dev, Closed: func() bool { return v.closed }, ClosedErr: errClosedWriter, Pin: parent.node.Pin, Unpin: parent.node.Unpin}, Path: p, Size: size, Append: flag&os.O_APPEND != 0, MaxSize: math.MaxInt64, TooLarge: errors.New("exfat: file too large")}
 	return u.f.Start(flag&os.O_TRUNC != 0)
@@ -90,7 +89,7 @@ func (v *Volume) OpenFile(name string, flag int) (*Updater, error) {
 type updateOps updater
 
 func (o *updateOps) Reach(off, end int64) error    { return (*updater)(o).reach(off, end) }
-func (o *updateOps) Put(p []byte, pos int64) error { return o.v.putRuns(p, pos, o.chain) }
+func (o *updateOps) Put(p []byte, pos int64) error { return o.v.putRuns(p, pos, o.chain.Runs) }
 func (o *updateOps) Wrote(off, end int64)          { o.valid = max(o.valid, end) }
 func (o *updateOps) Shrink(n int64) error          { return (*updater)(o).shrink(n) }
 func (o *updateOps) Record() error                 { return (*updater)(o).record(true) }
@@ -115,25 +114,20 @@ func (u *updater) reach(off, end int64) error {
 // bitmap; the FAT is written at record).
 func (u *updater) grow(n int64) error {
 	v := u.v
-	need := v.clustersFor(n) - extentsClusters(u.chain)
+	need := u.chain.Need(n, v.layout.ClusterSize)
 	if need <= 0 {
-		return nil
+		return nil // the chain holds n bytes already
 	}
 	if need > int64(v.bitmap.free) {
 		cs := v.layout.ClusterSize
 		return &NoSpaceError{Need: min(need, math.MaxInt64/cs) * cs, Free: int64(v.bitmap.free) * cs}
 	}
-	var last Cluster
-	if k := len(u.chain); k > 0 {
-		last = u.chain[k-1].End() - 1
-	}
+	last := Cluster(u.chain.Last())
 	exts, err := v.allocate(uint32(need), last)
 	if err != nil {
 		return err
 	}
-	for _, e := range exts {
-		u.chain = appendExtent(u.chain, e)
-	}
+	u.chain.Append(exts)
 	u.relink = true
 	return nil
 }
@@ -143,26 +137,21 @@ func (u *updater) shrink(n int64) error {
 	v := u.v
 	keep := v.clustersFor(n)
 	u.valid = min(u.valid, n)
-	split := func(exts []Extent, k int64) ([]Extent, []Extent) {
-		return fsutil.SplitExtents(exts, k, func(e Extent) uint32 { return e.Len }, func(e Extent, m uint32) (Extent, Extent) {
-			return Extent{e.Start, m}, Extent{e.Start + Cluster(m), e.Len - m}
-		})
-	}
 	// Clusters added since the entry was written: nothing on disk names
 	// them, so they are free at once.
-	if extentsClusters(u.chain) > u.onDisk {
-		kept, freed := split(u.chain, max(keep, u.onDisk))
+	if u.chain.Grown() {
+		kept, freed := u.chain.Split(max(keep, u.chain.OnDisk))
 		v.release(freed)
-		u.chain = kept
+		u.chain.Runs = kept
 	}
-	if keep >= u.onDisk {
+	if keep >= u.chain.OnDisk {
 		return nil
 	}
 	// Clusters the entry on disk names: the entry first, then the free,
 	// and the end of a chain in the FAT only after that (before, it would
 	// cut the chain the entry on disk still names).
-	kept, freed := split(u.chain, keep)
-	u.chain = kept
+	kept, freed := u.chain.Split(keep)
+	u.chain.Runs = kept
 	if err := u.record(false); err != nil {
 		return err
 	}
@@ -186,15 +175,15 @@ func (u *updater) record(withFAT bool) error {
 	s := &r.Set.Stream
 	s.Flags = streamAllocOK
 	s.FirstCluster = 0
-	if len(u.chain) == 0 {
+	if len(u.chain.Runs) == 0 {
 		u.chained = false
 	} else {
-		s.FirstCluster = u.chain[0].Start
-		if len(u.chain) == 1 && !u.chained {
+		s.FirstCluster = u.chain.Runs[0].Start
+		if len(u.chain.Runs) == 1 && !u.chained {
 			s.Flags |= streamNoFATChain
 		} else {
 			if u.relink && withFAT {
-				if err := v.fat.setChain(u.chain); err != nil {
+				if err := v.fat.setChain(u.chain.Runs); err != nil {
 					return err
 				}
 			}
@@ -208,6 +197,7 @@ func (u *updater) record(withFAT bool) error {
 	if err := u.parent.update(r); err != nil {
 		return err
 	}
-	u.onDisk, u.relink = extentsClusters(u.chain), false
+	u.chain.Recorded()
+	u.relink = false
 	return nil
 }

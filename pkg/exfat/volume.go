@@ -327,19 +327,11 @@ func (v *Volume) Commit() error {
 		return nil
 	}
 	v.metaWritten = true
-	if err := v.barrier(); err != nil {
+	if err := fsutil.Phase(true, v.barrier, v.flushAllocation); err != nil {
 		return err
 	}
-	if err := v.flushAllocation(); err != nil {
+	if err := fsutil.Phase(len(v.dirtyDirs) > 0, v.barrier, v.flushDirs); err != nil {
 		return err
-	}
-	if len(v.dirtyDirs) > 0 {
-		if err := v.barrier(); err != nil {
-			return err
-		}
-		if err := v.flushDirs(); err != nil {
-			return err
-		}
 	}
 	if len(v.deferred) == 0 && len(v.pendingFree) == 0 {
 		return nil

@@ -212,12 +212,17 @@ func foldEqual(a, b string) bool {
 func (d *dir) list() []*Record {
 	out := make([]*Record, 0, len(d.recs))
 	for _, r := range d.recs {
-		if r.Entry.IsLabel() || r.Short == DotName || r.Short == DotDotName {
-			continue
+		if isMember(r) {
+			out = append(out, r)
 		}
-		out = append(out, r)
 	}
 	return out
+}
+
+// isMember reports whether a record is one of its directory's members
+// (not the label, ".", or "..").
+func isMember(r *Record) bool {
+	return !r.Entry.IsLabel() && r.Short != DotName && r.Short != DotDotName
 }
 
 // add stores a new member named name with entry e (its Name and NTRes are

@@ -12,8 +12,8 @@ import "github.com/ftools/ftools/pkg/internal/dircache"
 // directories are dropped until the charge is within dirBudget.
 // Directories with changes not yet written cannot be dropped: a writer
 // (settleWrite) commits first when they are charged more than
-// dirtyBudget (three of FAT's largest directories), so a copy of a
-// million files into a thousand folders commits every 60,000 names or so
+// dirtyBudget (one of FAT's largest directories), so a copy of a
+// million files into a thousand folders commits every 20,000 names or so
 // instead of holding them all.
 //
 // The list and the charge are pkg/internal/dircache's, shared with
@@ -58,6 +58,15 @@ func (v *Volume) settle() {
 		}
 		return false
 	})
+}
+
+// settleFor is settle for a call about to read the path name: the
+// directories on it that are loaded become the most recently used first,
+// so that the one the last call used need not be kept (see
+// fsutil.Walker.TouchPath).
+func (v *Volume) settleFor(name string) {
+	v.walker().TouchPath(cleanPath(name))
+	v.settle()
 }
 
 // settleWrite is settle for a call that changes the volume: when the

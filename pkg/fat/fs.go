@@ -39,7 +39,7 @@ func (v *Volume) Open(name string) (fs.File, error) {
 	if err := checkFSName("open", name); err != nil {
 		return nil, err
 	}
-	v.settle()
+	v.settleFor(name)
 	return v.openPath(name)
 }
 
@@ -89,7 +89,7 @@ func (v *Volume) Stat(name string) (fs.FileInfo, error) {
 	if err := checkFSName("stat", name); err != nil {
 		return nil, err
 	}
-	v.settle()
+	v.settleFor(name)
 	return v.statPath(name)
 }
 
@@ -107,7 +107,7 @@ func (v *Volume) ReadDir(name string) ([]fs.DirEntry, error) {
 	if err := checkFSName("readdir", name); err != nil {
 		return nil, err
 	}
-	v.settle()
+	v.settleFor(name)
 	return v.readDirPath(name)
 }
 
@@ -202,7 +202,7 @@ func (f *File) ReadDir(n int) ([]fs.DirEntry, error) {
 	if !f.isDir() {
 		return nil, &fs.PathError{Op: "readdir", Path: f.name, Err: ErrNotDir}
 	}
-	recs, more := fsutil.Page(f.dir.list(), &f.dirAt, n)
+	recs, more := fsutil.Page(f.dir.recs, &f.dirAt, n, isMember)
 	if !more {
 		return nil, fsutil.DirEnd(n)
 	}

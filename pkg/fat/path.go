@@ -48,6 +48,11 @@ func (v *Volume) walker() *fsutil.Walker[*dir, *Record] {
 		Mark:   func(d *dir) *uint64 { return &d.walk },
 		NotDir: ErrNotDir,
 		Loop:   errDirLoop,
+		Cached: func(_ *dir, r *Record) (*dir, bool) {
+			d, ok := v.dirs[r.Entry.Cluster]
+			return d, ok && r.Entry.Cluster != 0
+		},
+		Touch: v.touchDir,
 	}
 }
 

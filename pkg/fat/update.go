@@ -47,9 +47,8 @@ type updater struct {
 	parent *dir
 	rec    *Record
 
-	chain    []Extent // the file's clusters now
-	onDisk   int64    // how many of them the entry on disk names
-	diskLast Cluster  // the last of those (0: none)
+	chain    fsutil.Chain[Extent] // the file's clusters now, and how many the entry on disk names
+	diskLast Cluster              // the last of those (0: none)
 }
 
 // OpenFile opens the file name for writing in place. flag is os.O_WRONLY
@@ -81,11 +80,13 @@ func (v *Volume) OpenFile(name string, flag int) (*Updater, error) {
 		return nil, &fs.PathError{Op: "open", Path: p, Err: err}
 	}
 	size := int64(r.Entry.Size)
-	have := extentClusters(chain)
+	c := fsutil.Chain[Extent]{Runs: chain, Run: Extent.run, Of: extentOf}
+	have := c.Clusters()
 	if have*v.layout.ClusterSize < size {
 		return nil, &fs.PathError{Op: "open", Path: p, Err: damaged(fmt.Errorf("%w: the file's size is %d bytes but its chain holds %d clusters of %d bytes", ErrCorrupt, size, have, v.layout.ClusterSize))}
 	}
-	u := &updater{v: v, parent: parent, rec: r, chain: chain, onDisk: have}
+	c.OnDisk = have
+	u := &updater{v: v, parent: parent, rec: r, chain: c}
 	u.f = fsutil.FileUpdate{C: (*updateOps)(u), V: fsutil.UpdateVolume{Begin: v.begin, Commit: v.Commit, Dev: v.dev, Closed: func() bool { return v.closed }, ClosedErr: ErrClosed, Pin: parent.node.Pin, Unpin: parent.node.Unpin}, Path: p, Size: size, Append: flag&os.O_APPEND != 0, MaxSize: MaxFileSize, TooLarge: ErrFileTooLarge}
 	if len(chain) > 0 {
 		u.diskLast = chain[len(chain)-1].End() - 1
@@ -93,20 +94,11 @@ func (v *Volume) OpenFile(name string, flag int) (*Updater, error) {
 	return u.f.Start(flag&os.O_TRUNC != 0)
 }
 
-// extentClusters counts the clusters of exts.
-func extentClusters(exts []Extent) int64 {
-	var n int64
-	for _, e := range exts {
-		n += int64(e.Len)
-	}
-	return n
-}
-
 // updateOps is an Updater as the shared fsutil.FileUpdate drives it.
 type updateOps updater
 
 func (o *updateOps) Reach(off, end int64) error    { return (*updater)(o).extend(off, end) }
-func (o *updateOps) Put(p []byte, pos int64) error { return o.v.putRuns(p, pos, o.chain) }
+func (o *updateOps) Put(p []byte, pos int64) error { return o.v.putRuns(p, pos, o.chain.Runs) }
 func (o *updateOps) Wrote(off, end int64)          {}
 func (o *updateOps) Shrink(n int64) error          { return (*updater)(o).shrink(n) }
 func (o *updateOps) Record() error                 { (*updater)(o).record(); return nil }
@@ -133,14 +125,11 @@ func (u *updater) extend(off, end int64) error {
 // cluster the entry on disk names is held until Close (phaseOpen).
 func (u *updater) grow(n int64) error {
 	v := u.v
-	need := v.clustersFor(n) - extentClusters(u.chain)
+	need := u.chain.Need(n, v.layout.ClusterSize)
 	if need <= 0 {
-		return nil
+		return nil // the chain holds n bytes already
 	}
-	var last Cluster
-	if k := len(u.chain); k > 0 {
-		last = u.chain[k-1].End() - 1
-	}
+	last := Cluster(u.chain.Last())
 	held := false
 	if last != 0 && last == u.diskLast {
 		if _, ok := v.held[last]; !ok {
@@ -155,13 +144,7 @@ func (u *updater) grow(n int64) error {
 		}
 		return err
 	}
-	for _, e := range exts {
-		if k := len(u.chain); k > 0 && u.chain[k-1].End() == e.Start {
-			u.chain[k-1].Len += e.Len
-			continue
-		}
-		u.chain = append(u.chain, e)
-	}
+	u.chain.Append(exts)
 	return nil
 }
 
@@ -171,10 +154,10 @@ func (u *updater) shrink(n int64) error {
 	keep := v.clustersFor(n)
 	// Clusters added since the entry was written: nothing on disk names
 	// them (the link to them is held), so they are free at once.
-	if added := extentClusters(u.chain) - u.onDisk; added > 0 {
-		cut := max(keep, u.onDisk)
-		kept, freed := fsutil.SplitExtents(u.chain, cut, Extent.size, Extent.split)
-		if cut == u.onDisk && u.diskLast != 0 {
+	if u.chain.Grown() {
+		cut := max(keep, u.chain.OnDisk)
+		kept, freed := u.chain.Split(cut)
+		if cut == u.chain.OnDisk && u.diskLast != 0 {
 			v.table.Set(u.diskLast, v.table.EOC())
 			if h, ok := v.held[u.diskLast]; ok && h.phase == phaseOpen {
 				delete(v.held, u.diskLast)
@@ -183,13 +166,13 @@ func (u *updater) shrink(n int64) error {
 			v.table.Set(kept[len(kept)-1].End()-1, v.table.EOC())
 		}
 		v.freeClusters(freed)
-		u.chain = kept
+		u.chain.Runs = kept
 	}
-	if keep >= u.onDisk {
+	if keep >= u.chain.OnDisk {
 		return nil
 	}
 	// Clusters the entry on disk names: the entry first, then the free.
-	kept, freed := fsutil.SplitExtents(u.chain, keep, Extent.size, Extent.split)
+	kept, freed := u.chain.Split(keep)
 	if err := v.guardFree(freed); err != nil {
 		return err
 	}
@@ -201,7 +184,7 @@ func (u *updater) shrink(n int64) error {
 	} else {
 		u.diskLast = 0
 	}
-	u.chain, u.onDisk = kept, keep
+	u.chain.Runs, u.chain.OnDisk = kept, keep
 	v.pendingFree = append(v.pendingFree, freed...)
 	u.record()
 	u.f.Changed = false
@@ -214,8 +197,8 @@ func (u *updater) shrink(n int64) error {
 func (u *updater) record() {
 	v, r := u.v, u.rec
 	first := Cluster(0)
-	if len(u.chain) > 0 {
-		first = u.chain[0].Start
+	if len(u.chain.Runs) > 0 {
+		first = u.chain.Runs[0].Start
 	}
 	now := v.Now()
 	r.Entry.Cluster, r.Entry.Size = first, uint32(u.f.Size)
@@ -223,7 +206,7 @@ func (u *updater) record() {
 	r.Entry.SetTimes(r.Entry.CreateTimeValue(), now, now)
 	// A chain on disk that grew: its link goes out in phaseEntries (or
 	// where another change held it), the size after it.
-	grown := u.diskLast != 0 && extentClusters(u.chain) > u.onDisk
+	grown := u.diskLast != 0 && u.chain.Grown()
 	if h, ok := v.held[u.diskLast]; grown && ok && h.phase == phaseOpen {
 		h.phase = phaseEntries
 		v.held[u.diskLast] = h
@@ -233,10 +216,6 @@ func (u *updater) record() {
 	} else {
 		u.parent.update(r)
 	}
-	u.onDisk = extentClusters(u.chain)
-	if len(u.chain) > 0 {
-		u.diskLast = u.chain[len(u.chain)-1].End() - 1
-	} else {
-		u.diskLast = 0
-	}
+	u.chain.Recorded()
+	u.diskLast = Cluster(u.chain.Last())
 }

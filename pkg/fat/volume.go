@@ -492,28 +492,13 @@ func (v *Volume) Commit() error {
 	if err := v.writeFAT(phaseData); err != nil {
 		return err
 	}
-	if len(v.dirtyDirs) > 0 || len(v.held) > 0 {
-		if err := v.barrier(); err != nil {
-			return err
-		}
-		if err := v.writeFAT(phaseEntries); err != nil {
-			return err
-		}
-		if err := v.writeDirs(); err != nil {
-			return err
-		}
+	entriesFAT := func() error { return v.writeFAT(phaseEntries) }
+	if err := fsutil.Phase(len(v.dirtyDirs) > 0 || len(v.held) > 0, v.barrier, entriesFAT, v.writeDirs); err != nil {
+		return err
 	}
-	if v.deferredUpTo(phaseAfterEntries) || v.labelDirty {
-		if err := v.barrier(); err != nil {
-			return err
-		}
-		v.applyDeferred(phaseAfterEntries)
-		if err := v.writeDirs(); err != nil {
-			return err
-		}
-		if err := v.writeLabel(); err != nil {
-			return err
-		}
+	afterEntries := func() error { v.applyDeferred(phaseAfterEntries); return nil }
+	if err := fsutil.Phase(v.deferredUpTo(phaseAfterEntries) || v.labelDirty, v.barrier, afterEntries, v.writeDirs, v.writeLabel); err != nil {
+		return err
 	}
 	if len(v.pendingFree) > 0 || len(v.held) > 0 || v.deferredUpTo(phaseLast) {
 		if err := v.barrier(); err != nil {
@@ -535,14 +520,8 @@ func (v *Volume) Commit() error {
 	if err := v.flushFSInfo(); err != nil {
 		return err
 	}
-	if len(v.deferred) > 0 {
-		if err := v.barrier(); err != nil {
-			return err
-		}
-		v.applyDeferred(phaseFinal)
-		return v.writeDirs()
-	}
-	return nil
+	final := func() error { v.applyDeferred(phaseFinal); return nil }
+	return fsutil.Phase(len(v.deferred) > 0, v.barrier, final, v.writeDirs)
 }
 
 // barrier separates two commit phases (fio.Device.Barrier).

@@ -18,13 +18,15 @@ import "container/list"
 
 // The budgets both codecs keep their caches within: Budget for the
 // directories that may be dropped, DirtyBudget for those with changes not
-// yet written (three of FAT's largest directories), over which a writer
+// yet written (one of FAT's largest directories), over which a writer
 // commits first (SettleWrite), so a copy of a million files into a
-// thousand folders commits every 60,000 names or so instead of holding
-// them all.
+// thousand folders commits every 20,000 names or so instead of holding
+// them all. At 12 and 24 MiB, exFAT's copy of 100,000 folders peaked at
+// 86-94 MiB (the parents of the new folders and their names, waiting for
+// a commit); at 6 and 12 MiB at 57-62 MiB, at 4 and 8 MiB at 54.
 const (
-	Budget      int64 = 12 << 20
-	DirtyBudget int64 = 24 << 20
+	Budget      int64 = 4 << 20
+	DirtyBudget int64 = 8 << 20
 )
 
 // CostFactor is what a directory is charged per byte of its raw entries:
@@ -111,24 +113,29 @@ func (c *Cache) Len() int { return c.lru.Len() }
 // first, until the charge is within budget, but never the most recently
 // used one: a folder larger than the budget on its own (60,000 names on
 // exFAT) would otherwise be read again, whole, for each of its files that
-// a copy looks up. drop is given each node's
-// owner and returns whether the codec let it go (it then forgets the
-// directory itself, and keeps what is pinned); the node leaves the list
-// when it did. A
-// pass that cannot get under the budget is not tried again until the
-// charge has grown by an eighth of it, or Reset says that directories
-// became droppable.
+// a copy looks up. drop is given each node's owner and returns whether the
+// codec let it go (it then forgets the directory itself, and keeps what is
+// pinned); the node leaves the list when it did. Dropping a directory may
+// let go of what it pinned (an exFAT directory pins its parent, which is
+// older on the list than its children), so a pass that dropped something
+// and is still over budget is followed by another. A pass that cannot get
+// under the budget is not tried again until the charge has grown by an
+// eighth of it, or Reset says that directories became droppable.
 func (c *Cache) Settle(budget int64, drop func(owner any) bool) {
 	if c.cost <= max(budget, c.settleAt) {
 		return
 	}
-	for e := c.lru.Back(); e != nil && e != c.lru.Front() && c.cost > budget; {
-		prev := e.Prev()
-		n := e.Value.(*Node)
-		if drop(n.owner) {
-			c.Remove(n)
+	for dropped := true; dropped && c.cost > budget; {
+		dropped = false
+		for e := c.lru.Back(); e != nil && e != c.lru.Front() && c.cost > budget; {
+			prev := e.Prev()
+			n := e.Value.(*Node)
+			if drop(n.owner) {
+				c.Remove(n)
+				dropped = true
+			}
+			e = prev
 		}
-		e = prev
 	}
 	c.settleAt = 0
 	if c.cost > budget {
@@ -141,14 +148,18 @@ func (c *Cache) Settle(budget int64, drop func(owner any) bool) {
 func (c *Cache) Reset() { c.settleAt = 0 }
 
 // SettleWrite is settle for a call that changes the volume. settle is the
-// codec's pass over Settle; when the charge then stays over dirtyBudget
-// (directories with changes cannot be dropped) and pending says the codec
-// has changes it may commit now (a writable, open volume with changed
-// directories), commit writes everything (in the phases of the codec's
-// Commit), so that they become clean, and settle runs again to drop them.
+// codec's pass over Settle; when what it could not drop (directories with
+// changes, and those pinned until a commit) stays charged more than
+// dirtyBudget and pending says the codec has changes it may commit now (a
+// writable, open volume with changed directories), commit writes
+// everything (in the phases of the codec's Commit), so that they become
+// clean, and settle runs again to drop them. The most recently used
+// directory is not counted: Settle keeps it whatever a commit does, so a
+// folder charged more than dirtyBudget on its own (60,000 names on exFAT)
+// would otherwise have every one of its files committed on its own.
 func (c *Cache) SettleWrite(dirtyBudget int64, settle func(), pending bool, commit func() error) error {
 	settle()
-	if c.cost <= dirtyBudget || !pending {
+	if c.cost-c.frontCost() <= dirtyBudget || !pending {
 		return nil
 	}
 	if err := commit(); err != nil {
@@ -157,4 +168,12 @@ func (c *Cache) SettleWrite(dirtyBudget int64, settle func(), pending bool, comm
 	c.Reset()
 	settle()
 	return nil
+}
+
+// frontCost is what the most recently used directory is charged.
+func (c *Cache) frontCost() int64 {
+	if e := c.lru.Front(); e != nil {
+		return e.Value.(*Node).cost
+	}
+	return 0
 }

@@ -7,21 +7,23 @@ import (
 	"time"
 )
 
-// Page hands out a directory's members n at a time (all when n <= 0) and
-// then says none is left; DirEnd is io.EOF only for a paged listing.
+// Page hands out a directory's members n at a time (all when n <= 0),
+// skipping the entries that are not members, and then says none is left;
+// DirEnd is io.EOF only for a paged listing.
 func TestPage(t *testing.T) {
-	all := []string{"a", "b", "c", "d", "e"}
+	all := []string{"", "a", "b", "", "c", "d", "", "", "e", ""}
+	member := func(s string) bool { return s != "" }
 	for _, tc := range []struct {
 		n     int
 		pages []int
 	}{{2, []int{2, 2, 1}}, {5, []int{5}}, {9, []int{5}}, {0, []int{5}}, {-1, []int{5}}} {
 		at := 0
 		for i, want := range tc.pages {
-			if page, more := Page(all, &at, tc.n); len(page) != want || !more {
+			if page, more := Page(all, &at, tc.n, member); len(page) != want || !more {
 				t.Errorf("n %d: page %d has %d members (more %v), want %d", tc.n, i, len(page), more, want)
 			}
 		}
-		if page, more := Page(all, &at, tc.n); page != nil || more {
+		if page, more := Page(all, &at, tc.n, member); page != nil || more {
 			t.Errorf("n %d: a page past the end: %v, %v", tc.n, page, more)
 		}
 	}

@@ -30,6 +30,42 @@ type Walker[D, R comparable] struct {
 	// holds (damaged entries), or nil: a name missed there may be one of
 	// them, and the error says so (it still matches fs.ErrNotExist).
 	Hidden func(d D) error
+	// Cached, if set, returns the directory that r, an entry of d, names
+	// when it is loaded already (without loading it), and Touch marks a
+	// loaded directory the most recently used: see TouchPath.
+	Cached func(d D, r R) (D, bool)
+	Touch  func(d D)
+}
+
+// TouchPath marks the loaded directories on the clean path name (see
+// CleanPath), the root first, the most recently used, without loading any:
+// the directory cache keeps the most recently used one whatever its charge
+// (a folder of 60,000 names would otherwise be read again for each of its
+// files), so a call settles the cache after TouchPath to keep the folder
+// it is about to use rather than the one the last call used (listing a
+// tree would otherwise hold its largest folder while reading the next).
+// It stops at the first element that is not a loaded directory.
+func (w *Walker[D, R]) TouchPath(name string) {
+	var noR R
+	d, err := w.Root()
+	if err != nil || w.Cached == nil {
+		return
+	}
+	w.Touch(d)
+	for rest := name; rest != "." && rest != ""; {
+		var part string
+		part, rest, _ = strings.Cut(rest, "/")
+		r := w.Lookup(d, part)
+		if r == noR || !w.IsDir(r) {
+			return
+		}
+		next, ok := w.Cached(d, r)
+		if !ok {
+			return
+		}
+		w.Touch(next)
+		d = next
+	}
 }
 
 // Walk resolves the clean path name (see CleanPath) to the directory that

@@ -40,10 +40,7 @@ type sortDir struct {
 // order or its new one, at worst with lost clusters or a backup boot
 // region that differs from the main one, which fverify --repair mends.
 func (v *Volume) Sort(o SortOptions) (*SortResult, error) {
-	if err := v.begin(); err != nil {
-		return nil, err
-	}
-	if err := o.CheckSelected(v.Stat); err != nil {
+	if err := o.Start(v.begin, v.Stat); err != nil {
 		return nil, err
 	}
 	l := v.layout
@@ -55,27 +52,31 @@ func (v *Volume) Sort(o SortOptions) (*SortResult, error) {
 	return res, v.sortTree(sortDir{exts: exts, path: ".", first: l.RootCluster}, &o, res)
 }
 
-func (v *Volume) sortTree(d sortDir, o *SortOptions, res *SortResult) error {
-	sortIt, descend, err := o.Enter(d.path)
-	if err != nil || !sortIt && !descend {
-		return err
-	}
+func (v *Volume) sortTree(root sortDir, o *SortOptions, res *SortResult) error {
+	return sortorder.Walk(o, root, func(d sortDir) string { return d.path }, func(d sortDir, sortIt, descend bool) ([]sortDir, error) {
+		return v.sortVisit(d, sortIt, descend, o, res)
+	})
+}
+
+// sortVisit sorts d (when sortIt) and lists its subdirectories (when
+// descend), as they lie after the sort.
+func (v *Volume) sortVisit(d sortDir, sortIt, descend bool, o *SortOptions, res *SortResult) ([]sortDir, error) {
 	raw, err := v.readExtents(d.exts, extentsClusters(d.exts)*v.layout.ClusterSize)
 	if err != nil {
-		return fmt.Errorf("exfat: reading directory %s: %w", d.path, err)
+		return nil, fmt.Errorf("exfat: reading directory %s: %w", d.path, err)
 	}
 	pd := parseDir(raw, v.up, d.set == nil)
 	if len(pd.probs) > 0 {
-		return fmt.Errorf("%w: directory %s: %v", ErrCorrupt, d.path, pd.probs[0].Err)
+		return nil, fmt.Errorf("%w: directory %s: %v", ErrCorrupt, d.path, pd.probs[0].Err)
 	}
 	exts := d.exts
 	if sortIt {
 		if exts, err = v.sortOne(d, raw, &pd, o, res); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if !descend {
-		return nil
+		return nil, nil
 	}
 	var kids []sortDir
 	for _, r := range pd.recs {
@@ -85,20 +86,14 @@ func (v *Volume) sortTree(d sortDir, o *SortOptions, res *SortResult) error {
 		k := sortDir{set: &r.Set, path: path.Join(d.path, r.Name), first: r.Set.Stream.FirstCluster,
 			at: []int64{v.sortSlotOffset(exts, r.Slot), v.sortSlotOffset(exts, r.Slot+1)}}
 		if k.exts, err = v.fileExtents(&r.Set.Stream); err != nil {
-			return err
+			return nil, err
 		}
 		if len(k.exts) == 0 {
 			continue
 		}
 		kids = append(kids, k)
 	}
-	raw, pd = nil, parsedDir{}
-	for _, k := range kids {
-		if err := v.sortTree(k, o, res); err != nil {
-			return err
-		}
-	}
-	return nil
+	return kids, nil
 }
 
 // sortSlotOffset is the device offset of entry i of a directory in exts.

@@ -41,10 +41,7 @@ type sortDir struct {
 // the root cluster, which fverify --repair mends. The FAT12/16 fixed root
 // is sorted in place (sortFixedRoot).
 func (v *Volume) Sort(o SortOptions) (*SortResult, error) {
-	if err := v.begin(); err != nil {
-		return nil, err
-	}
-	if err := o.CheckSelected(v.Stat); err != nil {
+	if err := o.Start(v.begin, v.Stat); err != nil {
 		return nil, err
 	}
 	root := sortDir{entry: -1, path: "."}
@@ -55,26 +52,13 @@ func (v *Volume) Sort(o SortOptions) (*SortResult, error) {
 	return res, v.sortTree(root, &o, res)
 }
 
-func (v *Volume) sortTree(d sortDir, o *SortOptions, res *SortResult) error {
-	sortIt, descend, err := o.Enter(d.path)
-	if err != nil {
-		return err
-	}
-	var kids []sortDir
-	if sortIt {
-		kids, err = v.sortOne(d, o, res)
-	} else if descend {
-		kids, err = v.subdirs(d)
-	}
-	if err != nil || !descend {
-		return err
-	}
-	for _, k := range kids {
-		if err := v.sortTree(k, o, res); err != nil {
-			return err
+func (v *Volume) sortTree(root sortDir, o *SortOptions, res *SortResult) error {
+	return sortorder.Walk(o, root, func(d sortDir) string { return d.path }, func(d sortDir, sortIt, _ bool) ([]sortDir, error) {
+		if sortIt {
+			return v.sortOne(d, o, res)
 		}
-	}
-	return nil
+		return v.subdirs(d)
+	})
 }
 
 // readSortDir reads directory d whole: its bytes and chain.

@@ -53,6 +53,36 @@ func (j *Job) CheckSelected(stat func(string) (fs.FileInfo, error)) error {
 	return nil
 }
 
+// Start is what both codecs' Sort do first: begin (the volume's check
+// that it is open and writable), then CheckSelected.
+func (j *Job) Start(begin func() error, stat func(string) (fs.FileInfo, error)) error {
+	if err := begin(); err != nil {
+		return err
+	}
+	return j.CheckSelected(stat)
+}
+
+// Walk visits the directory d and those below it, from the root down, as
+// the job selects them: visit sorts d (sort) or only lists it, and returns
+// its subdirectories when the walk goes on below it (descend); path names
+// a directory for the selection. Both codecs' Sort walk their trees so.
+func Walk[D any](j *Job, d D, path func(D) string, visit func(d D, sort, descend bool) ([]D, error)) error {
+	sort, descend, err := j.Enter(path(d))
+	if err != nil || !sort && !descend {
+		return err
+	}
+	kids, err := visit(d, sort, descend)
+	if err != nil || !descend {
+		return err
+	}
+	for _, k := range kids {
+		if err := Walk(j, k, path, visit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Enter says whether the walk goes into the directory at path: sort it,
 // descend below it; err is the job's cancellation.
 func (j *Job) Enter(path string) (sort, descend bool, err error) {

@@ -28,7 +28,7 @@ func flags() []cli.Flag {
 
 func run(args []string, stdout, stderr io.Writer) error {
 	app := cmdutil.NewApp("fmv", "rename and move files and directories within a FAT or exFAT volume",
-		"fmv [flags] ::/SOURCE... ::/DEST\n\n"+cmdutil.AddressingHelp+" All paths must be on the same volume.\n"+cmdutil.WildcardHelp+" (in SOURCE)", stdout, stderr)
+		"fmv [flags] ::/SOURCE... ::/DEST\n\n"+cmdutil.AddressingHelp+" All paths must be on the same volume.\n"+"Wildcards are taken in SOURCE only.\n"+cmdutil.WildcardHelp, stdout, stderr)
 	app.Flags = flags()
 	app.Action = func(c *cli.Context) error {
 		if err := cmdutil.NeedArgs(c, 2, -1); err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"strings"
 
 	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
@@ -21,7 +22,8 @@ import (
 // anything, when a file of src names a file or folder that exists in v
 // (as v compares names, without case) or a folder of src names a file
 // (an *fs.PathError wrapping fs.ErrExist), when two names of src are one
-// name in v (the same), when a file is too large for the file system
+// name in v (the same), when a name is one v cannot store (see
+// NameRule: a *NameError), when a file is too large for the file system
 // (ErrFileTooLarge), and when src holds anything but regular files and
 // folders: a symbolic link to a file is copied as the file, one to a
 // folder is refused, as are devices, pipes and sockets.
@@ -45,12 +47,23 @@ func CopyFSContext(ctx context.Context, v Volume, dst string, src fs.FS) error {
 		return err
 	}
 	dst = fsutil.CleanPath(dst)
+	rule := Names(v)
+	for _, el := range strings.Split(dst, "/") {
+		if err := rule.Check(el); el != "." && el != "" && err != nil {
+			return &fs.PathError{Op: "copy", Path: dst, Err: err}
+		}
+	}
 	seen := map[string]bool{}
 	if err := fs.WalkDir(src, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		to := path.Join(dst, name)
+		if name != "." {
+			if err := rule.Check(path.Base(name)); err != nil {
+				return &fs.PathError{Op: "copy", Path: to, Err: err}
+			}
+		}
 		if !d.IsDir() {
 			if _, err := copySource(v, src, name); err != nil {
 				return err

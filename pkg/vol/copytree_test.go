@@ -80,6 +80,9 @@ func TestCopyFS(t *testing.T) {
 		{"two names one on the volume", "", fstest.MapFS{"a.txt": {}, "A.TXT": {}}, "a.txt", ""},
 		{"not a regular file", "", fstest.MapFS{"a.txt": {}, "fifo": {Mode: fs.ModeNamedPipe}}, "", "fifo is not a regular file"},
 		{"a link to a folder", "", os.DirFS(links), "", "to-dir is a link to a folder"},
+		{"a name the volume cannot hold", "", fstest.MapFS{"a.txt": {}, "z/bad?.txt": {}}, "", "z/bad?.txt"},
+		{"a name with a trailing dot", "", fstest.MapFS{"a.txt": {}, "dot.": {}}, "", "dot."},
+		{"a destination the volume cannot hold", "new/CON", tree, "", "new/CON"},
 		{"a file too large", "", bigFS{fstest.MapFS{"a.txt": {}, "big": {}}}, "", "big (5368709120 bytes)"},
 	}
 	for _, kind := range []string{"FAT32", "exFAT"} {

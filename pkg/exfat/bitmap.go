@@ -219,6 +219,17 @@ func (b *bitmap) flush(batch *fio.Batch, l *Layout) error {
 	return nil
 }
 
+// bitOffset is the device offset of the bitmap byte that holds cluster
+// c's bit: where a problem with its marking lies (-1 if it lies past the
+// bitmap's clusters).
+func (b *bitmap) bitOffset(l *Layout, c Cluster) int64 {
+	off, err := fileOffset(l, b.exts, int64(c-FirstCluster)/8)
+	if err != nil {
+		return -1
+	}
+	return off
+}
+
 // fileOffset maps byte pos of a file whose clusters are exts to its byte
 // offset on the volume.
 func fileOffset(l *Layout, exts []Extent, pos int64) (int64, error) {

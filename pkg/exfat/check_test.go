@@ -201,6 +201,17 @@ func TestCheckDamage(t *testing.T) {
 			if !strings.Contains(kinds(rep), tc.kind) {
 				t.Fatalf("Check found %q, want %s: %v", kinds(rep), tc.kind, rep.Problems)
 			}
+			// A wrong marking is named where it lies: the bitmap byte.
+			for _, p := range rep.Problems {
+				if p.Kind == KindLost || p.Kind == KindFree {
+					v := openVol(t, img, false)
+					want := v.Layout().ClusterOffset(v.bitmapEnt.FirstCluster) + int64(p.Cluster-2)/8
+					closeVol(t, v)
+					if p.Offset != want {
+						t.Errorf("%s problem at byte %d, want the bitmap's byte %d", p.Kind, p.Offset, want)
+					}
+				}
+			}
 			out, err := runTool(t, "fsck.exfat", "-n", img)
 			if sees := err != nil; sees != tc.fsckSees {
 				t.Errorf("fsck.exfat -n failed=%v, want %v:\n%s", sees, tc.fsckSees, out)

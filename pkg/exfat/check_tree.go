@@ -427,7 +427,7 @@ func (t *treeCheck) unmarked(p string, free []Extent) {
 	if len(free) > 0 {
 		n := extentsClusters(free)
 		t.rep.unmarked = append(t.rep.unmarked, free...)
-		t.problem(KindFree, p, free[0].Start, -1, "%d of its clusters are marked free in the allocation bitmap", n)
+		t.problem(KindFree, p, free[0].Start, t.v.bitmap.bitOffset(t.l, free[0].Start), "%d of its clusters are marked free in the allocation bitmap", n)
 	}
 }
 
@@ -584,5 +584,5 @@ func (t *treeCheck) lost() {
 	}
 	n := extentsClusters(runs)
 	t.rep.lost, t.rep.LostClusters = runs, uint32(n)
-	t.rep.addf(KindLost, "", runs[0].Start, -1, "%d clusters in %d runs are marked in use but no file uses them", n, len(runs))
+	t.rep.addf(KindLost, "", runs[0].Start, bm.bitOffset(t.l, runs[0].Start), "%d clusters in %d runs are marked in use but no file uses them", n, len(runs))
 }

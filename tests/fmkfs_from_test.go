@@ -218,6 +218,10 @@ func TestFmkfsFromRules(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "fifo") || !strings.Contains(r.stderr, "link") {
 		t.Fatalf("fmkfs with a FIFO and a link to a folder: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// The advice names fmkfs's options, not fcp's.
+	if !strings.Contains(r.stderr, "--dereference") || strings.Contains(r.stderr, "-L") || strings.Contains(r.stderr, "command line") {
+		t.Fatalf("fmkfs's advice names fcp's options:\n%s", r.stderr)
+	}
 	fsckClean(t, img, 0)
 	for p, want := range map[string]string{"/IO.SYS": "AHS", "/EFI/BOOT/BOOTX64.EFI": "AR", "/plain.txt": "A", "/EFI": ""} {
 		out := ok(t, "mattrib", "-i", img, "::"+p)
@@ -277,4 +281,46 @@ func TestFmkfsFromFixedPlaces(t *testing.T) {
 	mustMkdir(t, out)
 	ok(t, "mcopy", "-s", "-n", "-m", "-i", mimg(off, 1<<20), "::/*", out)
 	compareTrees(t, src, out, false)
+}
+
+// Two trees with a file of the same name (or the same but for case) are
+// one copy for fcp's clash rule: the second is skipped and named, exit
+// status 1, the first kept; --clash o replaces it, and folders merge.
+func TestFmkfsFromSameName(t *testing.T) {
+	dir := t.TempDir()
+	for p, s := range map[string]string{"a1/same.txt": "one", "a2/same.txt": "two", "b1/d/X.txt": "big", "b2/d/x.TXT": "small", "b2/d/other": "o"} {
+		mustMkdir(t, filepath.Dir(filepath.Join(dir, p)))
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		a, b, skipped, file, want string
+	}{
+		{"a1", "a2", "a2/same.txt", "/same.txt", "one"},
+		{"b1", "b2", "b2/d/x.TXT", "/d/X.txt", "big"},
+	} {
+		for _, typ := range []string{"fat", "exfat"} {
+			img := filepath.Join(dir, c.a+typ+".img")
+			r := run(t, "fmkfs", "--type", typ, "--from", filepath.Join(dir, c.a), "--from", filepath.Join(dir, c.b), img)
+			if r.code != 1 || !strings.Contains(r.stderr, c.skipped) || !strings.Contains(r.stderr, "--clash a") {
+				t.Fatalf("fmkfs --from %s --from %s (%s): exit %d\n%s%s", c.a, c.b, typ, r.code, r.stdout, r.stderr)
+			}
+			if typ == "fat" {
+				if got := string(mget(t, img, c.file)); got != c.want {
+					t.Fatalf("%s holds %q, want the first tree's %q", c.file, got, c.want)
+				}
+			}
+		}
+	}
+	img := filepath.Join(dir, "o.img")
+	ok(t, "fmkfs", "--clash", "o", "--from", filepath.Join(dir, "a1"), "--from", filepath.Join(dir, "a2"), img)
+	if got := string(mget(t, img, "/same.txt")); got != "two" {
+		t.Fatalf("--clash o: /same.txt holds %q", got)
+	}
+	img = filepath.Join(dir, "m.img")
+	ok(t, "fmkfs", "--clash", "o", "--from", filepath.Join(dir, "b1"), "--from", filepath.Join(dir, "b2"), img)
+	if got := string(mget(t, img, "/d/other")); got != "o" {
+		t.Fatalf("the folders do not merge: /d/other holds %q", got)
+	}
 }

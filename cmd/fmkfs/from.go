@@ -473,10 +473,14 @@ func fill(r *request, target string, dev *fio.Device, stderr io.Writer) (*fillRe
 		Policy:    f.policy,
 		IOSize:    dev.IOSize(),
 		Warn:      func(line string) { cmdutil.Warn(stderr, "fmkfs", "%s", line) },
+		Hints:     fromHints,
 	}
 	key := target
 	vols := map[string]vol.Volume{key: v}
-	for _, s := range f.specs {
+	for i, s := range f.specs {
+		// The volume holds only what the trees before this one put in:
+		// a name taken is fcp's clash in one run, not a file to replace.
+		o.Earlier = func(dst string) string { return f.earlier(i, dst) }
 		if s.dest != "" {
 			if err := v.MkdirAll(s.dest, clock()); err != nil {
 				v.Close()
@@ -520,6 +524,60 @@ func fill(r *request, target string, dev *fio.Device, stderr io.Writer) (*fillRe
 		return out, cmdutil.Exit(1, nil)
 	}
 	return out, nil
+}
+
+// fromHints are fmkfs's options for what fcp's messages advise.
+var fromHints = cp.Hints{
+	Autorename: "--clash a",
+	Overwrite:  "--clash o",
+	Follow:     "give --dereference to follow it",
+	Special:    "fmkfs --from copies only files and folders",
+}
+
+// earlier names the host file of one of the first n trees that the
+// volume path dst came from (the tree when no file there says so).
+func (f *fromRequest) earlier(n int, dst string) string {
+	for i := n - 1; i >= 0; i-- {
+		s := f.specs[i]
+		rel, ok := dst, s.dest == ""
+		if !ok && len(dst) > len(s.dest) && strings.EqualFold(dst[:len(s.dest)+1], s.dest+"/") {
+			rel, ok = dst[len(s.dest)+1:], true
+		}
+		if !ok {
+			continue
+		}
+		if host, found := hostPathFold(s.dir, rel); found {
+			return host
+		}
+	}
+	return "an earlier --from tree"
+}
+
+// hostPathFold finds the host path under dir whose names are those of
+// rel but for case, as FAT and exFAT find them.
+func hostPathFold(dir, rel string) (string, bool) {
+	at := dir
+	for _, part := range strings.Split(rel, "/") {
+		if _, err := os.Lstat(filepath.Join(at, part)); err == nil {
+			at = filepath.Join(at, part)
+			continue
+		}
+		ents, err := os.ReadDir(at)
+		if err != nil {
+			return "", false
+		}
+		found := false
+		for _, e := range ents {
+			if strings.EqualFold(e.Name(), part) {
+				at, found = filepath.Join(at, e.Name()), true
+				break
+			}
+		}
+		if !found {
+			return "", false
+		}
+	}
+	return at, true
 }
 
 // setAttrs sets the attributes of what the --set-* patterns match: a

@@ -163,6 +163,7 @@ func NewPlan(srcs []cmdutil.Operand, dst cmdutil.Operand, vols map[string]vol.Vo
 	if o.Warn == nil {
 		o.Warn = func(string) {}
 	}
+	o.Hints = o.Hints.withDefaults()
 	p := &Plan{o: o, dirs: map[string]*dirNames{}, sources: map[string]map[uint32]bool{}, ends: map[int32]end{}}
 	if !p.streams(srcs, dst) {
 		if err := p.plan(srcs, dst, vols); err != nil {
@@ -206,7 +207,7 @@ func (p *Plan) sideOf(op cmdutil.Operand, vols map[string]vol.Volume) side {
 	if op.InImage() {
 		return volSide{vol: vols[op.Image], spec: op.Image, preserve: p.o.Preserve}
 	}
-	return hostSide{follow: p.o.Follow, preserve: p.o.Preserve, cache: p.o.Cache}
+	return hostSide{follow: p.o.Follow, preserve: p.o.Preserve, cache: p.o.Cache, hints: &p.o.Hints}
 }
 
 func (p *Plan) plan(srcs []cmdutil.Operand, dstOp cmdutil.Operand, vols map[string]vol.Volume) error {

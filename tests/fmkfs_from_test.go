@@ -324,3 +324,80 @@ func TestFmkfsFromSameName(t *testing.T) {
 		t.Fatalf("the folders do not merge: /d/other holds %q", got)
 	}
 }
+
+// What can be found wrong in the --from arguments is found before the
+// first write: a folder name the volume cannot hold, an unreadable tree,
+// a folder where another tree puts a file. The refusal names it and an
+// existing image with data stays byte for byte as it was.
+func TestFmkfsFromCheckedFirst(t *testing.T) {
+	need(t, "sfdisk")
+	dir := t.TempDir()
+	for p, s := range map[string]string{"a1/same.txt": "one", "b1/x.txt": "x", "boot/k": "k"} {
+		mustMkdir(t, filepath.Dir(filepath.Join(dir, p)))
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a1, b1, boot := filepath.Join(dir, "a1"), filepath.Join(dir, "b1"), filepath.Join(dir, "boot")
+	img := filepath.Join(dir, "old.img")
+	ok(t, "fmkfs", "--size", "4M", "--from", a1, img)
+	pt := filepath.Join(dir, "pt.img")
+	ok(t, "truncate", "-s", "8M", pt)
+	sfdisk(t, pt, "label: dos\nstart=2048, type=c\n")
+	ok(t, "fmkfs", "--partition", "1", "--from", a1, pt)
+	for _, c := range []struct {
+		img  string
+		args []string
+		want string
+	}{
+		{img, []string{"--from", a1 + ":/bad?x"}, "bad?x"},
+		{img, []string{"--type", "exfat", "--from", a1 + ":/bad?x"}, "bad?x"},
+		{img, []string{"--from", boot + ":/CON"}, "CON"},
+		{pt, []string{"--partition", "1", "--from", boot + ":/CON"}, "CON"},
+		{img, []string{"--from", a1, "--from", b1 + ":/same.txt"}, "same.txt"},
+		{img, []string{"--from", b1 + ":/SAME.TXT/sub", "--from", a1}, "same.txt"},
+		{pt, []string{"--partition", "1", "--from", a1, "--from", b1 + ":/same.txt"}, "same.txt"},
+	} {
+		before := imageSum(t, c.img)
+		msg := fails(t, "fmkfs", append(c.args, c.img)...)
+		if !strings.Contains(msg, c.want) || !strings.Contains(msg, "nothing was written") {
+			t.Errorf("fmkfs %v: %s", c.args, msg)
+		}
+		if imageSum(t, c.img) != before {
+			t.Errorf("fmkfs %v: a refusal changed the image", c.args)
+		}
+	}
+	// An unreadable tree, as a user who cannot read it.
+	noperm := filepath.Join(dir, "noperm")
+	mustMkdir(t, noperm)
+	bin := filepath.Join(dir, "fmkfs")
+	exe, err := exec.LookPath("fmkfs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Dir(dir), dir, img} {
+		if err := os.Chmod(p, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(noperm, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	before := imageSum(t, img)
+	cmd := exec.Command(bin, "--from", noperm, img)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "noperm") || !strings.Contains(string(out), "nothing was written") {
+		t.Errorf("fmkfs --from an unreadable folder: %v\n%s", err, out)
+	}
+	if imageSum(t, img) != before {
+		t.Error("fmkfs --from an unreadable folder: a refusal changed the image")
+	}
+}

@@ -115,7 +115,25 @@ func parseFrom(c *cli.Context, exFAT bool) (*fromRequest, error) {
 				return nil, fmt.Errorf("--from %s: the folder must be a path from the root, without ..", s)
 			}
 		}
+		if err := checkRoot(dir); err != nil {
+			return nil, fmt.Errorf("--from %s: %w; nothing was written", s, err)
+		}
+		names := vol.FATNames
+		if exFAT {
+			names = vol.ExFATNames
+		}
+		for _, part := range strings.Split(dest, "/") {
+			if part == "" {
+				continue
+			}
+			if _, _, err := names.Clean(part); err != nil {
+				return nil, fmt.Errorf("--from %s: the folder %q cannot be made: %w; nothing was written", s, part, err)
+			}
+		}
 		f.specs = append(f.specs, fromSpec{dir: dir, dest: dest})
+	}
+	if err := checkDests(f.specs); err != nil {
+		return nil, err
 	}
 	if c.IsSet("free") {
 		v := c.String("free")
@@ -159,6 +177,52 @@ func parseFrom(c *cli.Context, exFAT bool) (*fromRequest, error) {
 		}
 	}
 	return f, nil
+}
+
+// checkRoot refuses a --from directory that cannot be read, before
+// anything is written (deeper in the tree, what cannot be read is fcp's:
+// named and skipped).
+func checkRoot(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if _, err := d.ReadDir(1); err != nil && err != io.EOF {
+		return fmt.Errorf("reading %s: %w", dir, err)
+	}
+	return nil
+}
+
+// checkDests refuses a --from whose folder (or one on its way) would be
+// made where another tree puts a file, before anything is written.
+func checkDests(specs []fromSpec) error {
+	for _, s := range specs {
+		at := ""
+		for _, part := range strings.Split(s.dest, "/") {
+			if part == "" {
+				continue
+			}
+			at = path.Join(at, part)
+			for _, o := range specs {
+				rel, ok := at, o.dest == ""
+				if !ok && len(at) > len(o.dest) && strings.EqualFold(at[:len(o.dest)+1], o.dest+"/") {
+					rel, ok = at[len(o.dest)+1:], true
+				}
+				if !ok {
+					continue
+				}
+				host, found := hostPathFold(o.dir, rel)
+				if !found {
+					continue
+				}
+				if fi, err := os.Stat(host); err == nil && !fi.IsDir() {
+					return fmt.Errorf("--from %s:/%s: the folder /%s would go where --from %s puts the file %s; nothing was written", s.dir, s.dest, at, o.dir, host)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // parseMtime reads --mtime: @SECONDS, a date, a date and time in UTC, or

@@ -401,3 +401,42 @@ func TestFmkfsFromCheckedFirst(t *testing.T) {
 		t.Error("fmkfs --from an unreadable folder: a refusal changed the image")
 	}
 }
+
+// On FAT a file over 4 GiB - 1 bytes is named before anything is
+// written, with --type exfat as the way, and left out of the sizing: the
+// copy refuses it as fcp does (exit status 1), the rest is in an image
+// sized for the rest.
+func TestFmkfsFromTooLargeForFAT(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "huge")
+	mustMkdir(t, src)
+	if err := os.WriteFile(filepath.Join(src, "s.txt"), []byte("small"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big, err := os.Create(filepath.Join(src, "big.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := big.Truncate(5 << 30); err != nil {
+		t.Fatal(err)
+	}
+	big.Close()
+	img := filepath.Join(dir, "huge.img")
+	r := run(t, "fmkfs", "--from", src, img)
+	first := strings.Index(r.stderr, "big.bin")
+	if r.code != 1 || first < 0 || !strings.Contains(r.stderr[first:strings.Index(r.stderr[first:], "\n")+first], "--type exfat") {
+		t.Fatalf("fmkfs --from a tree with a 5 GiB file: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if fi, err := os.Stat(img); err != nil || fi.Size() > 1<<20 {
+		t.Fatalf("the image is sized for the file FAT cannot hold: %v", err)
+	}
+	if got := string(mget(t, img, "/s.txt")); got != "small" {
+		t.Fatalf("/s.txt holds %q", got)
+	}
+	// A size too small for the rest suggests the size of the rest.
+	writeFile(t, filepath.Join(src, "mid.bin"), 3<<20, 1)
+	msg := fails(t, "fmkfs", "--size", "2M", "--from", src, filepath.Join(dir, "small.img"))
+	if !strings.Contains(msg, "--size 4M") && !strings.Contains(msg, "--size 5M") {
+		t.Fatalf("--size 2M: %s", msg)
+	}
+}

@@ -61,6 +61,17 @@ type fromRequest struct {
 	need   func() string // the size that would hold the trees, for a refusal
 	auto   bool          // sized to fit
 	sized  *sizedResult  // what the sizing chose
+	// tooLarge names the files over FAT's 4 GiB - 1 bytes, which the
+	// copy refuses: left out of the sizing, named before the format.
+	tooLarge []string
+}
+
+// warnTooLarge names, before anything is written, the files FAT cannot
+// hold: the copy skips them (exit status 1).
+func (f *fromRequest) warnTooLarge(stderr io.Writer) {
+	for _, n := range f.tooLarge {
+		cmdutil.Warn(stderr, "fmkfs", "--from: %s is over 4 GiB - 1 bytes, the most a FAT file holds: it will be skipped (--type exfat holds it)", n)
+	}
 }
 
 // attrRule is one --set-* pattern.
@@ -295,6 +306,12 @@ func (f *fromRequest) tally(s fromSpec) error {
 				case info.IsDir():
 					subdirs = append(subdirs, e.Name())
 				case info.Mode().IsRegular():
+					if !f.tree.Holds(info.Size()) {
+						// fcp refuses it: named up front, left out.
+						f.tooLarge = append(f.tooLarge, fmt.Sprintf("%s (%s)", full, cmdutil.HumanSize(info.Size())))
+						f.tree.AddFile(info.Size())
+						continue
+					}
 					f.tree.AddFile(info.Size())
 				default:
 					continue

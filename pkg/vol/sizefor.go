@@ -32,6 +32,9 @@ type TreeSize struct {
 	big string
 
 	Files, Dirs, Bytes int64
+	// TooLarge counts the files left out: larger than the file system
+	// holds (FAT: 4 GiB - 1 bytes), which the copy refuses and names.
+	TooLarge int64
 }
 
 // NewTreeSize starts a tally for FAT (FAT12, FAT16 and FAT32 count
@@ -46,9 +49,20 @@ func (t *TreeSize) Slots(name string) int64 {
 	return int64(fat.NameSlots(name))
 }
 
-// AddFile counts a file of size bytes.
+// Holds reports whether the file system holds a file of size bytes:
+// FAT at most 4 GiB - 1 (fat.MaxFileSize); exFAT's limit is its heap's,
+// which the sizing finds.
+func (t *TreeSize) Holds(size int64) bool { return t.exFAT || size <= fat.MaxFileSize }
+
+// AddFile counts a file of size bytes, or leaves out (TooLarge) one the
+// file system cannot hold: the copy refuses it, and no size would hold it.
+// Its name takes no slot either (the caller leaves it out of AddDir).
 func (t *TreeSize) AddFile(size int64) {
 	size = max(size, 0)
+	if !t.Holds(size) {
+		t.TooLarge++
+		return
+	}
 	t.Files++
 	t.Bytes += size
 	for i := range t.files {

@@ -242,3 +242,24 @@ func TestGrownClusters(t *testing.T) {
 		}
 	}
 }
+
+// A file over FAT's 4 GiB - 1 bytes is left out of a FAT tally (the copy
+// refuses it), not of an exFAT one.
+func TestTreeSizeTooLarge(t *testing.T) {
+	for _, c := range []struct {
+		exFAT         bool
+		files, bytes  int64
+		tooLarge      int64
+		holds5G, hold bool
+	}{
+		{false, 1, fat.MaxFileSize, 1, false, true},
+		{true, 2, fat.MaxFileSize + 5<<30, 0, true, true},
+	} {
+		ts := NewTreeSize(c.exFAT)
+		ts.AddFile(fat.MaxFileSize)
+		ts.AddFile(5 << 30)
+		if ts.Files != c.files || ts.Bytes != c.bytes || ts.TooLarge != c.tooLarge || ts.Holds(5<<30) != c.holds5G || ts.Holds(fat.MaxFileSize) != c.hold {
+			t.Errorf("exFAT %v: %d files, %d bytes, %d too large", c.exFAT, ts.Files, ts.Bytes, ts.TooLarge)
+		}
+	}
+}

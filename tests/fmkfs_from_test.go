@@ -440,3 +440,36 @@ func TestFmkfsFromTooLargeForFAT(t *testing.T) {
 		t.Fatalf("--size 2M: %s", msg)
 	}
 }
+
+// Sized to fit, FAT12/16's fixed root gets the entries the tree's root
+// needs when -r is not given (600 files: a 2 MiB FAT12, not a 512 MiB
+// FAT32); a size given that lacks only root entries is refused with -r
+// in the advice, whose bytes and --size agree, and the advice works.
+func TestFmkfsFromRootEntries(t *testing.T) {
+	need(t, "fsck.fat")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "many")
+	mustMkdir(t, src)
+	for i := range 600 {
+		if err := os.WriteFile(filepath.Join(src, fmt.Sprintf("f%d.txt", i)), []byte("abc"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	img := filepath.Join(dir, "many.img")
+	var res fromJSON
+	jsonOut(t, &res, "fmkfs", "--json", "--from", src, img)
+	if res.FATType != "FAT12" || res.From == nil || res.From.Files != 600 || res.From.Sized.Size > 2<<20 {
+		t.Fatalf("600 files: %+v %+v", res, res.From)
+	}
+	fsckClean(t, img, 0)
+	msg := fails(t, "fmkfs", "--size", "4M", "--from", src, filepath.Join(dir, "four.img"))
+	var bytes, mib, entries int64
+	i := strings.Index(msg, "it needs a file system of ")
+	if i < 0 {
+		t.Fatalf("--size 4M: %s", msg)
+	}
+	if _, err := fmt.Sscanf(msg[i:], "it needs a file system of %d bytes (2.0 MiB; --size %dM -r %d", &bytes, &mib, &entries); err != nil || bytes != mib<<20 || entries < 600 {
+		t.Fatalf("--size 4M: the advice (%v): %s", err, msg)
+	}
+	ok(t, "fmkfs", "--size", fmt.Sprintf("%dM", mib), "-r", fmt.Sprint(entries), "--from", src, filepath.Join(dir, "advised.img"))
+}

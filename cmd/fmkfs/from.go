@@ -471,6 +471,11 @@ func autoSize(r *request, disk int64) (int64, error) {
 			return fatGeometry(p)
 		}
 	}
+	if n := f.tree.RootEntries(r.p.Label != ""); r.p.RootEntries == 0 && r.table.sd == nil && n > 512 && n <= 32768 {
+		// FAT12/16's fixed root holds 512 entries unless -r says: the
+		// tree's root needs more (FAT32 ignores it).
+		r.p.RootEntries = int(n)
+	}
 	max := int64(2) << 40
 	if disk != 0 {
 		max = disk
@@ -718,9 +723,18 @@ func needHint(r *request) func() string {
 		if _, err := autoSize(&rr, 0); err != nil || ff.sized == nil {
 			return ""
 		}
+		// The size the sizing chose, which the advice gives back.
+		n, flag, what := ff.sized.Size-rr.off, "--size", "file system"
 		if r.table.kind != "" {
-			return fmt.Sprintf("; it needs a partition of %d bytes (%s; --part-size %dM)", ff.sized.FSSize, cmdutil.HumanSize(ff.sized.FSSize), (ff.sized.FSSize+sizeStep-1)/sizeStep)
+			n, flag, what = rr.table.partSize, "--part-size", "partition"
 		}
-		return fmt.Sprintf("; it needs a file system of %d bytes (%s; --size %dM, or --size auto for an image file)", ff.sized.FSSize, cmdutil.HumanSize(ff.sized.FSSize), (ff.sized.FSSize+sizeStep-1)/sizeStep)
+		rootHint := ""
+		if r.p.RootEntries == 0 && rr.p.RootEntries != 0 && ff.sized.Type != "FAT32" {
+			rootHint = fmt.Sprintf(" -r %d", rr.p.RootEntries)
+		}
+		if r.table.kind != "" {
+			return fmt.Sprintf("; it needs a %s of %d bytes (%s; %s %dM%s)", what, n, cmdutil.HumanSize(n), flag, n/sizeStep, rootHint)
+		}
+		return fmt.Sprintf("; it needs a %s of %d bytes (%s; %s %dM%s, or --size auto for an image file)", what, n, cmdutil.HumanSize(n), flag, n/sizeStep, rootHint)
 	}
 }

@@ -111,6 +111,17 @@ func grownClusters(n int64) int64 {
 	return c
 }
 
+// RootEntries is how many entries FAT12/16's fixed root directory needs
+// for the root's members (and the label entry, with label), in whole
+// 512-byte sectors of 16 entries: what -r asks for.
+func (t *TreeSize) RootEntries(label bool) int64 {
+	n := t.root
+	if label {
+		n++
+	}
+	return (n + 15) / 16 * 16
+}
+
 // Geometry is what a candidate volume offers a tree.
 type Geometry struct {
 	Type        string // "FAT12", "FAT16", "FAT32" or "exFAT"

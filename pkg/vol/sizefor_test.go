@@ -263,3 +263,21 @@ func TestTreeSizeTooLarge(t *testing.T) {
 		}
 	}
 }
+
+// RootEntries counts the root's members' slots and the label, in whole
+// sectors of 16 entries.
+func TestTreeSizeRootEntries(t *testing.T) {
+	ts := NewTreeSize(false)
+	ts.AddDir("", 600*ts.Slots("F.TXT")+ts.Slots("a long name.txt"))
+	if got := ts.RootEntries(false); got != 608 {
+		t.Errorf("600 short names and a long one: %d entries, want 608", got)
+	}
+	ts.AddDir("", 4)
+	if got := ts.RootEntries(true); got != 608 {
+		t.Errorf("and 4 more and the label: %d entries, want 608", got)
+	}
+	ts.AddDir("", 1)
+	if got := ts.RootEntries(true); got != 624 {
+		t.Errorf("and one more: %d entries, want 624", got)
+	}
+}

@@ -473,3 +473,32 @@ func TestFmkfsFromRootEntries(t *testing.T) {
 	}
 	ok(t, "fmkfs", "--size", fmt.Sprintf("%dM", mib), "-r", fmt.Sprint(entries), "--from", src, filepath.Join(dir, "advised.img"))
 }
+
+// The image written inside the tree copied into it is skipped with a
+// note, not copied into itself (which fails for want of room): fmkfs
+// --from, new or existing image, and fcp -r into it.
+func TestFmkfsFromTargetInTree(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "self")
+	mustMkdir(t, src)
+	if err := os.WriteFile(filepath.Join(src, "a.txt"), []byte("hi"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	img := filepath.Join(src, "self.img")
+	for _, c := range [][]string{
+		{"fmkfs", "--from", src, img},
+		{"fmkfs", "--from", src, img}, // now an existing image of 1 MiB
+		{"fcp", "-i", img, "-r", src + "/.", "::/"},
+	} {
+		r := run(t, c[0], c[1:]...)
+		if r.code != 0 || !strings.Contains(r.stderr, "target image itself") {
+			t.Fatalf("%v: exit %d\n%s%s", c, r.code, r.stdout, r.stderr)
+		}
+		if got := string(mget(t, img, "/a.txt")); got != "hi" {
+			t.Fatalf("%v: /a.txt holds %q", c, got)
+		}
+	}
+	if fi, err := os.Stat(img); err != nil || fi.Size() != 1<<20 {
+		t.Fatalf("the image is not 1 MiB: %v", err)
+	}
+}

@@ -64,6 +64,7 @@ type fromRequest struct {
 	// tooLarge names the files over FAT's 4 GiB - 1 bytes, which the
 	// copy refuses: left out of the sizing, named before the format.
 	tooLarge []string
+	target   string // the image (spec) written: not counted when in a tree
 }
 
 // warnTooLarge names, before anything is written, the files FAT cannot
@@ -96,7 +97,7 @@ type sizedResult struct {
 
 // parseFrom reads --from and its companions; nil when --from is not given
 // (then its companions are refused).
-func parseFrom(c *cli.Context, exFAT bool) (*fromRequest, error) {
+func parseFrom(c *cli.Context, exFAT bool, target string) (*fromRequest, error) {
 	if !c.IsSet("from") {
 		for _, f := range []string{"free", "mtime", "clash", "dereference", "set-hidden", "set-system", "set-read-only"} {
 			if c.IsSet(f) {
@@ -108,7 +109,7 @@ func parseFrom(c *cli.Context, exFAT bool) (*fromRequest, error) {
 		}
 		return nil, nil
 	}
-	f := &fromRequest{follow: c.Bool("dereference"), tree: vol.NewTreeSize(exFAT)}
+	f := &fromRequest{follow: c.Bool("dereference"), tree: vol.NewTreeSize(exFAT), target: target}
 	for _, s := range c.StringSlice("from") {
 		dir, dest := s, ""
 		if i := strings.LastIndex(s, ":/"); i > 0 {
@@ -269,6 +270,14 @@ func (f *fromRequest) tally(s fromSpec) error {
 		parent = path.Join(parent, part)
 	}
 	seen := map[[2]uint64]bool{}
+	var image [2]uint64 // the target image, when it is in the tree: not copied
+	if name, _, err := fio.ParseImageSpec(f.target); err == nil {
+		if fi, err := os.Stat(name); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+				image = [2]uint64{uint64(st.Dev), st.Ino}
+			}
+		}
+	}
 	var walk func(host, in string) error
 	walk = func(host, in string) error {
 		fi, err := os.Stat(host)
@@ -306,6 +315,9 @@ func (f *fromRequest) tally(s fromSpec) error {
 				case info.IsDir():
 					subdirs = append(subdirs, e.Name())
 				case info.Mode().IsRegular():
+					if st, ok := info.Sys().(*syscall.Stat_t); ok && image == [2]uint64{uint64(st.Dev), st.Ino} {
+						continue
+					}
 					if !f.tree.Holds(info.Size()) {
 						// fcp refuses it: named up front, left out.
 						f.tooLarge = append(f.tooLarge, fmt.Sprintf("%s (%s)", full, cmdutil.HumanSize(info.Size())))

@@ -25,6 +25,9 @@ type hostSide struct {
 	top string
 	// hints words the messages' advice (fcp's when nil).
 	hints *Hints
+	// images are the image files the copy writes into (device and
+	// inode): one met in a source tree is the target itself, skipped.
+	images map[fileID]bool
 }
 
 // hint is the advice h's messages give.
@@ -117,6 +120,9 @@ func (h hostSide) classify(name string, fi fs.FileInfo, viaLink bool) entry {
 		}
 	case fi.Mode().IsRegular():
 		e.kind = kindFile
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && h.images[fileID{uint64(st.Dev), st.Ino}] {
+			e.kind, e.note, e.why = kindSkip, true, "it is the target image itself"
+		}
 	default:
 		e.kind, e.why = kindSkip, "is not a regular file or directory ("+h.hint().Special+")"
 		if viaLink {

@@ -240,6 +240,14 @@ func TestFmkfsFromRules(t *testing.T) {
 	if n := strings.Count(listing, "2022-02-03   4:05"); n < 5 {
 		t.Errorf("--mtime: %d entries stamped 2022-02-03 04:05, want every one:\n%s", n, listing)
 	}
+	if strings.Contains(r.stderr, "matches nothing") {
+		t.Errorf("patterns that match warned:\n%s", r.stderr)
+	}
+	// A pattern that matches nothing is said (a likely typo), exit 0.
+	r = run(t, "fmkfs", "--from", filepath.Join(src, "EFI"), "--set-hidden", "*.SYS", "--set-read-only", "/EFI/BOOT/*", filepath.Join(dir, "c.img"))
+	if r.code != 0 || !strings.Contains(r.stderr, `--set-hidden "*.SYS" matches nothing`) || !strings.Contains(r.stderr, `--set-read-only "EFI/BOOT/*" matches nothing`) {
+		t.Errorf("patterns that match nothing: exit %d\n%s", r.code, r.stderr)
+	}
 	// With --dereference the link is followed.
 	img2 := filepath.Join(dir, "b.img")
 	r = run(t, "fmkfs", "--dereference", "--from", src, img2)

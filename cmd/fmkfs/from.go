@@ -611,9 +611,14 @@ func fill(r *request, target string, dev *fio.Device, stderr io.Writer) (*fillRe
 			return out, res.Stopped
 		}
 	}
-	if err := setAttrs(v, f.attrs); err != nil {
+	unmatched, err := setAttrs(v, f.attrs)
+	if err != nil {
 		v.Close()
 		return out, err
+	}
+	for _, r := range unmatched {
+		// Likely a mistyped pattern: said, but no failure (exit 0).
+		cmdutil.Warn(stderr, "fmkfs", "--%s %q matches nothing copied in", r.flag, r.glob)
 	}
 	if err := v.Close(); err != nil {
 		return out, err
@@ -680,17 +685,18 @@ func hostPathFold(dir, rel string) (string, bool) {
 
 // setAttrs sets the attributes of what the --set-* patterns match: a
 // pattern with a slash is matched against the path from the root, one
-// without against each name.
-func setAttrs(v vol.Volume, rules []attrRule) error {
+// without against each name. It returns the rules that matched nothing.
+func setAttrs(v vol.Volume, rules []attrRule) ([]attrRule, error) {
 	if len(rules) == 0 {
-		return nil
+		return nil, nil
 	}
-	return fs.WalkDir(v, ".", func(p string, d fs.DirEntry, err error) error {
+	matched := make([]bool, len(rules))
+	err := fs.WalkDir(v, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == "." {
 			return err
 		}
 		var set vol.Attr
-		for _, r := range rules {
+		for i, r := range rules {
 			subject := d.Name()
 			if strings.Contains(r.glob, "/") {
 				subject = p
@@ -698,6 +704,7 @@ func setAttrs(v vol.Volume, rules []attrRule) error {
 			// FAT and exFAT names are found without case: so are patterns.
 			if ok, _ := path.Match(strings.ToLower(r.glob), strings.ToLower(subject)); ok {
 				set |= r.attr
+				matched[i] = true
 			}
 		}
 		if set == 0 {
@@ -705,6 +712,13 @@ func setAttrs(v vol.Volume, rules []attrRule) error {
 		}
 		return v.SetAttr(p, set, 0)
 	})
+	var none []attrRule
+	for i, r := range rules {
+		if !matched[i] {
+			none = append(none, r)
+		}
+	}
+	return none, err
 }
 
 // isExit1 reports whether err is only fill's "something was skipped".

@@ -510,3 +510,29 @@ func TestFmkfsFromTargetInTree(t *testing.T) {
 		t.Fatalf("the image is not 1 MiB: %v", err)
 	}
 }
+
+// What fmkfs --from says: "1 file", the same count of folders in the
+// sizing and the copy (the folders made for DIR:/FOLDER included), and,
+// for an existing partition too small, a larger partition, not --size.
+func TestFmkfsFromMessages(t *testing.T) {
+	need(t, "sfdisk")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "esp")
+	mustMkdir(t, filepath.Join(src, "EFI", "BOOT"), filepath.Join(src, "a", "b"))
+	if err := os.WriteFile(filepath.Join(src, "EFI", "BOOT", "x"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := ok(t, "fmkfs", "--from", src+":/esp/top", filepath.Join(dir, "e.img"))
+	// esp, top, EFI, BOOT, a, b.
+	if !strings.Contains(out, "in 1 file and 6 folders") || !strings.Contains(out, "copied 1 file and 6 folders") {
+		t.Fatalf("the counts:\n%s", out)
+	}
+	writeFile(t, filepath.Join(src, "big"), 3<<20, 1)
+	pt := filepath.Join(dir, "pt.img")
+	ok(t, "truncate", "-s", "30M", pt)
+	sfdisk(t, pt, "label: dos\nstart=2048, size=2048, type=c\n")
+	msg := fails(t, "fmkfs", "--from", src, "--partition", "1", pt)
+	if strings.Contains(msg, "--size") || !strings.Contains(msg, "make partition 1 larger") {
+		t.Fatalf("--partition 1 too small: %s", msg)
+	}
+}

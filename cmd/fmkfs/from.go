@@ -357,8 +357,8 @@ func (f *fromRequest) fits(g vol.Geometry) error {
 		if f.need != nil {
 			hint = f.need()
 		}
-		return fmt.Errorf("--from: %s (%d files and %d folders, %s of data): %w; nothing was written%s", strings.Join(f.dirs(), ", "),
-			f.tree.Files, f.tree.Dirs, cmdutil.HumanSize(f.tree.Bytes), err, hint)
+		return fmt.Errorf("--from: %s (%s and %s, %s of data): %w; nothing was written%s", strings.Join(f.dirs(), ", "),
+			cmdutil.Plural(int(f.tree.Files), "file"), cmdutil.Plural(int(f.tree.Dirs), "folder"), cmdutil.HumanSize(f.tree.Bytes), err, hint)
 	}
 	return nil
 }
@@ -506,8 +506,8 @@ func autoSize(r *request, disk int64) (int64, error) {
 	}
 	n, g, err := vol.SizeFor(f.tree, opts)
 	if err != nil {
-		return 0, fmt.Errorf("--from: %s (%d files and %d folders, %s of data) fits no file system fmkfs can make with these options: %w",
-			strings.Join(f.dirs(), ", "), f.tree.Files, f.tree.Dirs, cmdutil.HumanSize(f.tree.Bytes), err)
+		return 0, fmt.Errorf("--from: %s (%s and %s, %s of data) fits no file system fmkfs can make with these options: %w",
+			strings.Join(f.dirs(), ", "), cmdutil.Plural(int(f.tree.Files), "file"), cmdutil.Plural(int(f.tree.Dirs), "folder"), cmdutil.HumanSize(f.tree.Bytes), err)
 	}
 	if r.table.kind != "" && r.table.sd == nil {
 		r.table.partSize = n
@@ -537,8 +537,8 @@ func sizedWhy(head vol.Headroom) string {
 
 // printSized says what the sizing chose and why.
 func printSized(w io.Writer, target string, s *sizedResult) {
-	fmt.Fprintf(w, "%s: sized to fit: %s image, a %s %s file system of %d-byte clusters for %s in %d files and %d folders: %s (%d clusters left free)\n",
-		target, cmdutil.HumanSize(s.Size), cmdutil.HumanSize(s.FSSize), s.Type, s.Cluster, cmdutil.HumanSize(s.TreeBytes), s.Files, s.Dirs, s.Why, s.Free)
+	fmt.Fprintf(w, "%s: sized to fit: %s image, a %s %s file system of %d-byte clusters for %s in %s and %s: %s (%d clusters left free)\n",
+		target, cmdutil.HumanSize(s.Size), cmdutil.HumanSize(s.FSSize), s.Type, s.Cluster, cmdutil.HumanSize(s.TreeBytes), cmdutil.Plural(int(s.Files), "file"), cmdutil.Plural(int(s.Dirs), "folder"), s.Why, s.Free)
 }
 
 // fillResult is what --from copied, as --json reports it.
@@ -580,6 +580,15 @@ func fill(r *request, target string, dev *fio.Device, stderr io.Writer) (*fillRe
 		// a name taken is fcp's clash in one run, not a file to replace.
 		o.Earlier = func(dst string) string { return f.earlier(i, dst) }
 		if s.dest != "" {
+			// The folders made on the way are copied folders too, as the
+			// sizing counts them.
+			at := ""
+			for _, part := range strings.Split(s.dest, "/") {
+				at = path.Join(at, part)
+				if _, err := v.Stat(at); errors.Is(err, fs.ErrNotExist) {
+					out.Dirs++
+				}
+			}
 			if err := v.MkdirAll(s.dest, clock()); err != nil {
 				v.Close()
 				return nil, fmt.Errorf("--from %s:/%s: %w", s.dir, s.dest, err)
@@ -735,7 +744,7 @@ func printFilled(w io.Writer, r *request, res *fillResult) {
 	if res.Sized != nil {
 		printSized(w, r.path, res.Sized)
 	}
-	fmt.Fprintf(w, "copied %d files and %d folders (%s) into %s\n", res.Files, res.Dirs, cmdutil.HumanSize(res.Bytes), r.path)
+	fmt.Fprintf(w, "copied %s and %s (%s) into %s\n", cmdutil.Plural(res.Files, "file"), cmdutil.Plural(res.Dirs, "folder"), cmdutil.HumanSize(res.Bytes), r.path)
 }
 
 // needHint is what a refusal adds: the size of the image, or of the
@@ -753,6 +762,11 @@ func needHint(r *request) func() string {
 		n, flag, what := ff.sized.Size-rr.off, "--size", "file system"
 		if r.table.kind != "" {
 			n, flag, what = rr.table.partSize, "--part-size", "partition"
+		}
+		if r.o.Partition != 0 {
+			// An existing partition's size is what is there: no option
+			// sizes it.
+			return fmt.Sprintf("; it needs a partition %d of %d bytes (%s) or more: make partition %d larger", r.o.Partition, n, cmdutil.HumanSize(n), r.o.Partition)
 		}
 		rootHint := ""
 		if r.p.RootEntries == 0 && rr.p.RootEntries != 0 && ff.sized.Type != "FAT32" {

@@ -218,6 +218,10 @@ func TestFmkfsFromRules(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "fifo") || !strings.Contains(r.stderr, "link") {
 		t.Fatalf("fmkfs with a FIFO and a link to a folder: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// The advice names fmkfs's options, not fcp's.
+	if !strings.Contains(r.stderr, "--dereference") || strings.Contains(r.stderr, "-L") || strings.Contains(r.stderr, "command line") {
+		t.Fatalf("fmkfs's advice names fcp's options:\n%s", r.stderr)
+	}
 	fsckClean(t, img, 0)
 	for p, want := range map[string]string{"/IO.SYS": "AHS", "/EFI/BOOT/BOOTX64.EFI": "AR", "/plain.txt": "A", "/EFI": ""} {
 		out := ok(t, "mattrib", "-i", img, "::"+p)
@@ -235,6 +239,14 @@ func TestFmkfsFromRules(t *testing.T) {
 	listing := ok(t, "mdir", "-i", img, "::/", "::/EFI/BOOT")
 	if n := strings.Count(listing, "2022-02-03   4:05"); n < 5 {
 		t.Errorf("--mtime: %d entries stamped 2022-02-03 04:05, want every one:\n%s", n, listing)
+	}
+	if strings.Contains(r.stderr, "matches nothing") {
+		t.Errorf("patterns that match warned:\n%s", r.stderr)
+	}
+	// A pattern that matches nothing is said (a likely typo), exit 0.
+	r = run(t, "fmkfs", "--from", filepath.Join(src, "EFI"), "--set-hidden", "*.SYS", "--set-read-only", "/EFI/BOOT/*", filepath.Join(dir, "c.img"))
+	if r.code != 0 || !strings.Contains(r.stderr, `--set-hidden "*.SYS" matches nothing`) || !strings.Contains(r.stderr, `--set-read-only "EFI/BOOT/*" matches nothing`) {
+		t.Errorf("patterns that match nothing: exit %d\n%s", r.code, r.stderr)
 	}
 	// With --dereference the link is followed.
 	img2 := filepath.Join(dir, "b.img")
@@ -277,4 +289,250 @@ func TestFmkfsFromFixedPlaces(t *testing.T) {
 	mustMkdir(t, out)
 	ok(t, "mcopy", "-s", "-n", "-m", "-i", mimg(off, 1<<20), "::/*", out)
 	compareTrees(t, src, out, false)
+}
+
+// Two trees with a file of the same name (or the same but for case) are
+// one copy for fcp's clash rule: the second is skipped and named, exit
+// status 1, the first kept; --clash o replaces it, and folders merge.
+func TestFmkfsFromSameName(t *testing.T) {
+	dir := t.TempDir()
+	for p, s := range map[string]string{"a1/same.txt": "one", "a2/same.txt": "two", "b1/d/X.txt": "big", "b2/d/x.TXT": "small", "b2/d/other": "o"} {
+		mustMkdir(t, filepath.Dir(filepath.Join(dir, p)))
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		a, b, skipped, file, want string
+	}{
+		{"a1", "a2", "a2/same.txt", "/same.txt", "one"},
+		{"b1", "b2", "b2/d/x.TXT", "/d/X.txt", "big"},
+	} {
+		for _, typ := range []string{"fat", "exfat"} {
+			img := filepath.Join(dir, c.a+typ+".img")
+			r := run(t, "fmkfs", "--type", typ, "--from", filepath.Join(dir, c.a), "--from", filepath.Join(dir, c.b), img)
+			if r.code != 1 || !strings.Contains(r.stderr, c.skipped) || !strings.Contains(r.stderr, "--clash a") {
+				t.Fatalf("fmkfs --from %s --from %s (%s): exit %d\n%s%s", c.a, c.b, typ, r.code, r.stdout, r.stderr)
+			}
+			if typ == "fat" {
+				if got := string(mget(t, img, c.file)); got != c.want {
+					t.Fatalf("%s holds %q, want the first tree's %q", c.file, got, c.want)
+				}
+			}
+		}
+	}
+	img := filepath.Join(dir, "o.img")
+	ok(t, "fmkfs", "--clash", "o", "--from", filepath.Join(dir, "a1"), "--from", filepath.Join(dir, "a2"), img)
+	if got := string(mget(t, img, "/same.txt")); got != "two" {
+		t.Fatalf("--clash o: /same.txt holds %q", got)
+	}
+	img = filepath.Join(dir, "m.img")
+	ok(t, "fmkfs", "--clash", "o", "--from", filepath.Join(dir, "b1"), "--from", filepath.Join(dir, "b2"), img)
+	if got := string(mget(t, img, "/d/other")); got != "o" {
+		t.Fatalf("the folders do not merge: /d/other holds %q", got)
+	}
+}
+
+// What can be found wrong in the --from arguments is found before the
+// first write: a folder name the volume cannot hold, an unreadable tree,
+// a folder where another tree puts a file. The refusal names it and an
+// existing image with data stays byte for byte as it was.
+func TestFmkfsFromCheckedFirst(t *testing.T) {
+	need(t, "sfdisk")
+	dir := t.TempDir()
+	for p, s := range map[string]string{"a1/same.txt": "one", "b1/x.txt": "x", "boot/k": "k"} {
+		mustMkdir(t, filepath.Dir(filepath.Join(dir, p)))
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a1, b1, boot := filepath.Join(dir, "a1"), filepath.Join(dir, "b1"), filepath.Join(dir, "boot")
+	img := filepath.Join(dir, "old.img")
+	ok(t, "fmkfs", "--size", "4M", "--from", a1, img)
+	pt := filepath.Join(dir, "pt.img")
+	ok(t, "truncate", "-s", "8M", pt)
+	sfdisk(t, pt, "label: dos\nstart=2048, type=c\n")
+	ok(t, "fmkfs", "--partition", "1", "--from", a1, pt)
+	for _, c := range []struct {
+		img  string
+		args []string
+		want string
+	}{
+		{img, []string{"--from", a1 + ":/bad?x"}, "bad?x"},
+		{img, []string{"--type", "exfat", "--from", a1 + ":/bad?x"}, "bad?x"},
+		{img, []string{"--from", boot + ":/CON"}, "CON"},
+		{pt, []string{"--partition", "1", "--from", boot + ":/CON"}, "CON"},
+		{img, []string{"--from", a1, "--from", b1 + ":/same.txt"}, "same.txt"},
+		{img, []string{"--from", b1 + ":/SAME.TXT/sub", "--from", a1}, "same.txt"},
+		{pt, []string{"--partition", "1", "--from", a1, "--from", b1 + ":/same.txt"}, "same.txt"},
+	} {
+		before := imageSum(t, c.img)
+		msg := fails(t, "fmkfs", append(c.args, c.img)...)
+		if !strings.Contains(msg, c.want) || !strings.Contains(msg, "nothing was written") {
+			t.Errorf("fmkfs %v: %s", c.args, msg)
+		}
+		if imageSum(t, c.img) != before {
+			t.Errorf("fmkfs %v: a refusal changed the image", c.args)
+		}
+	}
+	// An unreadable tree, as a user who cannot read it.
+	noperm := filepath.Join(dir, "noperm")
+	mustMkdir(t, noperm)
+	bin := filepath.Join(dir, "fmkfs")
+	exe, err := exec.LookPath("fmkfs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Dir(dir), dir, img} {
+		if err := os.Chmod(p, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(noperm, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	before := imageSum(t, img)
+	cmd := exec.Command(bin, "--from", noperm, img)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "noperm") || !strings.Contains(string(out), "nothing was written") {
+		t.Errorf("fmkfs --from an unreadable folder: %v\n%s", err, out)
+	}
+	if imageSum(t, img) != before {
+		t.Error("fmkfs --from an unreadable folder: a refusal changed the image")
+	}
+}
+
+// On FAT a file over 4 GiB - 1 bytes is named before anything is
+// written, with --type exfat as the way, and left out of the sizing: the
+// copy refuses it as fcp does (exit status 1), the rest is in an image
+// sized for the rest.
+func TestFmkfsFromTooLargeForFAT(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "huge")
+	mustMkdir(t, src)
+	if err := os.WriteFile(filepath.Join(src, "s.txt"), []byte("small"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big, err := os.Create(filepath.Join(src, "big.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := big.Truncate(5 << 30); err != nil {
+		t.Fatal(err)
+	}
+	big.Close()
+	img := filepath.Join(dir, "huge.img")
+	r := run(t, "fmkfs", "--from", src, img)
+	first := strings.Index(r.stderr, "big.bin")
+	if r.code != 1 || first < 0 || !strings.Contains(r.stderr[first:strings.Index(r.stderr[first:], "\n")+first], "--type exfat") {
+		t.Fatalf("fmkfs --from a tree with a 5 GiB file: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if fi, err := os.Stat(img); err != nil || fi.Size() > 1<<20 {
+		t.Fatalf("the image is sized for the file FAT cannot hold: %v", err)
+	}
+	if got := string(mget(t, img, "/s.txt")); got != "small" {
+		t.Fatalf("/s.txt holds %q", got)
+	}
+	// A size too small for the rest suggests the size of the rest.
+	writeFile(t, filepath.Join(src, "mid.bin"), 3<<20, 1)
+	msg := fails(t, "fmkfs", "--size", "2M", "--from", src, filepath.Join(dir, "small.img"))
+	if !strings.Contains(msg, "--size 4M") && !strings.Contains(msg, "--size 5M") {
+		t.Fatalf("--size 2M: %s", msg)
+	}
+}
+
+// Sized to fit, FAT12/16's fixed root gets the entries the tree's root
+// needs when -r is not given (600 files: a 2 MiB FAT12, not a 512 MiB
+// FAT32); a size given that lacks only root entries is refused with -r
+// in the advice, whose bytes and --size agree, and the advice works.
+func TestFmkfsFromRootEntries(t *testing.T) {
+	need(t, "fsck.fat")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "many")
+	mustMkdir(t, src)
+	for i := range 600 {
+		if err := os.WriteFile(filepath.Join(src, fmt.Sprintf("f%d.txt", i)), []byte("abc"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	img := filepath.Join(dir, "many.img")
+	var res fromJSON
+	jsonOut(t, &res, "fmkfs", "--json", "--from", src, img)
+	if res.FATType != "FAT12" || res.From == nil || res.From.Files != 600 || res.From.Sized.Size > 2<<20 {
+		t.Fatalf("600 files: %+v %+v", res, res.From)
+	}
+	fsckClean(t, img, 0)
+	msg := fails(t, "fmkfs", "--size", "4M", "--from", src, filepath.Join(dir, "four.img"))
+	var bytes, mib, entries int64
+	i := strings.Index(msg, "it needs a file system of ")
+	if i < 0 {
+		t.Fatalf("--size 4M: %s", msg)
+	}
+	if _, err := fmt.Sscanf(msg[i:], "it needs a file system of %d bytes (2.0 MiB; --size %dM -r %d", &bytes, &mib, &entries); err != nil || bytes != mib<<20 || entries < 600 {
+		t.Fatalf("--size 4M: the advice (%v): %s", err, msg)
+	}
+	ok(t, "fmkfs", "--size", fmt.Sprintf("%dM", mib), "-r", fmt.Sprint(entries), "--from", src, filepath.Join(dir, "advised.img"))
+}
+
+// The image written inside the tree copied into it is skipped with a
+// note, not copied into itself (which fails for want of room): fmkfs
+// --from, new or existing image, and fcp -r into it.
+func TestFmkfsFromTargetInTree(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "self")
+	mustMkdir(t, src)
+	if err := os.WriteFile(filepath.Join(src, "a.txt"), []byte("hi"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	img := filepath.Join(src, "self.img")
+	for _, c := range [][]string{
+		{"fmkfs", "--from", src, img},
+		{"fmkfs", "--from", src, img}, // now an existing image of 1 MiB
+		{"fcp", "-i", img, "-r", src + "/.", "::/"},
+	} {
+		r := run(t, c[0], c[1:]...)
+		if r.code != 0 || !strings.Contains(r.stderr, "target image itself") {
+			t.Fatalf("%v: exit %d\n%s%s", c, r.code, r.stdout, r.stderr)
+		}
+		if got := string(mget(t, img, "/a.txt")); got != "hi" {
+			t.Fatalf("%v: /a.txt holds %q", c, got)
+		}
+	}
+	if fi, err := os.Stat(img); err != nil || fi.Size() != 1<<20 {
+		t.Fatalf("the image is not 1 MiB: %v", err)
+	}
+}
+
+// What fmkfs --from says: "1 file", the same count of folders in the
+// sizing and the copy (the folders made for DIR:/FOLDER included), and,
+// for an existing partition too small, a larger partition, not --size.
+func TestFmkfsFromMessages(t *testing.T) {
+	need(t, "sfdisk")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "esp")
+	mustMkdir(t, filepath.Join(src, "EFI", "BOOT"), filepath.Join(src, "a", "b"))
+	if err := os.WriteFile(filepath.Join(src, "EFI", "BOOT", "x"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := ok(t, "fmkfs", "--from", src+":/esp/top", filepath.Join(dir, "e.img"))
+	// esp, top, EFI, BOOT, a, b.
+	if !strings.Contains(out, "in 1 file and 6 folders") || !strings.Contains(out, "copied 1 file and 6 folders") {
+		t.Fatalf("the counts:\n%s", out)
+	}
+	writeFile(t, filepath.Join(src, "big"), 3<<20, 1)
+	pt := filepath.Join(dir, "pt.img")
+	ok(t, "truncate", "-s", "30M", pt)
+	sfdisk(t, pt, "label: dos\nstart=2048, size=2048, type=c\n")
+	msg := fails(t, "fmkfs", "--from", src, "--partition", "1", pt)
+	if strings.Contains(msg, "--size") || !strings.Contains(msg, "make partition 1 larger") {
+		t.Fatalf("--partition 1 too small: %s", msg)
+	}
 }

@@ -61,6 +61,18 @@ type fromRequest struct {
 	need   func() string // the size that would hold the trees, for a refusal
 	auto   bool          // sized to fit
 	sized  *sizedResult  // what the sizing chose
+	// tooLarge names the files over FAT's 4 GiB - 1 bytes, which the
+	// copy refuses: left out of the sizing, named before the format.
+	tooLarge []string
+	target   string // the image (spec) written: not counted when in a tree
+}
+
+// warnTooLarge names, before anything is written, the files FAT cannot
+// hold: the copy skips them (exit status 1).
+func (f *fromRequest) warnTooLarge(stderr io.Writer) {
+	for _, n := range f.tooLarge {
+		cmdutil.Warn(stderr, "fmkfs", "--from: %s is over 4 GiB - 1 bytes, the most a FAT file holds: it will be skipped (--type exfat holds it)", n)
+	}
 }
 
 // attrRule is one --set-* pattern.
@@ -85,7 +97,7 @@ type sizedResult struct {
 
 // parseFrom reads --from and its companions; nil when --from is not given
 // (then its companions are refused).
-func parseFrom(c *cli.Context, exFAT bool) (*fromRequest, error) {
+func parseFrom(c *cli.Context, exFAT bool, target string) (*fromRequest, error) {
 	if !c.IsSet("from") {
 		for _, f := range []string{"free", "mtime", "clash", "dereference", "set-hidden", "set-system", "set-read-only"} {
 			if c.IsSet(f) {
@@ -97,7 +109,7 @@ func parseFrom(c *cli.Context, exFAT bool) (*fromRequest, error) {
 		}
 		return nil, nil
 	}
-	f := &fromRequest{follow: c.Bool("dereference"), tree: vol.NewTreeSize(exFAT)}
+	f := &fromRequest{follow: c.Bool("dereference"), tree: vol.NewTreeSize(exFAT), target: target}
 	for _, s := range c.StringSlice("from") {
 		dir, dest := s, ""
 		if i := strings.LastIndex(s, ":/"); i > 0 {
@@ -115,7 +127,25 @@ func parseFrom(c *cli.Context, exFAT bool) (*fromRequest, error) {
 				return nil, fmt.Errorf("--from %s: the folder must be a path from the root, without ..", s)
 			}
 		}
+		if err := checkRoot(dir); err != nil {
+			return nil, fmt.Errorf("--from %s: %w; nothing was written", s, err)
+		}
+		names := vol.FATNames
+		if exFAT {
+			names = vol.ExFATNames
+		}
+		for _, part := range strings.Split(dest, "/") {
+			if part == "" {
+				continue
+			}
+			if _, _, err := names.Clean(part); err != nil {
+				return nil, fmt.Errorf("--from %s: the folder %q cannot be made: %w; nothing was written", s, part, err)
+			}
+		}
 		f.specs = append(f.specs, fromSpec{dir: dir, dest: dest})
+	}
+	if err := checkDests(f.specs); err != nil {
+		return nil, err
 	}
 	if c.IsSet("free") {
 		v := c.String("free")
@@ -161,6 +191,52 @@ func parseFrom(c *cli.Context, exFAT bool) (*fromRequest, error) {
 	return f, nil
 }
 
+// checkRoot refuses a --from directory that cannot be read, before
+// anything is written (deeper in the tree, what cannot be read is fcp's:
+// named and skipped).
+func checkRoot(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if _, err := d.ReadDir(1); err != nil && err != io.EOF {
+		return fmt.Errorf("reading %s: %w", dir, err)
+	}
+	return nil
+}
+
+// checkDests refuses a --from whose folder (or one on its way) would be
+// made where another tree puts a file, before anything is written.
+func checkDests(specs []fromSpec) error {
+	for _, s := range specs {
+		at := ""
+		for _, part := range strings.Split(s.dest, "/") {
+			if part == "" {
+				continue
+			}
+			at = path.Join(at, part)
+			for _, o := range specs {
+				rel, ok := at, o.dest == ""
+				if !ok && len(at) > len(o.dest) && strings.EqualFold(at[:len(o.dest)+1], o.dest+"/") {
+					rel, ok = at[len(o.dest)+1:], true
+				}
+				if !ok {
+					continue
+				}
+				host, found := hostPathFold(o.dir, rel)
+				if !found {
+					continue
+				}
+				if fi, err := os.Stat(host); err == nil && !fi.IsDir() {
+					return fmt.Errorf("--from %s:/%s: the folder /%s would go where --from %s puts the file %s; nothing was written", s.dir, s.dest, at, o.dir, host)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // parseMtime reads --mtime: @SECONDS, a date, a date and time in UTC, or
 // RFC 3339 with its zone.
 func parseMtime(s string) (time.Time, error) {
@@ -194,6 +270,14 @@ func (f *fromRequest) tally(s fromSpec) error {
 		parent = path.Join(parent, part)
 	}
 	seen := map[[2]uint64]bool{}
+	var image [2]uint64 // the target image, when it is in the tree: not copied
+	if name, _, err := fio.ParseImageSpec(f.target); err == nil {
+		if fi, err := os.Stat(name); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+				image = [2]uint64{uint64(st.Dev), st.Ino}
+			}
+		}
+	}
 	var walk func(host, in string) error
 	walk = func(host, in string) error {
 		fi, err := os.Stat(host)
@@ -231,6 +315,15 @@ func (f *fromRequest) tally(s fromSpec) error {
 				case info.IsDir():
 					subdirs = append(subdirs, e.Name())
 				case info.Mode().IsRegular():
+					if st, ok := info.Sys().(*syscall.Stat_t); ok && image == [2]uint64{uint64(st.Dev), st.Ino} {
+						continue
+					}
+					if !f.tree.Holds(info.Size()) {
+						// fcp refuses it: named up front, left out.
+						f.tooLarge = append(f.tooLarge, fmt.Sprintf("%s (%s)", full, cmdutil.HumanSize(info.Size())))
+						f.tree.AddFile(info.Size())
+						continue
+					}
 					f.tree.AddFile(info.Size())
 				default:
 					continue
@@ -264,8 +357,8 @@ func (f *fromRequest) fits(g vol.Geometry) error {
 		if f.need != nil {
 			hint = f.need()
 		}
-		return fmt.Errorf("--from: %s (%d files and %d folders, %s of data): %w; nothing was written%s", strings.Join(f.dirs(), ", "),
-			f.tree.Files, f.tree.Dirs, cmdutil.HumanSize(f.tree.Bytes), err, hint)
+		return fmt.Errorf("--from: %s (%s and %s, %s of data): %w; nothing was written%s", strings.Join(f.dirs(), ", "),
+			cmdutil.Plural(int(f.tree.Files), "file"), cmdutil.Plural(int(f.tree.Dirs), "folder"), cmdutil.HumanSize(f.tree.Bytes), err, hint)
 	}
 	return nil
 }
@@ -390,6 +483,11 @@ func autoSize(r *request, disk int64) (int64, error) {
 			return fatGeometry(p)
 		}
 	}
+	if n := f.tree.RootEntries(r.p.Label != ""); r.p.RootEntries == 0 && r.table.sd == nil && n > 512 && n <= 32768 {
+		// FAT12/16's fixed root holds 512 entries unless -r says: the
+		// tree's root needs more (FAT32 ignores it).
+		r.p.RootEntries = int(n)
+	}
 	max := int64(2) << 40
 	if disk != 0 {
 		max = disk
@@ -408,8 +506,8 @@ func autoSize(r *request, disk int64) (int64, error) {
 	}
 	n, g, err := vol.SizeFor(f.tree, opts)
 	if err != nil {
-		return 0, fmt.Errorf("--from: %s (%d files and %d folders, %s of data) fits no file system fmkfs can make with these options: %w",
-			strings.Join(f.dirs(), ", "), f.tree.Files, f.tree.Dirs, cmdutil.HumanSize(f.tree.Bytes), err)
+		return 0, fmt.Errorf("--from: %s (%s and %s, %s of data) fits no file system fmkfs can make with these options: %w",
+			strings.Join(f.dirs(), ", "), cmdutil.Plural(int(f.tree.Files), "file"), cmdutil.Plural(int(f.tree.Dirs), "folder"), cmdutil.HumanSize(f.tree.Bytes), err)
 	}
 	if r.table.kind != "" && r.table.sd == nil {
 		r.table.partSize = n
@@ -439,8 +537,8 @@ func sizedWhy(head vol.Headroom) string {
 
 // printSized says what the sizing chose and why.
 func printSized(w io.Writer, target string, s *sizedResult) {
-	fmt.Fprintf(w, "%s: sized to fit: %s image, a %s %s file system of %d-byte clusters for %s in %d files and %d folders: %s (%d clusters left free)\n",
-		target, cmdutil.HumanSize(s.Size), cmdutil.HumanSize(s.FSSize), s.Type, s.Cluster, cmdutil.HumanSize(s.TreeBytes), s.Files, s.Dirs, s.Why, s.Free)
+	fmt.Fprintf(w, "%s: sized to fit: %s image, a %s %s file system of %d-byte clusters for %s in %s and %s: %s (%d clusters left free)\n",
+		target, cmdutil.HumanSize(s.Size), cmdutil.HumanSize(s.FSSize), s.Type, s.Cluster, cmdutil.HumanSize(s.TreeBytes), cmdutil.Plural(int(s.Files), "file"), cmdutil.Plural(int(s.Dirs), "folder"), s.Why, s.Free)
 }
 
 // fillResult is what --from copied, as --json reports it.
@@ -473,11 +571,24 @@ func fill(r *request, target string, dev *fio.Device, stderr io.Writer) (*fillRe
 		Policy:    f.policy,
 		IOSize:    dev.IOSize(),
 		Warn:      func(line string) { cmdutil.Warn(stderr, "fmkfs", "%s", line) },
+		Hints:     fromHints,
 	}
 	key := target
 	vols := map[string]vol.Volume{key: v}
-	for _, s := range f.specs {
+	for i, s := range f.specs {
+		// The volume holds only what the trees before this one put in:
+		// a name taken is fcp's clash in one run, not a file to replace.
+		o.Earlier = func(dst string) string { return f.earlier(i, dst) }
 		if s.dest != "" {
+			// The folders made on the way are copied folders too, as the
+			// sizing counts them.
+			at := ""
+			for _, part := range strings.Split(s.dest, "/") {
+				at = path.Join(at, part)
+				if _, err := v.Stat(at); errors.Is(err, fs.ErrNotExist) {
+					out.Dirs++
+				}
+			}
 			if err := v.MkdirAll(s.dest, clock()); err != nil {
 				v.Close()
 				return nil, fmt.Errorf("--from %s:/%s: %w", s.dir, s.dest, err)
@@ -509,9 +620,14 @@ func fill(r *request, target string, dev *fio.Device, stderr io.Writer) (*fillRe
 			return out, res.Stopped
 		}
 	}
-	if err := setAttrs(v, f.attrs); err != nil {
+	unmatched, err := setAttrs(v, f.attrs)
+	if err != nil {
 		v.Close()
 		return out, err
+	}
+	for _, r := range unmatched {
+		// Likely a mistyped pattern: said, but no failure (exit 0).
+		cmdutil.Warn(stderr, "fmkfs", "--%s %q matches nothing copied in", r.flag, r.glob)
 	}
 	if err := v.Close(); err != nil {
 		return out, err
@@ -522,19 +638,74 @@ func fill(r *request, target string, dev *fio.Device, stderr io.Writer) (*fillRe
 	return out, nil
 }
 
+// fromHints are fmkfs's options for what fcp's messages advise.
+var fromHints = cp.Hints{
+	Autorename: "--clash a",
+	Overwrite:  "--clash o",
+	Follow:     "give --dereference to follow it",
+	Special:    "fmkfs --from copies only files and folders",
+}
+
+// earlier names the host file of one of the first n trees that the
+// volume path dst came from (the tree when no file there says so).
+func (f *fromRequest) earlier(n int, dst string) string {
+	for i := n - 1; i >= 0; i-- {
+		s := f.specs[i]
+		rel, ok := dst, s.dest == ""
+		if !ok && len(dst) > len(s.dest) && strings.EqualFold(dst[:len(s.dest)+1], s.dest+"/") {
+			rel, ok = dst[len(s.dest)+1:], true
+		}
+		if !ok {
+			continue
+		}
+		if host, found := hostPathFold(s.dir, rel); found {
+			return host
+		}
+	}
+	return "an earlier --from tree"
+}
+
+// hostPathFold finds the host path under dir whose names are those of
+// rel but for case, as FAT and exFAT find them.
+func hostPathFold(dir, rel string) (string, bool) {
+	at := dir
+	for _, part := range strings.Split(rel, "/") {
+		if _, err := os.Lstat(filepath.Join(at, part)); err == nil {
+			at = filepath.Join(at, part)
+			continue
+		}
+		ents, err := os.ReadDir(at)
+		if err != nil {
+			return "", false
+		}
+		found := false
+		for _, e := range ents {
+			if strings.EqualFold(e.Name(), part) {
+				at, found = filepath.Join(at, e.Name()), true
+				break
+			}
+		}
+		if !found {
+			return "", false
+		}
+	}
+	return at, true
+}
+
 // setAttrs sets the attributes of what the --set-* patterns match: a
 // pattern with a slash is matched against the path from the root, one
-// without against each name.
-func setAttrs(v vol.Volume, rules []attrRule) error {
+// without against each name. It returns the rules that matched nothing.
+func setAttrs(v vol.Volume, rules []attrRule) ([]attrRule, error) {
 	if len(rules) == 0 {
-		return nil
+		return nil, nil
 	}
-	return fs.WalkDir(v, ".", func(p string, d fs.DirEntry, err error) error {
+	matched := make([]bool, len(rules))
+	err := fs.WalkDir(v, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == "." {
 			return err
 		}
 		var set vol.Attr
-		for _, r := range rules {
+		for i, r := range rules {
 			subject := d.Name()
 			if strings.Contains(r.glob, "/") {
 				subject = p
@@ -542,6 +713,7 @@ func setAttrs(v vol.Volume, rules []attrRule) error {
 			// FAT and exFAT names are found without case: so are patterns.
 			if ok, _ := path.Match(strings.ToLower(r.glob), strings.ToLower(subject)); ok {
 				set |= r.attr
+				matched[i] = true
 			}
 		}
 		if set == 0 {
@@ -549,6 +721,13 @@ func setAttrs(v vol.Volume, rules []attrRule) error {
 		}
 		return v.SetAttr(p, set, 0)
 	})
+	var none []attrRule
+	for i, r := range rules {
+		if !matched[i] {
+			none = append(none, r)
+		}
+	}
+	return none, err
 }
 
 // isExit1 reports whether err is only fill's "something was skipped".
@@ -565,7 +744,7 @@ func printFilled(w io.Writer, r *request, res *fillResult) {
 	if res.Sized != nil {
 		printSized(w, r.path, res.Sized)
 	}
-	fmt.Fprintf(w, "copied %d files and %d folders (%s) into %s\n", res.Files, res.Dirs, cmdutil.HumanSize(res.Bytes), r.path)
+	fmt.Fprintf(w, "copied %s and %s (%s) into %s\n", cmdutil.Plural(res.Files, "file"), cmdutil.Plural(res.Dirs, "folder"), cmdutil.HumanSize(res.Bytes), r.path)
 }
 
 // needHint is what a refusal adds: the size of the image, or of the
@@ -579,9 +758,23 @@ func needHint(r *request) func() string {
 		if _, err := autoSize(&rr, 0); err != nil || ff.sized == nil {
 			return ""
 		}
+		// The size the sizing chose, which the advice gives back.
+		n, flag, what := ff.sized.Size-rr.off, "--size", "file system"
 		if r.table.kind != "" {
-			return fmt.Sprintf("; it needs a partition of %d bytes (%s; --part-size %dM)", ff.sized.FSSize, cmdutil.HumanSize(ff.sized.FSSize), (ff.sized.FSSize+sizeStep-1)/sizeStep)
+			n, flag, what = rr.table.partSize, "--part-size", "partition"
 		}
-		return fmt.Sprintf("; it needs a file system of %d bytes (%s; --size %dM, or --size auto for an image file)", ff.sized.FSSize, cmdutil.HumanSize(ff.sized.FSSize), (ff.sized.FSSize+sizeStep-1)/sizeStep)
+		if r.o.Partition != 0 {
+			// An existing partition's size is what is there: no option
+			// sizes it.
+			return fmt.Sprintf("; it needs a partition %d of %d bytes (%s) or more: make partition %d larger", r.o.Partition, n, cmdutil.HumanSize(n), r.o.Partition)
+		}
+		rootHint := ""
+		if r.p.RootEntries == 0 && rr.p.RootEntries != 0 && ff.sized.Type != "FAT32" {
+			rootHint = fmt.Sprintf(" -r %d", rr.p.RootEntries)
+		}
+		if r.table.kind != "" {
+			return fmt.Sprintf("; it needs a %s of %d bytes (%s; %s %dM%s)", what, n, cmdutil.HumanSize(n), flag, n/sizeStep, rootHint)
+		}
+		return fmt.Sprintf("; it needs a %s of %d bytes (%s; %s %dM%s, or --size auto for an image file)", what, n, cmdutil.HumanSize(n), flag, n/sizeStep, rootHint)
 	}
 }

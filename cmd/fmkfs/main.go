@@ -169,6 +169,9 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 		// UTC, so that the builder's zone does not leak into the image.
 		time.Local = time.UTC
 	}
+	if r.from != nil {
+		r.from.warnTooLarge(stderr)
+	}
 	r.disc = discardOf(c)
 	size, err := prepareTarget(c, r)
 	if err != nil {

@@ -84,7 +84,7 @@ func parseRequest(c *cli.Context, target string) (*request, error) {
 		}
 	}
 	r.table.esp = c.Bool("esp")
-	if r.from, err = parseFrom(c, r.exfat); err != nil {
+	if r.from, err = parseFrom(c, r.exfat, target); err != nil {
 		return nil, err
 	}
 	r.table.from = r.from

@@ -34,6 +34,9 @@ type TreeSize struct {
 	rec int64
 
 	Files, Dirs, Bytes int64
+	// TooLarge counts the files left out: larger than the file system
+	// holds (FAT: 4 GiB - 1 bytes), which the copy refuses and names.
+	TooLarge int64
 }
 
 // NewTreeSize starts a tally for FAT (FAT12, FAT16 and FAT32 count
@@ -68,9 +71,20 @@ func (t *TreeSize) dirSlots(n int64) int64 {
 	return ((n+w)*sectorSlots + sectorSlots - w - 1) / (sectorSlots - w)
 }
 
-// AddFile counts a file of size bytes.
+// Holds reports whether the file system holds a file of size bytes:
+// FAT at most 4 GiB - 1 (fat.MaxFileSize); exFAT's limit is its heap's,
+// which the sizing finds.
+func (t *TreeSize) Holds(size int64) bool { return t.exFAT || size <= fat.MaxFileSize }
+
+// AddFile counts a file of size bytes, or leaves out (TooLarge) one the
+// file system cannot hold: the copy refuses it, and no size would hold it.
+// Its name takes no slot either (the caller leaves it out of AddDir).
 func (t *TreeSize) AddFile(size int64) {
 	size = max(size, 0)
+	if !t.Holds(size) {
+		t.TooLarge++
+		return
+	}
 	t.Files++
 	t.Bytes += size
 	for i := range t.files {
@@ -121,6 +135,17 @@ func grownClusters(n int64) int64 {
 		c += min(c, dirGrowthCap)
 	}
 	return c
+}
+
+// RootEntries is how many entries FAT12/16's fixed root directory needs
+// for the root's members (and the label entry, with label), in whole
+// 512-byte sectors of 16 entries: what -r asks for.
+func (t *TreeSize) RootEntries(label bool) int64 {
+	n := t.root
+	if label {
+		n++
+	}
+	return (n + 15) / 16 * 16
 }
 
 // Geometry is what a candidate volume offers a tree.

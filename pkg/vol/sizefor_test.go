@@ -277,3 +277,42 @@ func TestTreeSizeDirSlotsBound(t *testing.T) {
 		v.Close()
 	}
 }
+
+// A file over FAT's 4 GiB - 1 bytes is left out of a FAT tally (the copy
+// refuses it), not of an exFAT one.
+func TestTreeSizeTooLarge(t *testing.T) {
+	for _, c := range []struct {
+		exFAT         bool
+		files, bytes  int64
+		tooLarge      int64
+		holds5G, hold bool
+	}{
+		{false, 1, fat.MaxFileSize, 1, false, true},
+		{true, 2, fat.MaxFileSize + 5<<30, 0, true, true},
+	} {
+		ts := NewTreeSize(c.exFAT)
+		ts.AddFile(fat.MaxFileSize)
+		ts.AddFile(5 << 30)
+		if ts.Files != c.files || ts.Bytes != c.bytes || ts.TooLarge != c.tooLarge || ts.Holds(5<<30) != c.holds5G || ts.Holds(fat.MaxFileSize) != c.hold {
+			t.Errorf("exFAT %v: %d files, %d bytes, %d too large", c.exFAT, ts.Files, ts.Bytes, ts.TooLarge)
+		}
+	}
+}
+
+// RootEntries counts the root's members' slots and the label, in whole
+// sectors of 16 entries.
+func TestTreeSizeRootEntries(t *testing.T) {
+	ts := NewTreeSize(false)
+	ts.AddDir("", 600*ts.Slots("F.TXT")+ts.Slots("a long name.txt"))
+	if got := ts.RootEntries(false); got != 608 {
+		t.Errorf("600 short names and a long one: %d entries, want 608", got)
+	}
+	ts.AddDir("", 4)
+	if got := ts.RootEntries(true); got != 608 {
+		t.Errorf("and 4 more and the label: %d entries, want 608", got)
+	}
+	ts.AddDir("", 1)
+	if got := ts.RootEntries(true); got != 624 {
+		t.Errorf("and one more: %d entries, want 624", got)
+	}
+}

@@ -2,6 +2,7 @@ package cp
 
 import (
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/ftools/ftools/pkg/vol"
@@ -75,7 +76,7 @@ func (p *Plan) place(dir, src end, e entry, name string) (end, existing, bool) {
 				return end{}, existing{}, false
 			}
 			if c.kind == clashSameRun && !ex.dir {
-				p.o.Warn(line(fmt.Sprintf("%s replaces %s, copied before it to %s (-D o)", quote(src.show), quote(c.prev.src), quote(target.show))))
+				p.o.Warn(line(fmt.Sprintf("%s replaces %s, copied before it to %s (%s)", quote(src.show), quote(c.prev.src), quote(target.show), p.o.Hints.Overwrite)))
 			}
 			return p.take(d, key, src, target, e, ex, name, reason)
 		case Autorename:
@@ -87,7 +88,7 @@ func (p *Plan) place(dir, src end, e entry, name string) (end, existing, bool) {
 			}
 		default:
 			if c.kind == clashSameRun && p.effective(true) == Default {
-				why += "; -D a keeps both under other names"
+				why += "; " + p.o.Hints.Autorename + " keeps both under other names"
 			}
 			return p.nope(false, src, why)
 		}
@@ -107,6 +108,11 @@ func (p *Plan) clashAt(d *dirNames, target end, key string) (clash, error) {
 	switch {
 	case err != nil:
 		return clash{}, err
+	case ex.exists && !ex.secondary && !ex.dir && p.o.Earlier != nil:
+		// A file an earlier plan of this run wrote: kept, as this
+		// copy's own are (a folder still merges).
+		was := target.side.join(path.Dir(target.path), ex.name)
+		return clash{kind: clashSameRun, prev: &planned{src: p.o.Earlier(was), name: ex.name}}, nil
 	case ex.exists && ex.secondary:
 		return clash{kind: clashSecondary, ex: ex}, nil
 	case ex.exists:

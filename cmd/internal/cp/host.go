@@ -23,6 +23,19 @@ type hostSide struct {
 	// looked at without following links, so nothing is written through a
 	// link out of it. DEST itself may be a link, as with cp.
 	top string
+	// hints words the messages' advice (fcp's when nil).
+	hints *Hints
+	// images are the image files the copy writes into (device and
+	// inode): one met in a source tree is the target itself, skipped.
+	images map[fileID]bool
+}
+
+// hint is the advice h's messages give.
+func (h hostSide) hint() Hints {
+	if h.hints == nil {
+		return Hints{}.withDefaults()
+	}
+	return *h.hints
 }
 
 func (hostSide) id() string { return "" }
@@ -83,7 +96,7 @@ func (h hostSide) linkEntry(p string, lfi fs.FileInfo) entry {
 		return danglingEntry(p, lfi)
 	}
 	if fi.IsDir() && !h.follow {
-		return entry{name: lfi.Name(), kind: kindSkip, why: "is a symbolic link to a directory (give -L to follow it)"}
+		return entry{name: lfi.Name(), kind: kindSkip, why: "is a symbolic link to a directory (" + h.hint().Follow + ")"}
 	}
 	return h.classify(lfi.Name(), fi, true)
 }
@@ -97,7 +110,7 @@ func danglingEntry(p string, lfi fs.FileInfo) entry {
 	return e
 }
 
-func (hostSide) classify(name string, fi fs.FileInfo, viaLink bool) entry {
+func (h hostSide) classify(name string, fi fs.FileInfo, viaLink bool) entry {
 	e := entry{name: name, size: fi.Size(), mtime: fi.ModTime()}
 	switch {
 	case fi.IsDir():
@@ -107,8 +120,11 @@ func (hostSide) classify(name string, fi fs.FileInfo, viaLink bool) entry {
 		}
 	case fi.Mode().IsRegular():
 		e.kind = kindFile
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && h.images[fileID{uint64(st.Dev), st.Ino}] {
+			e.kind, e.note, e.why = kindSkip, true, "it is the target image itself"
+		}
 	default:
-		e.kind, e.why = kindSkip, "is not a regular file or directory (name a FIFO or device on the command line to copy what it gives)"
+		e.kind, e.why = kindSkip, "is not a regular file or directory ("+h.hint().Special+")"
 		if viaLink {
 			e.why = "is a symbolic link to something that is not a regular file or directory"
 		}

@@ -37,6 +37,16 @@ type Options struct {
 	// Stop is closed when the copy must stop (a signal).
 	Stop <-chan struct{}
 
+	// Hints are the command's own words for the options its messages
+	// suggest (fcp's when empty).
+	Hints Hints
+	// Earlier, when set, says that the destination volume holds only
+	// what this run copied, in several plans (fmkfs --from fills a new
+	// volume one tree at a time): a file found there clashes as one this
+	// copy wrote (skipped unless the policy says otherwise), not as one
+	// to overwrite. Earlier names its source, given its volume path.
+	Earlier func(dst string) string
+
 	// Stdin and Stdout are what "-" reads and writes.
 	Stdin  io.Reader
 	Stdout io.Writer
@@ -82,4 +92,32 @@ type Renamed struct {
 // OK reports whether everything named was copied.
 func (r *Result) OK() bool {
 	return len(r.Skipped) == 0 && len(r.Failed) == 0 && r.Stopped == nil
+}
+
+// Hints are the options a copy's messages suggest, in the words of the
+// command that runs it.
+type Hints struct {
+	Autorename string // keeps both names: "-D a"
+	Overwrite  string // replaces: "-D o"
+	Follow     string // follows a link to a directory: "give -L to follow it"
+	// Special says how a FIFO or device met in a tree can be copied:
+	// "name a FIFO or device on the command line to copy what it gives".
+	Special string
+}
+
+// withDefaults fills the hints not given with fcp's.
+func (h Hints) withDefaults() Hints {
+	if h.Autorename == "" {
+		h.Autorename = "-D a"
+	}
+	if h.Overwrite == "" {
+		h.Overwrite = "-D o"
+	}
+	if h.Follow == "" {
+		h.Follow = "give -L to follow it"
+	}
+	if h.Special == "" {
+		h.Special = "name a FIFO or device on the command line to copy what it gives"
+	}
+	return h
 }

@@ -3,12 +3,15 @@ package cp
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ftools/ftools/cmd/internal/cmdutil"
+	fio "github.com/ftools/ftools/pkg/io"
 	"github.com/ftools/ftools/pkg/vol"
 )
 
@@ -143,6 +146,7 @@ type Plan struct {
 	pending  *pendingName               // the name place settled last (registry.go)
 	loose    []planned                  // names taken by no item (registry.go)
 	asked    Policy                     // answers given "for all" (capital letters)
+	images   map[fileID]bool            // the image files' device and inode (hostSide.images)
 
 	stream // planning in batches, carried out as they come (stream.go)
 }
@@ -163,7 +167,8 @@ func NewPlan(srcs []cmdutil.Operand, dst cmdutil.Operand, vols map[string]vol.Vo
 	if o.Warn == nil {
 		o.Warn = func(string) {}
 	}
-	p := &Plan{o: o, dirs: map[string]*dirNames{}, sources: map[string]map[uint32]bool{}, ends: map[int32]end{}}
+	o.Hints = o.Hints.withDefaults()
+	p := &Plan{o: o, dirs: map[string]*dirNames{}, sources: map[string]map[uint32]bool{}, ends: map[int32]end{}, images: imageIDs(vols)}
 	if !p.streams(srcs, dst) {
 		if err := p.plan(srcs, dst, vols); err != nil {
 			return nil, err
@@ -172,6 +177,23 @@ func NewPlan(srcs []cmdutil.Operand, dst cmdutil.Operand, vols map[string]vol.Vo
 		return p, nil
 	}
 	return p, p.startWalk(func() error { return p.plan(srcs, dst, vols) })
+}
+
+// imageIDs are the device and inode of the image files vols are in.
+func imageIDs(vols map[string]vol.Volume) map[fileID]bool {
+	ids := map[fileID]bool{}
+	for spec := range vols {
+		name, _, err := fio.ParseImageSpec(spec)
+		if err != nil {
+			continue
+		}
+		if fi, err := os.Stat(name); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+				ids[fileID{uint64(st.Dev), st.Ino}] = true
+			}
+		}
+	}
+	return ids
 }
 
 // planned ends a plan whose walk is over: the last checks on what it
@@ -206,7 +228,7 @@ func (p *Plan) sideOf(op cmdutil.Operand, vols map[string]vol.Volume) side {
 	if op.InImage() {
 		return volSide{vol: vols[op.Image], spec: op.Image, preserve: p.o.Preserve}
 	}
-	return hostSide{follow: p.o.Follow, preserve: p.o.Preserve, cache: p.o.Cache}
+	return hostSide{follow: p.o.Follow, preserve: p.o.Preserve, cache: p.o.Cache, hints: &p.o.Hints, images: p.images}
 }
 
 func (p *Plan) plan(srcs []cmdutil.Operand, dstOp cmdutil.Operand, vols map[string]vol.Volume) error {
@@ -388,7 +410,7 @@ func (p *Plan) planSource(s end, contents bool, dst end, intoDir bool) {
 		return
 	}
 	if e.kind == kindSkip {
-		p.problem(e.fail, s.show, e.why)
+		p.skip(e, s.show)
 		return
 	}
 	if e.kind == kindDir && !p.o.Recursive {
@@ -469,7 +491,7 @@ func (p *Plan) planDir(src, dst end, e entry, merge bool, parent int, up []ances
 		cs := src.child(c.name)
 		switch c.kind {
 		case kindSkip:
-			p.problem(c.fail, cs.show, c.why)
+			p.skip(c, cs.show)
 			continue
 		case kindDir:
 			if a, loop := loopOf(up, c.id); loop {
@@ -594,6 +616,16 @@ func (p *Plan) problem(fail bool, path, reason string) {
 		verb = "cannot copy"
 	}
 	p.problemLine(fail, path, reason, fmt.Sprintf("%s %s: %s", verb, quote(path), reason))
+}
+
+// skip records an entry not copied: a problem, or only a note (the
+// target image met in the tree, which is not lost from the copy).
+func (p *Plan) skip(e entry, show string) {
+	if e.note {
+		p.o.Warn(line(fmt.Sprintf("skipping %s: %s", quote(show), e.why)))
+		return
+	}
+	p.problem(e.fail, show, e.why)
 }
 
 // problemLine is problem with the line standard error shows.

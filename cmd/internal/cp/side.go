@@ -23,6 +23,9 @@ type entry struct {
 	id    fileID // directories: what identifies them, for loop detection
 	why   string // kindSkip: the reason
 	fail  bool   // kindSkip that is an error (a dangling link), not a choice
+	// note: a kindSkip that is only noted, no problem: the image being
+	// written, met in the tree copied into it.
+	note  bool
 	first uint32 // volume files: the first cluster (0: none)
 	// stream: a FIFO or character device named as an operand, read to its
 	// end as standard input is (size -1: unknown until then).

@@ -230,14 +230,8 @@ func (v *Volume) MkdirSized(name string, mtime time.Time, slots int) error {
 		return pathErr("mkdir", name, err)
 	}
 	l := v.layout
-	n := fsutil.DirClusters(int64(slots), l.ClusterSize, maxDirBytes, int64(v.bitmap.free))
-	exts, err := v.allocate(uint32(n), 0)
-	if err != nil && n > 1 {
-		// Less free than counted (clusters held on the first change):
-		// one cluster, grown as it fills, as Mkdir.
-		n = 1
-		exts, err = v.allocate(1, 0)
-	}
+	exts, n, err := fsutil.AllocDir(int64(slots), l.ClusterSize, maxDirBytes, int64(v.bitmap.free),
+		func(n uint32) ([]Extent, error) { return v.allocate(n, 0) })
 	if err != nil {
 		return pathErr("mkdir", name, err)
 	}

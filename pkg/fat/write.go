@@ -223,14 +223,8 @@ func (v *Volume) MkdirSized(name string, mtime time.Time, slots int) error {
 		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: err}
 	}
 	l := v.layout
-	n := fsutil.DirClusters(int64(slots), l.ClusterSize, MaxDirEntries*DirEntrySize, int64(v.allocatable()))
-	exts, err := v.allocate(uint32(n), 0)
-	if err != nil && n > 1 {
-		// Less free than counted (clusters held on the first change):
-		// one cluster, grown as it fills, as Mkdir.
-		n = 1
-		exts, err = v.allocate(1, 0)
-	}
+	exts, n, err := fsutil.AllocDir(int64(slots), l.ClusterSize, MaxDirEntries*DirEntrySize, int64(v.allocatable()),
+		func(n uint32) ([]Extent, error) { return v.allocate(n, 0) })
 	if err != nil {
 		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: err}
 	}

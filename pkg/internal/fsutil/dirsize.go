@@ -25,3 +25,19 @@ func DirClusters(slots, cs, maxBytes, free int64) int64 {
 	n = min(n, maxBytes/cs, free)
 	return max(n, 1)
 }
+
+// AllocDir takes the clusters of a new directory for slots slots, as
+// DirClusters counts them, with allocate (the codec's, n clusters placed
+// where it chooses); when that many are not there after all (a first
+// change can hold clusters the free count still shows) it takes one
+// cluster, which grows as the directory fills, as a directory made
+// without a size. It returns the runs and how many clusters they hold.
+func AllocDir[E any](slots, cs, maxBytes, free int64, allocate func(n uint32) ([]E, error)) ([]E, int64, error) {
+	n := DirClusters(slots, cs, maxBytes, free)
+	exts, err := allocate(uint32(n))
+	if err != nil && n > 1 {
+		n = 1
+		exts, err = allocate(1)
+	}
+	return exts, n, err
+}

@@ -1013,9 +1013,10 @@ func (r *resizer) grow() error {
 	cs, ss := l.ClusterSize, l.SectorSize
 	room := int64(bs.ClusterHeapOffset) - int64(bs.FATOffset)
 	if int64(r.fatLen) > room {
-		most := room*ss/4 - 2 // clusters the gap's FAT can count
-		return fmt.Errorf("%w: growing to %d clusters needs %d more FAT sectors (%d in all; the gap before the cluster heap holds %d); the cluster heap would move, which ftools does not do (the largest size the FAT can count is %d bytes)",
-			resize.ErrUnsafe, r.newN, int64(r.fatLen)-int64(bs.FATLength), r.fatLen, room, (int64(bs.ClusterHeapOffset)+most<<bs.ClusterShift)*ss)
+		most := min(room*ss/4-2, MaxClusterCount) // clusters the gap's FAT can count
+		largest := (int64(bs.ClusterHeapOffset) + most<<bs.ClusterShift) * ss
+		return &resize.FATFullError{Asked: r.o.Size, Largest: largest, Msg: fmt.Sprintf("exfat: growing to %d clusters needs %d more FAT sectors (%d in all; the gap before the cluster heap holds %d): the cluster heap would move, which ftools does not do; the largest size the FAT can count is %d bytes",
+			r.newN, int64(r.fatLen)-int64(bs.FATLength), r.fatLen, room, largest)}
 	}
 	nb := r.plan.NewBitmapBytes
 	bmExts, err := v.fullBitmapExtents()

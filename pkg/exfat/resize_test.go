@@ -360,8 +360,12 @@ func TestResizeRefusals(t *testing.T) {
 	// Whatever a grow writes lies in the old volume's 40 MiB.
 	before := hashPrefix(t, img, 40*resizeMiB)
 	_, err := resizeImage(t, img, resize.Options{Size: big})
-	if !errors.Is(err, resize.ErrUnsafe) || !strings.Contains(err.Error(), "the cluster heap would move") {
-		t.Fatalf("growing the FAT past the heap: %v, want ErrUnsafe naming the heap", err)
+	var full *resize.FATFullError
+	if !errors.As(err, &full) || !errors.Is(err, resize.ErrFATFull) || !strings.Contains(err.Error(), "the cluster heap would move") {
+		t.Fatalf("growing the FAT past the heap: %v, want a FATFullError naming the heap", err)
+	}
+	if full.Largest != big-l.ClusterSize || full.Asked != big {
+		t.Errorf("the refusal carries %d bytes as the largest size (asked %d), want %d", full.Largest, full.Asked, big-l.ClusterSize)
 	}
 	t.Log(err)
 	if hashPrefix(t, img, 40*resizeMiB) != before {

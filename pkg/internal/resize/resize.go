@@ -85,5 +85,21 @@ func (e *TooSmallError) Is(target error) bool { return target == ErrTooSmall }
 // ErrTypeLimit says the new size crosses the type's cluster-count limits.
 var ErrTypeLimit = errors.New("the new size crosses the file system type's limits")
 
+// ErrFATFull says growing the volume needs a larger FAT than the room
+// before the data area (FAT) or cluster heap (exFAT) holds: that area
+// would have to move.
+var ErrFATFull = errors.New("the FAT has no room for the new clusters")
+
+// FATFullError is the refusal to grow past what the FAT can count; it
+// matches ErrFATFull and names the largest size the FAT can count, which
+// a grow to the largest size possible can use instead.
+type FATFullError struct {
+	Asked, Largest int64 // bytes
+	Msg            string
+}
+
+func (e *FATFullError) Error() string        { return e.Msg }
+func (e *FATFullError) Is(target error) bool { return target == ErrFATFull }
+
 // ErrUnsafe says the resize needs Options.Force.
 var ErrUnsafe = errors.New("the resize is not crash-safe")

@@ -1059,6 +1059,11 @@ func (r *resizer) grow() error {
 		return err
 	}
 	if r.newN > r.oldN {
+		// The dirty flag is durable before the first write into the FAT
+		// region (no data comes first to share a flush with it).
+		if err := r.v.markDirty(true); err != nil {
+			return err
+		}
 		// The FAT entries of the new clusters, and the new FAT sectors.
 		zero := make([]byte, 1<<20)
 		from, to := l.FATOffset+int64(r.oldN+2)*4, l.FATOffset+int64(r.fatLen)*ss

@@ -128,8 +128,10 @@ func (r *resizer) run() (*resize.Plan, error) {
 		r.plan.NewFATSectors = bs.FATLength
 		return r.plan, r.shrink(tooSmall)
 	}
-	if o.Size > v.dev.Size() && !o.DryRun {
-		return nil, fmt.Errorf("exfat: cannot grow to %d bytes: the device holds %d", o.Size, v.dev.Size())
+	// A dry run plans a grow past the device's end (FAT's rule: the
+	// caller extends the image or partition only once the plan holds).
+	if err := resize.CheckRoom("exfat", r.plan.NewSize, v.dev.Size(), o.DryRun); err != nil {
+		return nil, err
 	}
 	return r.plan, r.grow()
 }

@@ -163,8 +163,8 @@ func (r *resizer) plan() error {
 	r.keepLo, r.keepHi = FirstCluster, r.newMax
 	r.p.NewSize, r.p.NewClusters = total*ss, r.newCount
 	// A dry run plans a growth its caller has yet to make room for.
-	if r.p.NewSize > r.v.dev.Size() && !r.o.DryRun {
-		return fmt.Errorf("fat: resize to %d bytes: the device or image holds only %d bytes; extend it first", r.p.NewSize, r.v.dev.Size())
+	if err := resize.CheckRoom("fat", r.p.NewSize, r.v.dev.Size(), r.o.DryRun); err != nil {
+		return err
 	}
 	free := r.v.freeCount()
 	if err := r.v.table.Err(); err != nil {

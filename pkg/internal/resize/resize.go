@@ -101,5 +101,16 @@ type FATFullError struct {
 func (e *FATFullError) Error() string        { return e.Msg }
 func (e *FATFullError) Is(target error) bool { return target == ErrFATFull }
 
+// CheckRoom refuses a resize to newSize bytes on a device (or window)
+// that holds have bytes, unless it is a dry run: the caller extends the
+// image file or partition only once the plan holds. fs names the codec
+// in the error ("fat", "exfat").
+func CheckRoom(fs string, newSize, have int64, dryRun bool) error {
+	if newSize > have && !dryRun {
+		return fmt.Errorf("%s: resize to %d bytes: the device or image holds only %d bytes; extend it first", fs, newSize, have)
+	}
+	return nil
+}
+
 // ErrUnsafe says the resize needs Options.Force.
 var ErrUnsafe = errors.New("the resize is not crash-safe")

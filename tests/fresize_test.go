@@ -115,6 +115,18 @@ func treeMatches(t *testing.T, typ, img string, offset int64, src string) {
 	sameHostTree(t, "fcp -r", src, out)
 }
 
+// fuseMatches reads /keep of the exFAT image img through exfat-fuse (on a
+// loop device) and compares it with the host tree src.
+func fuseMatches(t *testing.T, img, src string) {
+	t.Helper()
+	need(t, "losetup")
+	dev := strings.TrimSpace(ok(t, "losetup", "-f", "--show", img))
+	defer run(t, "losetup", "-d", dev)
+	dir, unmount := fuseMount(t, dev)
+	sameHostTree(t, "exfat-fuse", src, filepath.Join(dir, "keep"))
+	unmount()
+}
+
 // mtoolsMatches copies /keep out of img with mcopy -s and compares every
 // file and folder with the host tree src.
 func mtoolsMatches(t *testing.T, img, src string) {
@@ -229,7 +241,9 @@ func TestFresizeShrinkAndGrow(t *testing.T) {
 				t.Fatalf("growing changed the tree (%v)", err)
 			}
 			treeMatches(t, ft.fat, img, 0, src)
-			if ft.fat != "exfat" {
+			if ft.fat == "exfat" {
+				fuseMatches(t, img, src)
+			} else {
 				roundTripMtools(t, img, 0)
 				fsckClean(t, img, 0)
 			}

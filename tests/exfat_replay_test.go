@@ -175,6 +175,14 @@ func (rr *replayRun) checkExFATFormat() error {
 	return nil
 }
 
+// exfatBootTorn are fsck.exfat's words for a main boot region torn by a
+// cut (its sector 0 and checksum sector disagree; the backup, still the
+// old one, is what the volume is then read by).
+var exfatBootTorn = []*regexp.Regexp{
+	regexp.MustCompile(`^checksum of boot region is not correct\. 0x[0-9a-f]+, but expected 0x[0-9a-f]+$`),
+	regexp.MustCompile(`^boot region is corrupted\. try to restore the region from backup\. Fix \(y/N\)\? n$`),
+}
+
 // exfatReplayCases are the exFAT writers, each on a volume that holds
 // files already.
 func exfatReplayCases() []*replayCase {
@@ -231,16 +239,36 @@ func exfatReplayCases() []*replayCase {
 		// the backup, with the old root, in use), then the backup: a cut
 		// between leaves the backup older.
 		{name: "exfat-fsort", prepare: exfatOldTree, quietKinds: []string{exfat.KindBackupBoot},
-			allowFsck: []*regexp.Regexp{
-				regexp.MustCompile(`^checksum of boot region is not correct\. 0x[0-9a-f]+, but expected 0x[0-9a-f]+$`),
-				regexp.MustCompile(`^boot region is corrupted\. try to restore the region from backup\. Fix \(y/N\)\? n$`),
-			},
-			allowKinds: []string{exfat.KindBootChecksum},
-			args:       []string{"fsort", "-r", "IMG"}, minFlushes: 4},
+			allowFsck: exfatBootTorn, allowKinds: []string{exfat.KindBootChecksum},
+			args: []string{"fsort", "-r", "IMG"}, minFlushes: 4},
 		{name: "exfat-ftrim", prepare: trimmable(exfatOldTree),
 			args: []string{"ftrim", "IMG"}},
 		{name: "exfat-ffallocate-new", prepare: exfatOldTree,
 			args: []string{"ffallocate", "-l", "300K", "-i", "IMG", "::/B/preallocated file.bin"}, minFlushes: 3},
+		// fresize: moved data and directories, then the bitmap, the
+		// main boot region and its backup last (as fsort: a torn main
+		// region leaves the backup, the old volume, in use; a cut
+		// between the two leaves the backup older).
+		{name: "exfat-fresize-shrink", prepare: beyondEndOf(exfatOldTree, 24<<20),
+			args: []string{"fresize", "IMG", "24M"}, minFlushes: 4,
+			quietKinds: []string{exfat.KindBackupBoot}, allowFsck: exfatBootTorn, allowKinds: []string{exfat.KindBootChecksum}},
+		// Growing past what one bitmap cluster counts: the cluster after
+		// the bitmap holds the up-case table, so the bitmap moves.
+		{name: "exfat-fresize-grow-bitmap-moves", prepare: func(t *testing.T, img, dir string) {
+			exfatOldTree(t, img, dir)
+			ok(t, "truncate", "-s", "200M", img)
+		}, args: []string{"fresize", "IMG", "max"}, minFlushes: 3,
+			quietKinds: []string{exfat.KindBackupBoot}, allowFsck: exfatBootTorn, allowKinds: []string{exfat.KindBootChecksum}},
+		// A bitmap that moved once, with free clusters after it, grows
+		// into them.
+		{name: "exfat-fresize-grow-bitmap-extends", prepare: func(t *testing.T, img, dir string) {
+			ok(t, "truncate", "-s", "140M", img)
+			ok(t, "fresize", img, "max")
+			exfatOldTree(t, img, dir)
+			ok(t, "frm", "-r", "-i", img, "::/old")
+			ok(t, "truncate", "-s", "300M", img)
+		}, args: []string{"fresize", "IMG", "max"}, minFlushes: 3,
+			quietKinds: []string{exfat.KindBackupBoot}, allowFsck: exfatBootTorn, allowKinds: []string{exfat.KindBootChecksum}},
 		{name: "exfat-ffallocate-extend", prepare: exfatOldTree,
 			args:      []string{"ffallocate", "-l", "100K", "-i", "IMG", "::/old/file with a long name 03.bin"},
 			allowFsck: exfatLonger, allowKinds: []string{exfat.KindSize}, minFlushes: 3},

@@ -25,33 +25,47 @@ func partitionOf(t *testing.T, img string, n int) fio.Partition {
 	return fio.Partition{}
 }
 
-// TestFresizeResizePartition shrinks and grows a FAT32 volume with its
-// MBR or GPT partition: the entry follows the volume, the table stays
-// valid (sfdisk --verify), the grown partition stops at the next one, and
-// fsck.fat and mtools read the files back.
+// TestFresizeResizePartition shrinks and grows a FAT32 and an exFAT
+// volume with its MBR or GPT partition: the entry follows the volume, the
+// table stays valid (sfdisk --verify), the grown partition stops at the
+// next one, fsck.fat or fsck.exfat and fverify find the volume clean, and
+// mtools (FAT) and fcp -r read the files back. The partition fresize
+// chooses is named once, though fresize opens the disk twice.
 func TestFresizeResizePartition(t *testing.T) {
-	need(t, "sfdisk", "fsck.fat", "mcopy")
-	for _, kind := range []string{"mbr", "gpt"} {
-		t.Run(kind, func(t *testing.T) {
+	need(t, "sfdisk")
+	for _, tc := range []struct{ kind, typ string }{{"mbr", "32"}, {"gpt", "32"}, {"mbr", "exfat"}, {"gpt", "exfat"}} {
+		t.Run(tc.kind+"-"+typeName(tc.typ), func(t *testing.T) {
 			dir := t.TempDir()
 			img := filepath.Join(dir, "disk.img")
 			src := resizeTree(t, dir, 4)
-			ok(t, "fmkfs", "--size", "64M", "--table", kind, "--fat", "32", "--cluster-size", "512", img)
+			if tc.typ == "exfat" {
+				writeFile(t, filepath.Join(src, "set 1", "a big file.bin"), 5<<20+3, 7)
+				ok(t, "fmkfs", "--size", "64M", "--table", tc.kind, "--type", "exfat", "--cluster-size", "4096", img)
+			} else {
+				need(t, "mcopy")
+				ok(t, "fmkfs", "--size", "64M", "--table", tc.kind, "--fat", "32", "--cluster-size", "512", img)
+			}
 			ok(t, "fcp", "-r", "--no-progress", "-i", img, src, "::/keep")
 			start := partitionOf(t, img, 1).Start
 
-			ok(t, "fresize", "--resize-partition", img, "40M")
+			r := run(t, "fresize", "--resize-partition", img, "40M")
+			if r.code != 0 {
+				t.Fatalf("fresize --resize-partition 40M: exit %d\n%s", r.code, r.stderr)
+			}
+			if n := strings.Count(r.stderr, "using partition 1"); n != 1 {
+				t.Errorf("fresize names the partition it chose %d times, want once:\n%s", n, r.stderr)
+			}
 			if p := partitionOf(t, img, 1); p.Start != start || p.Size != 40<<20 {
 				t.Fatalf("after shrinking to 40M partition 1 is at byte %d, %d bytes", p.Start, p.Size)
 			}
 			if out := ok(t, "sfdisk", "--verify", img); !strings.Contains(out, "No errors") {
 				t.Fatalf("sfdisk --verify:\n%s", out)
 			}
-			fsckClean(t, img, start)
-			mtoolsMatches(t, mimg(img, start), src)
+			resizedClean(t, tc.typ, img, start)
+			treeMatches(t, tc.typ, img, start, src)
 
 			// A second partition after the first: growing stops there.
-			script := fmt.Sprintf("start=%d", (start+50<<20)/512) + ", size=8192, type=" + map[string]string{"mbr": "83", "gpt": "0FC63DAF-8483-4772-8E79-3D69D8477DE4"}[kind] + "\n"
+			script := fmt.Sprintf("start=%d", (start+50<<20)/512) + ", size=8192, type=" + map[string]string{"mbr": "83", "gpt": "0FC63DAF-8483-4772-8E79-3D69D8477DE4"}[tc.kind] + "\n"
 			sfdisk := run(t, "sh", "-c", "printf '"+script+"' | sfdisk --append -q "+img)
 			if sfdisk.code != 0 {
 				t.Fatalf("sfdisk --append: %s", sfdisk.stderr)
@@ -67,8 +81,8 @@ func TestFresizeResizePartition(t *testing.T) {
 			if out := ok(t, "sfdisk", "--verify", img); !strings.Contains(out, "No errors") {
 				t.Fatalf("sfdisk --verify:\n%s", out)
 			}
-			fsckClean(t, img, start)
-			mtoolsMatches(t, mimg(img, start), src)
+			resizedClean(t, tc.typ, img, start)
+			treeMatches(t, tc.typ, img, start, src)
 		})
 	}
 }

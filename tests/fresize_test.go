@@ -10,8 +10,9 @@ import (
 	"testing"
 )
 
-// fresizeTypes are the FAT types fresize is tested on: the image's size,
-// a shrink that leaves room for the data, and cluster size.
+// fresizeTypes are the types fresize is tested on ("exfat" or a FAT
+// type): the image's size, a shrink that leaves room for the data, and
+// cluster size.
 var fresizeTypes = []struct {
 	fat, size, shrink, cluster string
 	treeScale                  int
@@ -20,6 +21,15 @@ var fresizeTypes = []struct {
 	{"12", "4M", "2M", "2048", 1, 1900 << 10},
 	{"16", "32M", "20M", "2048", 6, 19 << 20},
 	{"32", "64M", "44M", "512", 8, 43 << 20},
+	{"exfat", "32M", "20M", "4096", 6, 19 << 20},
+}
+
+// typeName is the subtest's name for a type of fresizeTypes.
+func typeName(typ string) string {
+	if typ == "exfat" {
+		return "exFAT"
+	}
+	return "FAT" + typ
 }
 
 // resizeTree writes the host tree the resize tests copy: nested folders
@@ -50,15 +60,21 @@ func resizeTree(t *testing.T, dir string, scale int) string {
 // fragmentedImage makes a volume of the type whose tree /keep lies past
 // filler bytes: a first copy of the tree and a filler file fill the start
 // and are removed (unless keep says otherwise); an empty folder made last
-// lies past them too. It returns the image and the host tree that /keep
-// holds.
+// lies past them too. On exFAT the tree holds a big file too. It returns
+// the image and the host tree that /keep holds.
 func fragmentedImage(t *testing.T, fatType, size string, scale int, cluster string, filler int, keep bool) (img, src string) {
 	t.Helper()
-	need(t, "fsck.fat", "mcopy")
 	dir := t.TempDir()
 	img = filepath.Join(dir, "disk.img")
 	src = resizeTree(t, dir, scale)
-	ok(t, "fmkfs", "--size", size, "--fat", fatType, "--cluster-size", cluster, "--label", "RESIZE", img)
+	if fatType == "exfat" {
+		need(t, "fsck.exfat")
+		writeFile(t, filepath.Join(src, "set 0", "a", "a big file.bin"), 3<<20+777, 42)
+		ok(t, "fmkfs", "--size", size, "--type", "exfat", "--cluster-size", cluster, "--label", "RESIZE", img)
+	} else {
+		need(t, "fsck.fat", "mcopy")
+		ok(t, "fmkfs", "--size", size, "--fat", fatType, "--cluster-size", cluster, "--label", "RESIZE", img)
+	}
 	ok(t, "fcp", "-r", "--no-progress", "-i", img, src, "::/first")
 	writeFile(t, filepath.Join(dir, "filler"), filler, 99)
 	ok(t, "fcp", "--no-progress", "-i", img, filepath.Join(dir, "filler"), "::/filler")
@@ -71,8 +87,44 @@ func fragmentedImage(t *testing.T, fatType, size string, scale int, cluster stri
 	if err := os.MkdirAll(filepath.Join(src, "late folder"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	fsckClean(t, img, 0)
+	resizedClean(t, fatType, img, 0)
 	return img, src
+}
+
+// resizedClean holds the volume at offset of img to its type's fsck -n
+// (fsck.exfat or fsck.fat) and to fverify.
+func resizedClean(t *testing.T, typ, img string, offset int64) {
+	t.Helper()
+	if typ == "exfat" {
+		fsckExFAT(t, img, offset)
+	} else {
+		fsckClean(t, img, offset)
+	}
+	ok(t, "fverify", mimg(img, offset))
+}
+
+// treeMatches reads /keep back with the type's other reader (mtools for
+// FAT) and with fcp -r, and compares it with the host tree src.
+func treeMatches(t *testing.T, typ, img string, offset int64, src string) {
+	t.Helper()
+	if typ != "exfat" {
+		mtoolsMatches(t, mimg(img, offset), src)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	ok(t, "fcp", "-r", "--no-progress", "-i", mimg(img, offset), "::/keep", out)
+	sameHostTree(t, "fcp -r", src, out)
+}
+
+// fuseMatches reads /keep of the exFAT image img through exfat-fuse (on a
+// loop device) and compares it with the host tree src.
+func fuseMatches(t *testing.T, img, src string) {
+	t.Helper()
+	need(t, "losetup")
+	dev := strings.TrimSpace(ok(t, "losetup", "-f", "--show", img))
+	defer run(t, "losetup", "-d", dev)
+	dir, unmount := fuseMount(t, dev)
+	sameHostTree(t, "exfat-fuse", src, filepath.Join(dir, "keep"))
+	unmount()
 }
 
 // mtoolsMatches copies /keep out of img with mcopy -s and compares every
@@ -84,7 +136,13 @@ func mtoolsMatches(t *testing.T, img, src string) {
 		t.Fatal(err)
 	}
 	ok(t, "mcopy", "-s", "-n", "-i", img, "::/keep", out)
-	got := filepath.Join(out, "keep")
+	sameHostTree(t, "mcopy", src, filepath.Join(out, "keep"))
+}
+
+// sameHostTree compares every file and folder of the host tree got, which
+// the reader who brought out, with the host tree src.
+func sameHostTree(t *testing.T, who, src, got string) {
+	t.Helper()
 	n := 0
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -94,17 +152,17 @@ func mtoolsMatches(t *testing.T, img, src string) {
 		g := filepath.Join(got, rel)
 		if d.IsDir() {
 			if fi, err := os.Stat(g); err != nil || !fi.IsDir() {
-				return fmt.Errorf("mcopy did not bring folder %s out", rel)
+				return fmt.Errorf("%s did not bring folder %s out", who, rel)
 			}
 			return nil
 		}
 		want, _ := os.ReadFile(p)
 		have, err := os.ReadFile(g)
 		if err != nil {
-			return fmt.Errorf("mcopy did not bring %s out: %v", rel, err)
+			return fmt.Errorf("%s did not bring %s out: %v", who, rel, err)
 		}
 		if !bytes.Equal(want, have) {
-			return fmt.Errorf("%s: mcopy reads %d bytes that differ from the %d copied in", rel, len(have), len(want))
+			return fmt.Errorf("%s: %s reads %d bytes that differ from the %d copied in", rel, who, len(have), len(want))
 		}
 		n++
 		return nil
@@ -120,7 +178,7 @@ func mtoolsMatches(t *testing.T, img, src string) {
 		return nil
 	})
 	if extra != n {
-		t.Fatalf("mcopy brought %d files out, the tree has %d", extra, n)
+		t.Fatalf("%s brought %d files out, the tree has %d", who, extra, n)
 	}
 }
 
@@ -149,7 +207,7 @@ func fileSize(t *testing.T, p string) int64 {
 // same tree as before, and mtools reads back the host files.
 func TestFresizeShrinkAndGrow(t *testing.T) {
 	for _, ft := range fresizeTypes {
-		t.Run("FAT"+ft.fat, func(t *testing.T) {
+		t.Run(typeName(ft.fat), func(t *testing.T) {
 			img, src := fragmentedImage(t, ft.fat, ft.size, ft.treeScale, ft.cluster, ft.filler, false)
 			before, err := readVolume(img)
 			if err != nil {
@@ -164,7 +222,7 @@ func TestFresizeShrinkAndGrow(t *testing.T) {
 			if got := fileSize(t, img); got != res.NewSize || res.NewSize >= oldSize {
 				t.Fatalf("after the shrink the image has %d bytes, the volume %d (was %d)", got, res.NewSize, oldSize)
 			}
-			fsckClean(t, img, 0)
+			resizedClean(t, ft.fat, img, 0)
 			after, err := readVolume(img)
 			if err != nil {
 				t.Fatal(err)
@@ -172,21 +230,36 @@ func TestFresizeShrinkAndGrow(t *testing.T) {
 			if !sameTree(before, after) {
 				t.Fatalf("the shrink changed the tree: %d files, %d folders before; %d, %d after", len(before.files), len(before.dirs), len(after.files), len(after.dirs))
 			}
-			mtoolsMatches(t, img, src)
-			ok(t, "fverify", img)
+			treeMatches(t, ft.fat, img, 0, src)
 
 			jsonOut(t, &res, "fresize", "--json", img, ft.size)
 			if got := fileSize(t, img); got != oldSize || res.NewSize != oldSize {
 				t.Fatalf("after growing back the image has %d bytes, the volume %d; want %d", got, res.NewSize, oldSize)
 			}
-			fsckClean(t, img, 0)
+			resizedClean(t, ft.fat, img, 0)
 			if after, err = readVolume(img); err != nil || !sameTree(before, after) {
 				t.Fatalf("growing changed the tree (%v)", err)
 			}
-			mtoolsMatches(t, img, src)
-			roundTripMtools(t, img, 0)
-			fsckClean(t, img, 0)
+			treeMatches(t, ft.fat, img, 0, src)
+			if ft.fat == "exfat" {
+				fuseMatches(t, img, src)
+			} else {
+				roundTripMtools(t, img, 0)
+				fsckClean(t, img, 0)
+			}
 		})
+	}
+}
+
+// imageKept returns a check that img still holds the bytes it holds now,
+// its size included, naming what would have changed it.
+func imageKept(t *testing.T, img string) func(what string) {
+	orig := readImage(t, img)
+	return func(what string) {
+		t.Helper()
+		if !bytes.Equal(readImage(t, img), orig) {
+			t.Fatalf("%s changed the image", what)
+		}
 	}
 }
 
@@ -194,13 +267,7 @@ func TestFresizeShrinkAndGrow(t *testing.T) {
 // byte as it was, its size included, and so does a dry run.
 func TestFresizeRefusals(t *testing.T) {
 	img, _ := fragmentedImage(t, "16", "32M", 6, "2048", 19<<20, true)
-	orig := readImage(t, img)
-	same := func(what string) {
-		t.Helper()
-		if !bytes.Equal(readImage(t, img), orig) {
-			t.Fatalf("%s changed the image", what)
-		}
-	}
+	same := imageKept(t, img)
 	// Too small for the data.
 	msg := fails(t, "fresize", img, "16M")
 	if !strings.Contains(msg, "needs at least") || !strings.Contains(msg, "must move") {

@@ -1011,9 +1011,15 @@ var backupDiffers = []*regexp.Regexp{
 // shrinking to end moves its clusters past it, and the chains and
 // folders that lead there.
 func beyondEnd(end int64) func(t *testing.T, img, dir string) {
+	return beyondEndOf(oldTree, end)
+}
+
+// beyondEndOf is beyondEnd on the tree prepare writes (oldTree on FAT,
+// exfatOldTree on exFAT).
+func beyondEndOf(prepare func(t *testing.T, img, dir string), end int64) func(t *testing.T, img, dir string) {
 	return func(t *testing.T, img, dir string) {
 		t.Helper()
-		oldTree(t, img, dir)
+		prepare(t, img, dir)
 		var fi fsinfoJSON
 		jsonOut(t, &fi, "fsinfo", "--json", img)
 		fill := int64(fi.FreeClusters)*fi.ClusterSize - (fi.TotalSectors*int64(fi.BytesPerSector) - end) - 6*fi.ClusterSize

@@ -82,6 +82,9 @@ type output struct {
 	// --resize-partition moved, and its new size in bytes.
 	Partition     int   `json:"partition,omitempty"`
 	PartitionSize int64 `json:"partition_size,omitempty"`
+	// MaxLimit is, for max, the room there was when the FAT cannot count
+	// that far: the volume grew to the largest size the FAT counts.
+	MaxLimit int64 `json:"max_limit,omitempty"`
 	cmdutil.Outcome
 }
 
@@ -118,6 +121,9 @@ func resizeTarget(c *cli.Context, spec, sizeArg string, stdout, stderr io.Writer
 	}
 	if !c.Bool(cmdutil.FlagJSON) {
 		printPlan(stdout, spec, plan, out.FileSize)
+		if out.MaxLimit != 0 {
+			fmt.Fprintf(stdout, "  max: %d bytes, the largest size the FAT can count (the room is %d bytes; going further would move the data area or cluster heap)\n", plan.NewSize, out.MaxLimit)
+		}
 		if out.PartitionSize != 0 {
 			fmt.Fprintf(stdout, "  partition %d: %d bytes\n", out.Partition, out.PartitionSize)
 		}
@@ -186,6 +192,7 @@ func (t *target) resize(size int64, dry bool, stats *fio.Stats, out *output, std
 	if maxAsked && errors.As(err, &full) {
 		// max: as far as the FAT can count, short of moving the data area.
 		size, dryOpts.Size = full.Largest, full.Largest
+		out.MaxLimit = room
 		plan, err = vol.Resize(dev, dryOpts)
 	}
 	*stats = stats.Add(dev.Stats())

@@ -128,8 +128,10 @@ func (r *resizer) run() (*resize.Plan, error) {
 		r.plan.NewFATSectors = bs.FATLength
 		return r.plan, r.shrink(tooSmall)
 	}
-	if o.Size > v.dev.Size() && !o.DryRun {
-		return nil, fmt.Errorf("exfat: cannot grow to %d bytes: the device holds %d", o.Size, v.dev.Size())
+	// A dry run plans a grow past the device's end (FAT's rule: the
+	// caller extends the image or partition only once the plan holds).
+	if err := resize.CheckRoom("exfat", r.plan.NewSize, v.dev.Size(), o.DryRun); err != nil {
+		return nil, err
 	}
 	return r.plan, r.grow()
 }
@@ -1013,9 +1015,10 @@ func (r *resizer) grow() error {
 	cs, ss := l.ClusterSize, l.SectorSize
 	room := int64(bs.ClusterHeapOffset) - int64(bs.FATOffset)
 	if int64(r.fatLen) > room {
-		most := room*ss/4 - 2 // clusters the gap's FAT can count
-		return fmt.Errorf("%w: growing to %d clusters needs %d more FAT sectors (%d in all; the gap before the cluster heap holds %d); the cluster heap would move, which ftools does not do (the largest size the FAT can count is %d bytes)",
-			resize.ErrUnsafe, r.newN, int64(r.fatLen)-int64(bs.FATLength), r.fatLen, room, (int64(bs.ClusterHeapOffset)+most<<bs.ClusterShift)*ss)
+		most := min(room*ss/4-2, MaxClusterCount) // clusters the gap's FAT can count
+		largest := (int64(bs.ClusterHeapOffset) + most<<bs.ClusterShift) * ss
+		return &resize.FATFullError{Asked: r.o.Size, Largest: largest, Msg: fmt.Sprintf("exfat: growing to %d clusters needs %d more FAT sectors (%d in all; the gap before the cluster heap holds %d): the cluster heap would move, which ftools does not do; the largest size the FAT can count is %d bytes",
+			r.newN, int64(r.fatLen)-int64(bs.FATLength), r.fatLen, room, largest)}
 	}
 	nb := r.plan.NewBitmapBytes
 	bmExts, err := v.fullBitmapExtents()
@@ -1058,6 +1061,11 @@ func (r *resizer) grow() error {
 		return err
 	}
 	if r.newN > r.oldN {
+		// The dirty flag is durable before the first write into the FAT
+		// region (no data comes first to share a flush with it).
+		if err := r.v.markDirty(true); err != nil {
+			return err
+		}
 		// The FAT entries of the new clusters, and the new FAT sectors.
 		zero := make([]byte, 1<<20)
 		from, to := l.FATOffset+int64(r.oldN+2)*4, l.FATOffset+int64(r.fatLen)*ss

@@ -341,6 +341,33 @@ func TestResizeGrow(t *testing.T) {
 	}
 }
 
+// TestResizeDryRunPastDeviceEnd: a dry run plans a grow past the end of
+// the device (the caller extends it only once the plan holds), as FAT's
+// Resize does; the grow itself is refused, naming the device's size, and
+// writes nothing.
+func TestResizeDryRunPastDeviceEnd(t *testing.T) {
+	img := formatImage(t, 40*resizeMiB, FormatParams{Size: 40 * resizeMiB})
+	before := hashPrefix(t, img, 40*resizeMiB)
+	plan, err := resizeImage(t, img, resize.Options{Size: 80*resizeMiB + 100, DryRun: true})
+	if err != nil || plan.NewSize != 80*resizeMiB || !plan.DryRun {
+		t.Fatalf("a dry run growing past the device's end: %+v, %v", plan, err)
+	}
+	d, err := fio.Open(img, fio.Options{Write: true, Buffered: true, Sync: fio.SyncClose})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Resize(d, resize.Options{Size: 80*resizeMiB + 100})
+	if cerr := d.Close(); cerr != nil {
+		t.Fatal(cerr)
+	}
+	if want := fmt.Sprintf("resize to %d bytes: the device or image holds only %d bytes", 80*resizeMiB, 40*resizeMiB); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("growing past the device's end: %v, want %q", err, want)
+	}
+	if hashPrefix(t, img, 40*resizeMiB) != before {
+		t.Fatal("a dry run or a refused grow changed the image")
+	}
+}
+
 func TestResizeRefusals(t *testing.T) {
 	img := formatImage(t, 40*resizeMiB, FormatParams{Size: 40 * resizeMiB})
 	// Past exFAT's cluster count: refused before the device is looked at.
@@ -360,8 +387,12 @@ func TestResizeRefusals(t *testing.T) {
 	// Whatever a grow writes lies in the old volume's 40 MiB.
 	before := hashPrefix(t, img, 40*resizeMiB)
 	_, err := resizeImage(t, img, resize.Options{Size: big})
-	if !errors.Is(err, resize.ErrUnsafe) || !strings.Contains(err.Error(), "the cluster heap would move") {
-		t.Fatalf("growing the FAT past the heap: %v, want ErrUnsafe naming the heap", err)
+	var full *resize.FATFullError
+	if !errors.As(err, &full) || !errors.Is(err, resize.ErrFATFull) || !strings.Contains(err.Error(), "the cluster heap would move") {
+		t.Fatalf("growing the FAT past the heap: %v, want a FATFullError naming the heap", err)
+	}
+	if full.Largest != big-l.ClusterSize || full.Asked != big {
+		t.Errorf("the refusal carries %d bytes as the largest size (asked %d), want %d", full.Largest, full.Asked, big-l.ClusterSize)
 	}
 	t.Log(err)
 	if hashPrefix(t, img, 40*resizeMiB) != before {

@@ -3,7 +3,6 @@ package fat
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 
 	"github.com/ftools/ftools/pkg/internal/fsutil"
@@ -12,18 +11,13 @@ import (
 )
 
 // ErrFATFull says growing the volume needs a larger FAT than the one it
-// has: the data area would have to move, which Resize does not do yet.
-var ErrFATFull = errors.New("fat: the FAT has no room for the new clusters")
+// has: the data area would have to move (exFAT's Resize refuses the same
+// way, with the same error).
+var ErrFATFull = resize.ErrFATFull
 
 // FATFullError is Resize's refusal to grow past what the FAT can count; it
 // matches ErrFATFull and names the largest size the FAT can count.
-type FATFullError struct {
-	Asked, Largest int64 // bytes
-	Msg            string
-}
-
-func (e *FATFullError) Error() string        { return "fat: " + e.Msg }
-func (e *FATFullError) Is(target error) bool { return target == ErrFATFull }
+type FATFullError = resize.FATFullError
 
 // Resize grows or shrinks the FAT12/16/32 volume that starts at dev's
 // offset 0 to o.Size bytes (rounded down to whole sectors and clusters),
@@ -169,8 +163,8 @@ func (r *resizer) plan() error {
 	r.keepLo, r.keepHi = FirstCluster, r.newMax
 	r.p.NewSize, r.p.NewClusters = total*ss, r.newCount
 	// A dry run plans a growth its caller has yet to make room for.
-	if r.p.NewSize > r.v.dev.Size() && !r.o.DryRun {
-		return fmt.Errorf("fat: resize to %d bytes: the device or image holds only %d bytes; extend it first", r.p.NewSize, r.v.dev.Size())
+	if err := resize.CheckRoom("fat", r.p.NewSize, r.v.dev.Size(), r.o.DryRun); err != nil {
+		return err
 	}
 	free := r.v.freeCount()
 	if err := r.v.table.Err(); err != nil {
@@ -244,7 +238,7 @@ func (r *resizer) fatFull(need int64) error {
 		fits = min(fits, MaxClusters32)
 	}
 	largest := l.DataOffset + fits*l.ClusterSize
-	return &FATFullError{Asked: r.o.Size, Largest: largest, Msg: fmt.Sprintf("resize to %d bytes: %d clusters need %d more FAT sectors (%d per FAT, %d spare): the data area would move, which needs an undo file (and --force); the largest size this FAT can count is %d bytes",
+	return &FATFullError{Asked: r.o.Size, Largest: largest, Msg: fmt.Sprintf("fat: resize to %d bytes: %d clusters need %d more FAT sectors (%d per FAT, %d spare): the data area would move, which needs an undo file (and --force); the largest size this FAT can count is %d bytes",
 		r.o.Size, r.newCount, more, l.FATSize/ss, (l.FATSize-fatBytes(l.Type, l.Clusters))/ss, largest)}
 }
 

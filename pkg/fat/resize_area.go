@@ -57,8 +57,8 @@ func (r *resizer) planAreaMove(total int64) error {
 	r.newTotal = uint32(total)
 	r.newMax = Cluster(r.newCount) + 1
 	r.p.NewSize, r.p.NewClusters, r.p.NewFATSectors = total*ss, r.newCount, uint32(a.fatSecs)
-	if r.p.NewSize > r.v.dev.Size() && !r.o.DryRun {
-		return fmt.Errorf("fat: resize to %d bytes: the device or image holds only %d bytes; extend it first", r.p.NewSize, r.v.dev.Size())
+	if err := resize.CheckRoom("fat", r.p.NewSize, r.v.dev.Size(), r.o.DryRun); err != nil {
+		return err
 	}
 	free := r.v.freeCount()
 	if err := r.v.table.Err(); err != nil {

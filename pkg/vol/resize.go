@@ -22,17 +22,17 @@ type ResizePlan = resize.Plan
 // it matches ErrTooSmall.
 type TooSmallError = resize.TooSmallError
 
-// FATFullError is FAT's refusal to grow past what its FAT can count
-// (the data area would move); it matches ErrFATFull and names the largest
-// size the FAT can count.
-type FATFullError = fat.FATFullError
+// FATFullError is the refusal to grow past what the FAT can count (FAT's
+// data area or exFAT's cluster heap would move); it matches ErrFATFull
+// and names the largest size the FAT can count.
+type FATFullError = resize.FATFullError
 
 // Resize's refusals, for errors.Is. A refusal writes nothing.
 var (
 	ErrTooSmall  = resize.ErrTooSmall  // the data does not fit in the new size
 	ErrTypeLimit = resize.ErrTypeLimit // the new size crosses the type's cluster-count limits
 	ErrUnsafe    = resize.ErrUnsafe    // the resize is not crash-safe and Force is not set
-	ErrFATFull   = fat.ErrFATFull      // FAT: growing needs a larger FAT (the data area would move)
+	ErrFATFull   = resize.ErrFATFull   // growing needs a larger FAT (the data area or cluster heap would move)
 )
 
 // Resize grows or shrinks the FAT12/16/32 or exFAT volume that starts at

@@ -85,5 +85,32 @@ func (e *TooSmallError) Is(target error) bool { return target == ErrTooSmall }
 // ErrTypeLimit says the new size crosses the type's cluster-count limits.
 var ErrTypeLimit = errors.New("the new size crosses the file system type's limits")
 
+// ErrFATFull says growing the volume needs a larger FAT than the room
+// before the data area (FAT) or cluster heap (exFAT) holds: that area
+// would have to move.
+var ErrFATFull = errors.New("the FAT has no room for the new clusters")
+
+// FATFullError is the refusal to grow past what the FAT can count; it
+// matches ErrFATFull and names the largest size the FAT can count, which
+// a grow to the largest size possible can use instead.
+type FATFullError struct {
+	Asked, Largest int64 // bytes
+	Msg            string
+}
+
+func (e *FATFullError) Error() string        { return e.Msg }
+func (e *FATFullError) Is(target error) bool { return target == ErrFATFull }
+
+// CheckRoom refuses a resize to newSize bytes on a device (or window)
+// that holds have bytes, unless it is a dry run: the caller extends the
+// image file or partition only once the plan holds. fs names the codec
+// in the error ("fat", "exfat").
+func CheckRoom(fs string, newSize, have int64, dryRun bool) error {
+	if newSize > have && !dryRun {
+		return fmt.Errorf("%s: resize to %d bytes: the device or image holds only %d bytes; extend it first", fs, newSize, have)
+	}
+	return nil
+}
+
 // ErrUnsafe says the resize needs Options.Force.
 var ErrUnsafe = errors.New("the resize is not crash-safe")

@@ -150,7 +150,7 @@ func TestMemoryBoundedOnHugeVolumes(t *testing.T) {
 			damageHuge(t, img)
 			r, rss := peakRSS(t, "fverify", "--repair", img)
 			t.Logf("%-10s %5.1f MiB  --repair %s", "fverify", float64(rss)/(1<<20), img)
-			if r.code != 1 || !strings.Contains(r.stdout, "fat-copies") || !strings.Contains(r.stdout, "lost") || !strings.HasSuffix(strings.TrimSpace(r.stdout), ", 0 remaining") {
+			if r.code != 1 || !strings.Contains(r.stdout, "fat-copies") || !strings.Contains(r.stdout, "lost") || !strings.Contains(r.stdout, ", 0 remaining\n") || !afterRepairClean(r.stdout) {
 				t.Errorf("fverify --repair: exit %d\n%s%s", r.code, tailOf(r.stdout), r.stderr)
 			}
 			if rss > maxVerifyRSS {
@@ -269,4 +269,12 @@ func TestManyFilesMemory(t *testing.T) {
 	if got := len(mustReadDir(t, filepath.Join(out, "tree", "folder0099"))); got != 1000 {
 		t.Errorf("copied out: folder0099 holds %d files, want 1,000", got)
 	}
+}
+
+// afterRepairClean says whether fverify --repair's last line is the check
+// made again after the repair, and clean.
+func afterRepairClean(out string) bool {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	last := lines[len(lines)-1]
+	return strings.Contains(last, " after the repair: ") && strings.HasSuffix(last, ": clean")
 }

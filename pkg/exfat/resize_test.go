@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ftools/ftools/pkg/internal/resize"
+	"github.com/ftools/ftools/pkg/internal/voltest"
 	fio "github.com/ftools/ftools/pkg/io"
 )
 
@@ -87,15 +88,7 @@ func fillForResize(t *testing.T, img string, holes bool) map[string][]byte {
 		}{{"frag.bin", &a}, {"frag2.bin", &b}} {
 			chunk := pattern(uint64(500+i*2+len(f.name)), 9000)
 			u, err := v.OpenFile(f.name, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := u.Write(chunk); err != nil {
-				t.Fatal(err)
-			}
-			if err := u.Close(); err != nil {
-				t.Fatal(err)
-			}
+			voltest.Put(t, u, err, chunk)
 			*f.acc = append(*f.acc, chunk...)
 		}
 	}

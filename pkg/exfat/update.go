@@ -113,23 +113,13 @@ func (u *updater) reach(off, end int64) error {
 // right after its last cluster where they are free (marked in the
 // bitmap; the FAT is written at record).
 func (u *updater) grow(n int64) error {
-	v := u.v
-	need := u.chain.Need(n, v.layout.ClusterSize)
-	if need <= 0 {
-		return nil // the chain holds n bytes already
-	}
-	if need > int64(v.bitmap.free) {
-		cs := v.layout.ClusterSize
-		return &NoSpaceError{Need: min(need, math.MaxInt64/cs) * cs, Free: int64(v.bitmap.free) * cs}
-	}
-	last := Cluster(u.chain.Last())
-	exts, err := v.allocate(uint32(need), last)
-	if err != nil {
-		return err
-	}
-	u.chain.Append(exts)
-	u.relink = true
-	return nil
+	return u.chain.Grow(n, u.v.layout.ClusterSize, func(need int64, last uint32) ([]Extent, error) {
+		exts, err := u.v.allocateFree(need, last)
+		if err == nil {
+			u.relink = true // the new clusters' chain is written at record
+		}
+		return exts, err
+	})
 }
 
 // shrink cuts the file to n bytes.

@@ -47,18 +47,24 @@ func (v *Volume) fileStore() *fsutil.FileStore[Extent] {
 		Run:         Extent.run,
 		Extent:      extentOf,
 		Offset:      v.offsetOf,
-		Allocate: func(n int64, after uint32) ([]Extent, error) {
-			if n > int64(v.bitmap.free) {
-				return nil, &NoSpaceError{Need: min(n, math.MaxInt64/cs) * cs, Free: int64(v.bitmap.free) * cs}
-			}
-			return v.allocate(uint32(n), Cluster(after))
-		},
-		Free:     v.release,
-		Write:    v.writeData,
-		ReadInto: v.readInto,
-		Request:  int64(v.dev.IOSize()),
-		Now:      v.Now,
+		Allocate:    v.allocateFree,
+		Free:        v.release,
+		Write:       v.writeData,
+		ReadInto:    v.readInto,
+		Request:     int64(v.dev.IOSize()),
+		Now:         v.Now,
 	}
+}
+
+// allocateFree is allocate for a file's data: n clusters after cluster
+// after where they are free, a request beyond the free clusters refused
+// first, naming both in bytes.
+func (v *Volume) allocateFree(n int64, after uint32) ([]Extent, error) {
+	if n > int64(v.bitmap.free) {
+		cs := v.layout.ClusterSize
+		return nil, &NoSpaceError{Need: min(n, math.MaxInt64/cs) * cs, Free: int64(v.bitmap.free) * cs}
+	}
+	return v.allocate(uint32(n), Cluster(after))
 }
 
 // Create starts a file at name (its parent must exist). An existing file

@@ -125,27 +125,21 @@ func (u *updater) extend(off, end int64) error {
 // cluster the entry on disk names is held until Close (phaseOpen).
 func (u *updater) grow(n int64) error {
 	v := u.v
-	need := u.chain.Need(n, v.layout.ClusterSize)
-	if need <= 0 {
-		return nil // the chain holds n bytes already
-	}
-	last := Cluster(u.chain.Last())
-	held := false
-	if last != 0 && last == u.diskLast {
-		if _, ok := v.held[last]; !ok {
-			v.holdLink(last, phaseOpen)
-			held = true
+	return u.chain.Grow(n, v.layout.ClusterSize, func(need int64, after uint32) ([]Extent, error) {
+		last := Cluster(after)
+		held := false
+		if last != 0 && last == u.diskLast {
+			if _, ok := v.held[last]; !ok {
+				v.holdLink(last, phaseOpen)
+				held = true
+			}
 		}
-	}
-	exts, err := v.allocate(uint32(need), last)
-	if err != nil {
-		if held {
+		exts, err := v.allocate(uint32(need), last)
+		if err != nil && held {
 			delete(v.held, last)
 		}
-		return err
-	}
-	u.chain.Append(exts)
-	return nil
+		return exts, err
+	})
 }
 
 // shrink cuts the file to n bytes.

@@ -71,7 +71,8 @@ func (v *Volume) allocateFree(n int64, after uint32) ([]Extent, error) {
 // of that name is replaced once the new one is complete; its clusters are
 // freed after the entry stops naming them. sizeHint is the expected size:
 // that many bytes are allocated at once, and a size beyond the free space
-// fails here, before anything is written.
+// fails here, before anything is written. A zero mtime records v.Now(),
+// as it does for Mkdir, MkdirSized and MkdirAll (fsutil.Stamp).
 func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, error) {
 	parent, base, err := v.changes().NewFile("create", name, ErrIsDir)
 	if err != nil {

@@ -56,7 +56,8 @@ func (v *Volume) fileStore() *fsutil.FileStore[Extent] {
 // that name is replaced once the new one is complete; its clusters are freed
 // after the entry stops naming them. sizeHint is the expected size: that
 // many bytes are allocated at once, and a size beyond the free space fails
-// here, before anything is written.
+// here, before anything is written. A zero mtime records v.Now(), as it
+// does for Mkdir, MkdirSized and MkdirAll (fsutil.Stamp).
 func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, error) {
 	if sizeHint > MaxFileSize {
 		return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: ErrFileTooLarge}

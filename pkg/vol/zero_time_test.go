@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// A zero time given to Create, Mkdir or MkdirAll records the volume's
-// clock, not FAT's 1980 (nor an error on exFAT).
+// A zero time given to Create, Mkdir, MkdirSized or MkdirAll records the
+// volume's clock, not 1980-01-01 (the earliest either file system holds).
 func TestZeroTimeIsNow(t *testing.T) {
 	for typ, v := range volumes(t) {
 		checkZeroTimeIsNow(t, typ, v)

@@ -6,8 +6,8 @@ import (
 )
 
 // Stamp is the modification time a new file or directory records: mtime,
-// or for the zero time (which FAT would store as 1980 and exFAT refuse)
-// the volume's clock, now. Both codecs' Create (through FileWriter) and
+// or for the zero time (which both file systems would store as their
+// earliest, 1980-01-01) the volume's clock, now. Both codecs' Create (through FileWriter) and
 // Mkdir (through MkdirStart) apply it, so every path to them does.
 func Stamp(mtime time.Time, now func() time.Time) time.Time {
 	if mtime.IsZero() && now != nil {

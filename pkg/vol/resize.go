@@ -82,11 +82,12 @@ func resizeRefusal(err error) error {
 // ApplyUndo writes back the bytes an undo file saved (ResizeOptions.Undo)
 // to the volume on dev, which must be the window the resize ran on: after
 // a cut during a resize that was not crash-safe, this puts the old volume
-// back. The whole file is read and checked before anything is written; an
+// back. The whole file is read and checked before anything is written
+// (then read again, a piece at a time, to write it back); an
 // incomplete or altered one is refused (the resize then never began its
 // unsafe writes, or the file is not the one it wrote). It returns the
 // number of records written back.
-func ApplyUndo(dev *fio.Device, r io.Reader) (int, error) {
+func ApplyUndo(dev *fio.Device, r io.ReadSeeker) (int, error) {
 	n, err := resize.ApplyUndo(r, dev.Size(), func(off int64, b []byte) error {
 		_, err := dev.WriteAt(b, off)
 		return err

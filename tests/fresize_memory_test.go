@@ -98,15 +98,8 @@ func TestFresizeMemoryBoundedOnHugeVolumes(t *testing.T) {
 // byte upTo of the heap to val, and returns upTo.
 func markExFATBitmap(t *testing.T, img string, upTo int64, val byte) int64 {
 	t.Helper()
-	f, err := os.OpenFile(img, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, boot := openBootSector(t, img)
 	defer f.Close()
-	boot := make([]byte, 512)
-	if _, err := f.ReadAt(boot, 0); err != nil {
-		t.Fatal(err)
-	}
 	le := binary.LittleEndian
 	ss := int64(1) << boot[108]
 	cs := ss << boot[109]

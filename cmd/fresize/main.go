@@ -113,6 +113,10 @@ func resizeTarget(c *cli.Context, spec, sizeArg string, stdout, stderr io.Writer
 	out.ResizePlan = plan
 	statsFn := func() fio.Stats { return stats }
 	if err != nil {
+		var tle *vol.TypeLimitError
+		if errors.As(err, &tle) {
+			err = typeLimitAdvice(c, spec, tle)
+		}
 		err = fmt.Errorf("%s: %w", spec, err)
 		if errors.Is(err, vol.ErrDamaged) {
 			err = cmdutil.Exit(exitDamaged, err)
@@ -354,6 +358,37 @@ func (t *target) setPartition(size int64, stats *fio.Stats, out *output) error {
 	}
 	return err
 }
+
+// typeLimitAdvice words a refusal at the type's limits with the commands
+// that would work: a resize to the nearest size the layout holds, or, as
+// fresize changes neither cluster size nor type, making the file system
+// again with what fits the size asked for.
+func typeLimitAdvice(c *cli.Context, spec string, e *vol.TypeLimitError) error {
+	part := ""
+	if n := c.Int(cmdutil.FlagPartition); n != 0 {
+		part = fmt.Sprintf("--partition %d ", n)
+	}
+	msg := fmt.Sprintf("resize to %d bytes: %s; nothing was changed", e.Asked, e.Why)
+	if e.Nearest > 0 {
+		undo := ""
+		if e.NearestMovesData {
+			undo = "--force --undo FILE "
+		}
+		msg += fmt.Sprintf(". The nearest size this layout holds: fresize %s%s%s %d", undo, part, spec, e.Nearest)
+	}
+	if e.MakeType != "" {
+		msg += fmt.Sprintf(". fresize does not change the cluster size or FAT type; a FAT%s file system with %d-byte clusters holds %d bytes, made again (which erases it: copy the files out first) with: fmkfs %s--fat %s --cluster-size %d --size %d %s",
+			e.MakeType, e.MakeClusterSize, e.Asked, part, e.MakeType, e.MakeClusterSize, e.Asked, spec)
+	}
+	return typeLimitError(msg)
+}
+
+// typeLimitError is typeLimitAdvice's refusal: it matches
+// vol.ErrTypeLimit.
+type typeLimitError string
+
+func (e typeLimitError) Error() string        { return string(e) }
+func (e typeLimitError) Is(target error) bool { return target == vol.ErrTypeLimit }
 
 // refused reports whether err is a refusal made before anything was
 // written.

@@ -22,6 +22,12 @@ type ResizePlan = resize.Plan
 // it matches ErrTooSmall.
 type TooSmallError = resize.TooSmallError
 
+// TypeLimitError is Resize's refusal of a size whose cluster count the
+// FAT type cannot have; it matches ErrTypeLimit and names the nearest size
+// the layout holds and a type and cluster size a new file system of that
+// size could have.
+type TypeLimitError = resize.TypeLimitError
+
 // FATFullError is the refusal to grow past what the FAT can count (FAT's
 // data area or exFAT's cluster heap would move); it matches ErrFATFull
 // and names the largest size the FAT can count.

@@ -204,8 +204,15 @@ func (t *target) resize(size int64, dry bool, stats *fio.Stats, out *output, std
 	if err != nil || dry {
 		return plan, err
 	}
-	if plan.Unsafe != "" && !t.c.Bool(cmdutil.FlagForce) {
-		return plan, fmt.Errorf("%s: %w; give --force to resize all the same", plan.Unsafe, vol.ErrUnsafe)
+	if plan.Unsafe != "" && !dryOpts.Force {
+		if !cmdutil.CanAsk(os.Stdin, stderr) {
+			return plan, fmt.Errorf("%s: %w; give --force to resize all the same (there is no terminal to ask on)", plan.Unsafe, vol.ErrUnsafe)
+		}
+		fmt.Fprintf(stderr, "fresize: %s: not crash-safe: %s\n", t.spec, plan.Unsafe)
+		if !cmdutil.Confirm(os.Stdin, stderr, fmt.Sprintf("fresize: write the undo file %s and resize all the same?", undoPath)) {
+			return plan, fmt.Errorf("left unchanged, as answered: %w", vol.ErrUnsafe)
+		}
+		dryOpts.Force = true
 	}
 	grow := plan.NewSize > plan.OldSize
 	if grow {

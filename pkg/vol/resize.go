@@ -2,6 +2,8 @@ package vol
 
 import (
 	"io"
+	"sync"
+	"weak"
 
 	"github.com/ftools/ftools/pkg/fat"
 	"github.com/ftools/ftools/pkg/internal/fsutil"
@@ -48,7 +50,11 @@ var (
 // to do first, and shortening them after a shrink. The volume is checked
 // first, as fverify checks it, and refused (DamagedError) unless the check
 // is clean, dirty bit included: then nothing is written. dev must be
-// writable unless o.DryRun.
+// writable unless o.DryRun. A dry run that finds the volume clean lets
+// the next Resize on the same device skip the check, if nothing has been
+// written through the device in between (the device, open for writing,
+// holds the image's lock, so nothing else writes it either): a caller
+// that plans first, then resizes, checks once.
 func Resize(dev *fio.Device, o ResizeOptions) (*ResizePlan, error) {
 	if err := fsutil.Cancelled(o.Context); err != nil {
 		return nil, err
@@ -57,24 +63,43 @@ func Resize(dev *fio.Device, o ResizeOptions) (*ResizePlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ex {
-		v, err := checkedExFAT(dev, o.Context)
+	key := weak.Make(dev)
+	w, ok := checkedDevs.LoadAndDelete(key)
+	if !ok || w.(int64) != writesThrough(dev) || !dev.Writable() {
+		var v interface{ Close() error }
+		if ex {
+			v, err = checkedExFAT(dev, o.Context)
+		} else {
+			v, err = checkedFAT(dev, o.Context)
+		}
 		if err != nil {
 			return nil, resizeRefusal(err)
 		}
 		if err := v.Close(); err != nil {
 			return nil, err
 		}
-		return exfatResize(dev, o)
 	}
-	v, err := checkedFAT(dev, o.Context)
-	if err != nil {
-		return nil, resizeRefusal(err)
+	var plan *ResizePlan
+	if ex {
+		plan, err = exfatResize(dev, o)
+	} else {
+		plan, err = fat.Resize(dev, o)
 	}
-	if err := v.Close(); err != nil {
-		return nil, err
+	if o.DryRun {
+		// Checked clean, and a dry run writes nothing, refusal or not.
+		checkedDevs.Store(key, writesThrough(dev))
 	}
-	return fat.Resize(dev, o)
+	return plan, err
+}
+
+// checkedDevs holds the devices a dry run of Resize found clean, with
+// writesThrough as it was then.
+var checkedDevs sync.Map // weak.Pointer[fio.Device] -> int64
+
+// writesThrough counts the requests that changed a device's bytes.
+func writesThrough(dev *fio.Device) int64 {
+	s := dev.Stats()
+	return s.WriteRequests + s.ZeroRequests + s.DiscardRequests
 }
 
 // resizeRefusal words a damaged volume's refusal for a resize.

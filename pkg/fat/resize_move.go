@@ -360,12 +360,16 @@ func (r *resizer) move() error {
 		Progress: r.o.Progress,
 		Total:    r.p.MoveBytes,
 	}
+	per := uint32(max(int64(len(cp.Buf))/l.ClusterSize, 1))
 	for _, m := range mv.runs {
-		if err := fsutil.Cancelled(r.o.Context); err != nil {
-			return err
-		}
-		if err := cp.Copy(m); err != nil {
-			return fmt.Errorf("fat: %w", err)
+		// A buffer's worth at a time, so that a long run can be cancelled.
+		for i := uint32(0); i < m.Len; i += per {
+			if err := fsutil.Cancelled(r.o.Context); err != nil {
+				return err
+			}
+			if err := cp.Copy(resize.Move{From: m.From + i, To: m.To + i, Len: min(per, m.Len-i)}); err != nil {
+				return fmt.Errorf("fat: %w", err)
+			}
 		}
 	}
 	if err := v.barrier(); err != nil {

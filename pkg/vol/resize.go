@@ -2,6 +2,7 @@ package vol
 
 import (
 	"io"
+	"runtime"
 	"sync"
 	"weak"
 
@@ -87,7 +88,9 @@ func Resize(dev *fio.Device, o ResizeOptions) (*ResizePlan, error) {
 	}
 	if o.DryRun {
 		// Checked clean, and a dry run writes nothing, refusal or not.
-		checkedDevs.Store(key, writesThrough(dev))
+		if _, had := checkedDevs.Swap(key, writesThrough(dev)); !had {
+			runtime.AddCleanup(dev, func(k weak.Pointer[fio.Device]) { checkedDevs.Delete(k) }, key)
+		}
 	}
 	return plan, err
 }

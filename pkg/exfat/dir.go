@@ -32,8 +32,8 @@ type dir struct {
 	// stay within a sector (the last entry of each sector, for sets of
 	// three) lie before it: without it each new set would scan the
 	// directory again from the first such hole.
-	fit [maxSetEntries + 1]int
-	walk   uint64
+	fit  [maxSetEntries + 1]int
+	walk uint64
 
 	// The cache (dircache.go): its place and charge, what pins it, and
 	// whether it pins its parent.

@@ -283,6 +283,11 @@ func exact83(long string) (ShortName, uint8, bool) {
 	if hasDot && (ext == "" || strings.Contains(ext, ".")) {
 		return ShortName{}, 0, false
 	}
+	if len(base) > shortBaseLen || len(ext) > shortExtLen {
+		// Too long for 8.3 (or not ASCII, refused below too): most long
+		// names end here, without the case checks and the upper-casing.
+		return ShortName{}, 0, false
+	}
 	var nt uint8
 	for _, p := range []struct {
 		s    string

@@ -63,3 +63,19 @@ func TestMayBeShortName(t *testing.T) {
 		}
 	}
 }
+
+// A name too long for 8.3 is told so before it is upper-cased: no
+// allocation per file for the usual long name.
+func TestExact83LongNameAllocations(t *testing.T) {
+	for _, name := range []string{"file_000001.txt", "readme.html", "a.b.c"} {
+		if _, _, ok := exact83(name); ok {
+			t.Fatalf("exact83(%q) took it as 8.3", name)
+		}
+		if n := testing.AllocsPerRun(10, func() { exact83(name) }); n != 0 {
+			t.Errorf("exact83(%q): %.0f allocations, want 0", name, n)
+		}
+	}
+	if s, nt, ok := exact83("readme.txt"); !ok || s.String() != "README.TXT" || nt != NTLowerBase|NTLowerExt {
+		t.Fatalf("exact83(readme.txt) = %s, %#x, %v", s, nt, ok)
+	}
+}

@@ -6,9 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	fio "github.com/ftools/ftools/pkg/io"
 	"github.com/ftools/ftools/pkg/vol"
@@ -64,27 +67,58 @@ func (h hostSide) stat(p string, top bool) (entry, error) {
 	return h.linkEntry(p, lfi), nil
 }
 
+// list lists the folder p, sorted by name as os.ReadDir sorts. Each
+// member is looked at relative to the open folder (fstatat), into one
+// stat buffer: a walk of a million files makes no path and no FileInfo
+// per file, only for the links it follows.
 func (h hostSide) list(p string) ([]entry, error) {
-	ents, err := os.ReadDir(p)
+	var fd int
+	err := ignoringEINTR(func() (err error) {
+		fd, err = unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		return err
+	})
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: p, Err: err}
+	}
+	d := os.NewFile(uintptr(fd), p) // for its directory reads; fd stays usable
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]entry, 0, len(ents))
-	for _, e := range ents {
-		full := filepath.Join(p, e.Name())
-		lfi, err := e.Info()
+	slices.Sort(names)
+	out := make([]entry, 0, len(names))
+	var st unix.Stat_t
+	for _, name := range names {
+		err := ignoringEINTR(func() error { return unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) })
 		switch {
 		case err != nil:
-			out = append(out, entry{name: e.Name(), kind: kindSkip, fail: true, why: errText(err)})
-		case lfi.Mode()&fs.ModeSymlink != 0:
+			err = &os.PathError{Op: "lstat", Path: filepath.Join(p, name), Err: err}
+			out = append(out, entry{name: name, kind: kindSkip, fail: true, why: errText(err)})
+		case st.Mode&unix.S_IFMT == unix.S_IFLNK:
+			full := filepath.Join(p, name)
+			lfi, err := os.Lstat(full)
+			if err != nil {
+				out = append(out, entry{name: name, kind: kindSkip, fail: true, why: errText(err)})
+				continue
+			}
 			le := h.linkEntry(full, lfi)
-			le.name = e.Name()
+			le.name = name
 			out = append(out, le)
 		default:
-			out = append(out, h.classify(e.Name(), lfi, false))
+			out = append(out, h.classifyStat(name, statOf(&st), false))
 		}
 	}
 	return out, nil
+}
+
+// ignoringEINTR retries fn while a signal interrupts it.
+func ignoringEINTR(fn func() error) error {
+	for {
+		if err := fn(); err != unix.EINTR {
+			return err
+		}
+	}
 }
 
 // linkEntry applies the link rules below an operand: a link to a file is
@@ -111,20 +145,51 @@ func danglingEntry(p string, lfi fs.FileInfo) entry {
 }
 
 func (h hostSide) classify(name string, fi fs.FileInfo, viaLink bool) entry {
-	e := entry{name: name, size: fi.Size(), mtime: fi.ModTime()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return h.classifyStat(name, hostStat{st.Mode, st.Size, fi.ModTime(), fileID{uint64(st.Dev), st.Ino}}, viaLink)
+	}
+	e := entry{name: name, size: fi.Size(), mtime: fi.ModTime(), kind: kindSkip}
 	switch {
 	case fi.IsDir():
 		e.kind = kindDir
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			e.id = fileID{uint64(st.Dev), st.Ino}
-		}
 	case fi.Mode().IsRegular():
 		e.kind = kindFile
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && h.images[fileID{uint64(st.Dev), st.Ino}] {
+	}
+	return h.kindRules(e, viaLink)
+}
+
+// hostStat is what classify needs of what stat(2) said of a file.
+type hostStat struct {
+	mode  uint32
+	size  int64
+	mtime time.Time
+	id    fileID
+}
+
+func statOf(st *unix.Stat_t) hostStat {
+	return hostStat{st.Mode, st.Size, time.Unix(st.Mtim.Unix()), fileID{uint64(st.Dev), st.Ino}}
+}
+
+// classifyStat is classify from what stat(2) said of the file.
+func (h hostSide) classifyStat(name string, st hostStat, viaLink bool) entry {
+	e := entry{name: name, size: st.size, mtime: st.mtime, kind: kindSkip}
+	id := st.id
+	switch st.mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		e.kind, e.id = kindDir, id
+	case unix.S_IFREG:
+		e.kind = kindFile
+		if h.images[id] {
 			e.kind, e.note, e.why = kindSkip, true, "it is the target image itself"
 		}
-	default:
-		e.kind, e.why = kindSkip, "is not a regular file or directory ("+h.hint().Special+")"
+	}
+	return h.kindRules(e, viaLink)
+}
+
+// kindRules words why e, of a kind fcp does not copy, is skipped.
+func (h hostSide) kindRules(e entry, viaLink bool) entry {
+	if e.kind == kindSkip && e.why == "" {
+		e.why = "is not a regular file or directory (" + h.hint().Special + ")"
 		if viaLink {
 			e.why = "is a symbolic link to something that is not a regular file or directory"
 		}

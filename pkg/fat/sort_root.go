@@ -154,7 +154,13 @@ func planRootMoves(recs []Record, total int) ([]rootMove, error) {
 			evacuate := func(q int) error {
 				to := freeRun(recs[q].Slots, t, t, t+n)
 				if to < 0 {
-					return fmt.Errorf("%w: the root directory has too few free slots to reorder it safely (an entry in the way needs %d free slots together to wait in); remove a file from the root first", ErrDirFull, recs[q].Slots)
+					free := 0
+					for _, o := range occ {
+						if o == 0 {
+							free++
+						}
+					}
+					return fmt.Errorf("%w: the root directory has too few free slots to reorder it safely: an entry in the way needs %d free slots together to wait in, outside the %d being cleared for the entry that goes there, and the %d of the root's %d slots that are free now (with the entries already waiting in theirs) are not placed so (each entry moves through free slots, never held only in memory); remove a file from the root first", ErrDirFull, recs[q].Slots, n, free, total)
 				}
 				move(q, to)
 				return nil

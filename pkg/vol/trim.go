@@ -62,7 +62,11 @@ func (e *DamagedError) Error() string {
 	if verb == "" {
 		verb = "discarded"
 	}
-	return fmt.Sprintf("the volume is damaged (%d problems; the first: %s): nothing was %s; run fverify, and fverify --repair to repair it", e.Problems, e.First, verb)
+	what := fmt.Sprintf("%d problems; the first", e.Problems)
+	if e.Problems == 1 {
+		what = "1 problem"
+	}
+	return fmt.Sprintf("the volume is damaged (%s: %s): nothing was %s; run fverify, and fverify --repair to repair it", what, e.First, verb)
 }
 
 func (e *DamagedError) Unwrap() error { return ErrDamaged }

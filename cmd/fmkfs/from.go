@@ -572,6 +572,7 @@ func fill(r *request, target string, dev *fio.Device, stderr io.Writer) (*fillRe
 		IOSize:    dev.IOSize(),
 		Warn:      func(line string) { cmdutil.Warn(stderr, "fmkfs", "%s", line) },
 		Hints:     fromHints,
+		DirsFirst: true,
 	}
 	key := target
 	vols := map[string]vol.Volume{key: v}

@@ -293,6 +293,11 @@ func format(c *cli.Context, r *request, dev *fio.Device) (*fat.BootSector, *fat.
 		if err := r.from.fatFits(q); err != nil {
 			return nil, nil, nil, err
 		}
+		// FAT32's root made whole for the tree's root, ahead of the data
+		// (as the copy makes every folder before the files).
+		if g, err := fatGeometry(q); err == nil {
+			p.RootClusters = int(r.from.tree.RootClusters(g))
+		}
 		// Dirty until filled: a cut before the fill is done leaves no
 		// volume that claims to be clean and complete (but FAT12's,
 		// which has no dirty bit).

@@ -199,13 +199,7 @@ func (t *TreeSize) Need(g Geometry) (int64, error) {
 		return 0, fmt.Errorf("%w: directory %s has more members than a directory can hold", ErrTreeTooBig, t.big)
 	}
 	need := t.files[i] + t.dirs[i]
-	root := t.root
-	switch {
-	case t.exFAT:
-		root += 3 // the bitmap, up-case table and label entries
-	case g.Label:
-		root++
-	}
+	root := t.rootSlots(g)
 	if g.RootEntries > 0 {
 		if root > g.RootEntries {
 			return 0, fmt.Errorf("%w: the root directory's members take %d slots and a %s root holds %d (give more --root-entries, or FAT32)",
@@ -214,7 +208,31 @@ func (t *TreeSize) Need(g Geometry) (int64, error) {
 		return need, nil
 	}
 	// The root's first cluster is the volume's own (Free leaves it out).
-	return need + grownClusters((root*fat.DirEntrySize+g.ClusterSize-1)/g.ClusterSize) - 1, nil
+	return need + t.RootClusters(g) - 1, nil
+}
+
+// rootSlots is what the root's members take on a volume of geometry g,
+// with the entries the volume puts there itself.
+func (t *TreeSize) rootSlots(g Geometry) int64 {
+	switch {
+	case t.exFAT:
+		return t.root + 3 // the bitmap, up-case table and label entries
+	case g.Label:
+		return t.root + 1
+	}
+	return t.root
+}
+
+// RootClusters is how many clusters a root directory that is a chain of
+// clusters (FAT32's, exFAT's) takes for the tree on a volume of geometry
+// g, as Need counts them (as it grows from one); 0 for FAT12/16's fixed
+// root. A format made for the tree (fat.FormatParams.RootClusters) makes
+// the root that size at once, ahead of the data.
+func (t *TreeSize) RootClusters(g Geometry) int64 {
+	if g.RootEntries > 0 || g.ClusterSize <= 0 {
+		return 0
+	}
+	return grownClusters((t.rootSlots(g)*fat.DirEntrySize + g.ClusterSize - 1) / g.ClusterSize)
 }
 
 func shiftOf(cs int64) int {

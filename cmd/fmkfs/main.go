@@ -169,7 +169,7 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 		// UTC, so that the builder's zone does not leak into the image.
 		time.Local = time.UTC
 	}
-	if r.from != nil {
+	if r.from != nil && r.table.sd == nil {
 		r.from.warnTooLarge(stderr)
 	}
 	r.disc = discardOf(c)
@@ -213,6 +213,10 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 			res.DiskID = pt.DiskID
 		}
 		r.o.Partition, r.o.Offset = 1, 0
+		if r.from != nil && r.table.sd != nil && !r.isExFAT() {
+			// --sd: FAT's limit applies only once the card is known FAT.
+			r.from.warnTooLarge(stderr)
+		}
 	}
 	dev, err := cmdutil.Open(r.path, r.o)
 	if err != nil {

@@ -536,3 +536,45 @@ func TestFmkfsFromMessages(t *testing.T) {
 		t.Fatalf("--partition 1 too small: %s", msg)
 	}
 }
+
+// fmkfs --sd --from on a card over 32 GiB (SDXC) makes exFAT, and the
+// tree is measured as exFAT stores it, not as FAT would: a folder whose
+// long names take more slots than a FAT directory holds (65,536) fits an
+// exFAT one, so the card is made and filled, with no word of FAT's limits.
+func TestFmkfsFromSDXCMeasuredAsExFAT(t *testing.T) {
+	need(t, "fsck.exfat")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "tree")
+	big := filepath.Join(src, "big")
+	mustMkdir(t, big)
+	// 100-character names: 9 slots each on FAT (8 long-name slots and the
+	// short entry), 7,300 of them 65,700 slots.
+	const n = 7300
+	for i := range n {
+		name := fmt.Sprintf("%05d %s", i, strings.Repeat("a long name ", 8)[:94])
+		if err := os.WriteFile(filepath.Join(big, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	img := filepath.Join(dir, "card.img")
+	var res fromJSON
+	jsonOut(t, &res, "fmkfs", "--json", "--sd", "--size", "40G", "--from", src, img)
+	if res.FATType != "exFAT" || res.From == nil || res.From.Files != n || len(res.From.Skipped) != 0 {
+		t.Fatalf("fmkfs --sd --from on 40 GiB: %+v", res)
+	}
+	fsckExFAT(t, img, res.VolumeStart)
+	ents, err := os.ReadDir(big)
+	if err != nil || len(ents) != n {
+		t.Fatalf("%d host files (%v)", len(ents), err)
+	}
+	list := ok(t, "fls", mimg(img, res.VolumeStart)+"::/big")
+	got := 0
+	for _, l := range strings.Split(list, "\n") {
+		if strings.Contains(l, "a long name") {
+			got++
+		}
+	}
+	if got != n {
+		t.Fatalf("fls lists %d files in /big, want %d", got, n)
+	}
+}

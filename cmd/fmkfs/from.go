@@ -188,6 +188,19 @@ func parseFrom(c *cli.Context, exFAT bool, target string) (*fromRequest, error) 
 			return nil, err
 		}
 	}
+	if c.Bool("sd") && !exFAT {
+		// The card is FAT up to 32 GiB and exFAT over: the tree is
+		// tallied for both, and each size measured by its own.
+		fatTree := f.tree
+		f.tree = vol.NewTreeSize(true)
+		for _, s := range f.specs {
+			if err := f.tally(s); err != nil {
+				return nil, err
+			}
+		}
+		fatTree.SetExFAT(f.tree)
+		f.tree = fatTree
+	}
 	return f, nil
 }
 
@@ -572,6 +585,7 @@ func fill(r *request, target string, dev *fio.Device, stderr io.Writer) (*fillRe
 		IOSize:    dev.IOSize(),
 		Warn:      func(line string) { cmdutil.Warn(stderr, "fmkfs", "%s", line) },
 		Hints:     fromHints,
+		DirsFirst: true,
 	}
 	key := target
 	vols := map[string]vol.Volume{key: v}

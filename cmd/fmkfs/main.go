@@ -170,7 +170,7 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 		// UTC, so that the builder's zone does not leak into the image.
 		time.Local = time.UTC
 	}
-	if r.from != nil {
+	if r.from != nil && r.table.sd == nil {
 		r.from.warnTooLarge(stderr)
 	}
 	r.disc = discardOf(c)
@@ -214,6 +214,10 @@ func mkfs(c *cli.Context, target string, stdout, stderr io.Writer) error {
 			res.DiskID = pt.DiskID
 		}
 		r.o.Partition, r.o.Offset = 1, 0
+		if r.from != nil && r.table.sd != nil && !r.isExFAT() {
+			// --sd: FAT's limit applies only once the card is known FAT.
+			r.from.warnTooLarge(stderr)
+		}
 	}
 	dev, err := cmdutil.Open(r.path, r.o)
 	if err != nil {
@@ -293,6 +297,11 @@ func format(c *cli.Context, r *request, dev *fio.Device) (*fat.BootSector, *fat.
 		}
 		if err := r.from.fatFits(q); err != nil {
 			return nil, nil, nil, err
+		}
+		// FAT32's root made whole for the tree's root, ahead of the data
+		// (as the copy makes every folder before the files).
+		if g, err := fatGeometry(q); err == nil {
+			p.RootClusters = int(r.from.tree.RootClusters(g))
 		}
 		// Dirty until filled: a cut before the fill is done leaves no
 		// volume that claims to be clean and complete (but FAT12's,

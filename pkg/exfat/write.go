@@ -265,6 +265,11 @@ func (v *Volume) MkdirSized(name string, mtime time.Time, slots int) error {
 	}
 	d := &dir{v: v, first: c, parent: parent, rec: r, exts: exts, noFAT: noFAT, raw: zero, byName: map[string]*Record{}, dirty: map[int]struct{}{}}
 	v.cacheDir(d)
+	// Written whole again at the commit (as pkg/fat's writeNewDirs does):
+	// new directories made one after another then go out as one run, not
+	// one write per directory around the sectors never used; and a dirty
+	// directory stays cached until then, not dropped and read back.
+	d.markDirty(0, len(zero)/EntrySize)
 	return nil
 }
 

@@ -41,6 +41,10 @@ type dir struct {
 	// passed over once, not on every insert.
 	fit  [maxRecordSlots + 1]int
 	walk uint64 // the last path lookup that went through it (lookupPath)
+	// fresh: a new directory that was still empty at a commit; its next
+	// write-back is of every sector (markDirty, writeSkips), so that new
+	// directories side by side merge into one write.
+	fresh bool
 
 	// The cache (dircache.go): the charge for keeping it, what holds it
 	// in memory (an open Writer's parent, changes waiting for a later
@@ -453,6 +457,9 @@ func (d *dir) grow() error {
 }
 
 func (d *dir) markDirty(slot, n int) {
+	if d.fresh {
+		slot, n = 0, len(d.raw)/DirEntrySize
+	}
 	fsutil.MarkSectors(d.dirty, slot, n, int(d.v.layout.SectorSize)/DirEntrySize)
 	d.v.dirtyDirs[d.first] = d
 }

@@ -37,8 +37,13 @@ func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layou
 	// Zero the metadata area, and the FAT32 root cluster with it when it is
 	// the first cluster (as always here).
 	zeroEnd := l.DataOffset
+	rootN := uint32(1)
 	if l.Type == FAT32 {
-		zeroEnd = l.ClusterOffset(l.RootCluster) + l.ClusterSize
+		rootN = uint32(max(p.RootClusters, 1))
+		if int64(rootN) > int64(l.Clusters) {
+			return nil, nil, fmt.Errorf("%w: a root directory of %d clusters on a volume of %d", ErrInvalidParams, rootN, l.Clusters)
+		}
+		zeroEnd = l.ClusterOffset(l.RootCluster) + int64(rootN)*l.ClusterSize
 	}
 	// First, and durably, the old volume's boot sectors: while the old
 	// boot sector survives, zeros that land in the old volume's data
@@ -73,7 +78,7 @@ func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layou
 		}
 	}
 	if l.Type == FAT32 {
-		fi := &FSInfo{FreeCount: l.Clusters - 1, NextFree: uint32(l.RootCluster)}
+		fi := &FSInfo{FreeCount: l.Clusters - rootN, NextFree: uint32(l.RootCluster) + rootN - 1}
 		info := make([]byte, ss)
 		fi.Encode(info)
 		queue(l.FSInfoOffset, info)
@@ -84,7 +89,7 @@ func Format(dev *fio.Device, p FormatParams, now time.Time) (*BootSector, *Layou
 		}
 	}
 
-	head := fatHead(l, bs.Media)
+	head := fatHead(l, bs.Media, rootN)
 	for i := 0; i < l.NumFATs; i++ {
 		queue(l.FATCopyOffset(i), head)
 	}
@@ -138,9 +143,9 @@ func looksLikeBootSector(b []byte) bool {
 var blankLabel = [11]byte{'N', 'O', ' ', 'N', 'A', 'M', 'E', ' ', ' ', ' ', ' '}
 
 // fatHead returns the first bytes of a new FAT: entry 0 holds the media
-// byte, entry 1 the end-of-chain mark, and on FAT32 entry 2 ends the root
-// directory's chain.
-func fatHead(l *Layout, media uint8) []byte {
+// byte, entry 1 the end-of-chain mark, and on FAT32 entries 2 on chain
+// the root directory's root clusters.
+func fatHead(l *Layout, media uint8, root uint32) []byte {
 	switch l.Type {
 	case FAT12:
 		v0, v1 := uint32(0xF00)|uint32(media), uint32(0xFFF)
@@ -152,10 +157,16 @@ func fatHead(l *Layout, media uint8) []byte {
 		binary.LittleEndian.PutUint16(h[2:], 0xFFFF)
 		return h
 	default:
-		h := make([]byte, 12)
+		h := make([]byte, 8+4*int(root))
 		binary.LittleEndian.PutUint32(h[0:], 0x0FFFFF00|uint32(media))
 		binary.LittleEndian.PutUint32(h[4:], 0x0FFFFFFF)
-		binary.LittleEndian.PutUint32(h[8:], 0x0FFFFFFF)
+		for i := uint32(0); i < root; i++ {
+			next := uint32(FirstCluster) + i + 1
+			if i == root-1 {
+				next = 0x0FFFFFFF
+			}
+			binary.LittleEndian.PutUint32(h[8+4*i:], next)
+		}
 		return h
 	}
 }

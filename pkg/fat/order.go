@@ -3,6 +3,8 @@ package fat
 import (
 	"fmt"
 	"sort"
+
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // Crash order (see the package doc): a commit writes in phases with a
@@ -302,7 +304,12 @@ func (v *Volume) writeNewDirs() (map[*dir]bool, error) {
 			continue // removed since
 		}
 		if _, dirty := v.dirtyDirs[c]; !dirty {
-			continue // as Mkdir and grow queued it with the data
+			// As Mkdir and grow queued it with the data: nothing in it
+			// yet. A copy that makes its directories first may fill it
+			// after this commit: it then goes out whole (fresh), so that
+			// new directories side by side go out as one run.
+			d.fresh = true
+			continue
 		}
 		for i, cl := range d.chain {
 			if err := b.Write(v.layout.ClusterOffset(cl), d.raw[int64(i)*cs:int64(i+1)*cs]); err != nil {
@@ -363,6 +370,12 @@ func (v *Volume) writeSkips(whole map[*dir]bool) error {
 	for _, d := range order {
 		slots := marks[d]
 		sort.Ints(slots)
+		if d.fresh {
+			if err := v.writeFreshSkips(b, d, slots); err != nil {
+				return err
+			}
+			continue
+		}
 		for i := 0; i < len(slots); {
 			// A run of sectors that lie one after another on the device.
 			s0 := slots[i] / per
@@ -391,6 +404,32 @@ func (v *Volume) writeSkips(whole map[*dir]bool) error {
 	}
 	if err := b.Flush(); err != nil {
 		return fmt.Errorf("fat: writing directories: %w", err)
+	}
+	return nil
+}
+
+// writeFreshSkips is writeSkips for a fresh directory (see writeNewDirs):
+// each run of its clusters, as it is on disk, with the deleted marks of
+// slots, so that fresh directories side by side go out as one run.
+func (v *Volume) writeFreshSkips(b *fio.Batch, d *dir, slots []int) error {
+	cs := v.layout.ClusterSize
+	at := 0 // the first slot of the run
+	for _, e := range extentsOf(d.chain) {
+		off := v.layout.ClusterOffset(e.Start)
+		buf := make([]byte, int64(e.Len)*cs)
+		if _, err := v.dev.ReadAt(buf, off); err != nil {
+			return fmt.Errorf("fat: reading directory sectors at byte %d: %w", off, err)
+		}
+		end := at + len(buf)/DirEntrySize
+		for _, sl := range slots {
+			if sl >= at && sl < end {
+				buf[(sl-at)*DirEntrySize] = SlotDeleted
+			}
+		}
+		if err := b.Write(off, buf); err != nil {
+			return fmt.Errorf("fat: writing directory sectors at byte %d: %w", off, err)
+		}
+		at = end
 	}
 	return nil
 }

@@ -63,6 +63,13 @@ type FormatParams struct {
 	// with FATSectors.
 	FATSpareFor   int64
 	FATSpareTimes int
+	// RootClusters, when more than 1, makes the FAT32 root directory that
+	// many clusters (zeroed, one chain from the first data cluster)
+	// instead of one: a writer that fills the new volume with a tree
+	// whose root it knows (fmkfs --from) then finds the root whole, ahead
+	// of the data, rather than growing it between its files. Ignored on
+	// FAT12/16.
+	RootClusters int
 }
 
 // Limits mkfs.fat applies when it lays out a volume.

@@ -20,6 +20,13 @@ import (
 // and the volume.
 func scaleImage(t *testing.T, size int64) (string, *Volume) {
 	t.Helper()
+	return formatImage(t, size, FormatParams{Size: size, Type: FAT32, SectorsPerCluster: 1})
+}
+
+// formatImage formats an image file of size bytes as p says and opens it
+// read-write (buffered). It returns the image's path and the volume.
+func formatImage(t *testing.T, size int64, p FormatParams) (string, *Volume) {
+	t.Helper()
 	img := filepath.Join(t.TempDir(), "img")
 	if err := os.WriteFile(img, nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -31,7 +38,7 @@ func scaleImage(t *testing.T, size int64) (string, *Volume) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Format(dev, FormatParams{Size: size, Type: FAT32, SectorsPerCluster: 1}, time.Unix(1e9, 0)); err != nil {
+	if _, _, err := Format(dev, p, time.Unix(1e9, 0)); err != nil {
 		t.Fatal(err)
 	}
 	v, err := Open(dev)

@@ -543,6 +543,7 @@ func (v *Volume) writeDirs() error {
 		if err := d.flush(b); err != nil {
 			return fmt.Errorf("fat: writing directories: %w", err)
 		}
+		d.fresh = false
 		delete(v.dirtyDirs, k)
 	}
 	if err := b.Flush(); err != nil {

@@ -33,6 +33,12 @@ type TreeSize struct {
 	// rec is the most slots one name Slots counted takes (see dirSlots).
 	rec int64
 
+	// exFATTree, when set (SetExFAT), is the same tree tallied for
+	// exFAT, which measures a geometry of type exFAT: the file system is
+	// known only once the size is (an SD card is FAT up to 32 GiB, exFAT
+	// over).
+	exFATTree *TreeSize
+
 	Files, Dirs, Bytes int64
 	// TooLarge counts the files left out: larger than the file system
 	// holds (FAT: 4 GiB - 1 bytes), which the copy refuses and names.
@@ -42,6 +48,19 @@ type TreeSize struct {
 // NewTreeSize starts a tally for FAT (FAT12, FAT16 and FAT32 count
 // alike) or exFAT.
 func NewTreeSize(exFAT bool) *TreeSize { return &TreeSize{exFAT: exFAT} }
+
+// SetExFAT gives a FAT tally x, the same tree tallied for exFAT, to
+// measure the geometries of type exFAT it is asked about (Need, Fits,
+// RootClusters, SizeFor): for a size whose file system depends on it.
+func (t *TreeSize) SetExFAT(x *TreeSize) { t.exFATTree = x }
+
+// forGeometry is the tally that measures geometry g.
+func (t *TreeSize) forGeometry(g Geometry) *TreeSize {
+	if t.exFATTree != nil && !t.exFAT && g.Type == "exFAT" {
+		return t.exFATTree
+	}
+	return t
+}
 
 // Slots is how many 32-byte directory slots a member named name takes.
 func (t *TreeSize) Slots(name string) int64 {
@@ -191,6 +210,7 @@ var ErrTreeTooBig = errors.New("the tree does not fit")
 // root's members, a directory with more members than one can hold, a
 // cluster size outside what the tally knows.
 func (t *TreeSize) Need(g Geometry) (int64, error) {
+	t = t.forGeometry(g)
 	i := shiftOf(g.ClusterSize)
 	if i < 0 {
 		return 0, fmt.Errorf("%w: cluster size %d is not one of FAT's or exFAT's", ErrTreeTooBig, g.ClusterSize)
@@ -199,13 +219,7 @@ func (t *TreeSize) Need(g Geometry) (int64, error) {
 		return 0, fmt.Errorf("%w: directory %s has more members than a directory can hold", ErrTreeTooBig, t.big)
 	}
 	need := t.files[i] + t.dirs[i]
-	root := t.root
-	switch {
-	case t.exFAT:
-		root += 3 // the bitmap, up-case table and label entries
-	case g.Label:
-		root++
-	}
+	root := t.rootSlots(g)
 	if g.RootEntries > 0 {
 		if root > g.RootEntries {
 			return 0, fmt.Errorf("%w: the root directory's members take %d slots and a %s root holds %d (give more --root-entries, or FAT32)",
@@ -214,7 +228,32 @@ func (t *TreeSize) Need(g Geometry) (int64, error) {
 		return need, nil
 	}
 	// The root's first cluster is the volume's own (Free leaves it out).
-	return need + grownClusters((root*fat.DirEntrySize+g.ClusterSize-1)/g.ClusterSize) - 1, nil
+	return need + t.RootClusters(g) - 1, nil
+}
+
+// rootSlots is what the root's members take on a volume of geometry g,
+// with the entries the volume puts there itself.
+func (t *TreeSize) rootSlots(g Geometry) int64 {
+	switch {
+	case t.exFAT:
+		return t.root + 3 // the bitmap, up-case table and label entries
+	case g.Label:
+		return t.root + 1
+	}
+	return t.root
+}
+
+// RootClusters is how many clusters a root directory that is a chain of
+// clusters (FAT32's, exFAT's) takes for the tree on a volume of geometry
+// g, as Need counts them (as it grows from one); 0 for FAT12/16's fixed
+// root. A format made for the tree (fat.FormatParams.RootClusters) makes
+// the root that size at once, ahead of the data.
+func (t *TreeSize) RootClusters(g Geometry) int64 {
+	t = t.forGeometry(g)
+	if g.RootEntries > 0 || g.ClusterSize <= 0 {
+		return 0
+	}
+	return grownClusters((t.rootSlots(g)*fat.DirEntrySize + g.ClusterSize - 1) / g.ClusterSize)
 }
 
 func shiftOf(cs int64) int {

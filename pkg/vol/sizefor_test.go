@@ -242,6 +242,38 @@ func TestTreeSizeNeed(t *testing.T) {
 	}
 }
 
+// A FAT tally given the same tree's exFAT tally (SetExFAT, for a size
+// whose file system depends on it: fmkfs --sd) measures exFAT geometries
+// by the exFAT one, FAT geometries by its own; so does RootClusters.
+func TestTreeSizeSetExFAT(t *testing.T) {
+	ft, xt := NewTreeSize(false), NewTreeSize(true)
+	for _, tt := range []*TreeSize{ft, xt} {
+		// A directory of 70,000 slots on FAT (too many for one: 7 per
+		// 78-character name), of 10,000 sets of 8 entries on exFAT.
+		var slots int64
+		for range 10000 {
+			slots += tt.Slots(strings.Repeat("a long name ", 7)[:78])
+		}
+		tt.AddDir("big", slots)
+		tt.AddDir("", tt.Slots("big"))
+	}
+	ft.SetExFAT(xt)
+	x := Geometry{Type: "exFAT", ClusterSize: 4096}
+	want, err := xt.Need(x)
+	if err != nil || want < 625 {
+		t.Fatalf("exFAT Need: %d, %v; want 625 clusters or more (2,560,000 bytes of entries)", want, err)
+	}
+	if n, err := ft.Need(x); err != nil || n != want {
+		t.Errorf("exFAT Need through the FAT tally: %d, %v; want that of the exFAT tally (%d)", n, err, want)
+	}
+	if got, want := ft.RootClusters(x), xt.RootClusters(x); got != want {
+		t.Errorf("exFAT RootClusters through the FAT tally: %d, want %d", got, want)
+	}
+	if _, err := ft.Need(Geometry{Type: "FAT32", ClusterSize: 4096}); !errors.Is(err, ErrTreeTooBig) {
+		t.Errorf("FAT32 Need of a directory of 70,000 slots: %v, want ErrTreeTooBig", err)
+	}
+}
+
 // A directory is counted as the writers grow it: one cluster, then as
 // many more as it has, up to 32 at a time.
 func TestGrownClusters(t *testing.T) {

@@ -46,6 +46,12 @@ type Options struct {
 	// copy wrote (skipped unless the policy says otherwise), not as one
 	// to overwrite. Earlier names its source, given its volume path.
 	Earlier func(dst string) string
+	// DirsFirst makes every directory of a batch (the whole plan when it
+	// is made whole) before any file data of that batch: the directories
+	// lie together, ahead of the data, and their entries go out at the
+	// commit in a few large writes rather than one per directory between
+	// files (fmkfs --from fills a new volume this way).
+	DirsFirst bool
 
 	// Stdin and Stdout are what "-" reads and writes.
 	Stdin  io.Reader

@@ -119,13 +119,20 @@ func (x *runner) stopped() bool {
 }
 
 func (x *runner) run(from, to int) error {
+	if x.o.DirsFirst {
+		if err := x.mkdirs(from, to); err != nil {
+			return err
+		}
+	}
 	for i := from; i < to; i++ {
 		if x.stopped() {
 			return ErrInterrupted
 		}
 		it := x.p.items.at(i)
 		problems := len(x.res.Failed) + len(x.res.Skipped)
-		if d, ok := x.failed[int(it.parent)]; ok && it.parent >= 0 {
+		if x.o.DirsFirst && it.kind == itemMkdir {
+			// Made (or named as not made) by mkdirs.
+		} else if d, ok := x.failed[int(it.parent)]; ok && it.parent >= 0 {
 			x.failed[i] = d
 			if it.kind == itemFile || it.kind == itemMkdir {
 				from := x.p.end(it.src)
@@ -136,6 +143,34 @@ func (x *runner) run(from, to int) error {
 			return err
 		}
 		x.p.release(i)
+		if x.o.StopOnError && len(x.res.Failed)+len(x.res.Skipped) > problems {
+			return ErrStopped
+		}
+	}
+	return nil
+}
+
+// mkdirs makes the directories of items from to to, in plan order (a
+// parent before what it holds), before any file of them is written
+// (Options.DirsFirst); one not made is named as run names it.
+func (x *runner) mkdirs(from, to int) error {
+	for i := from; i < to; i++ {
+		if x.stopped() {
+			return ErrInterrupted
+		}
+		it := x.p.items.at(i)
+		if it.kind != itemMkdir {
+			continue
+		}
+		problems := len(x.res.Failed) + len(x.res.Skipped)
+		if d, ok := x.failed[int(it.parent)]; ok && it.parent >= 0 {
+			x.failed[i] = d
+			from := x.p.end(it.src)
+			x.p.problemLine(true, from.show, "directory "+quote(d)+" was not created",
+				fmt.Sprintf("cannot copy %s: directory %s was not created", quote(from.show), quote(d)))
+		} else {
+			x.mkdir(i, it)
+		}
 		if x.o.StopOnError && len(x.res.Failed)+len(x.res.Skipped) > problems {
 			return ErrStopped
 		}

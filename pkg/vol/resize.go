@@ -12,9 +12,19 @@ import (
 	fio "github.com/ftools/ftools/pkg/io"
 )
 
-// ResizeOptions say how Resize resizes: the new size in bytes, a dry run,
-// Force for a resize that is not crash-safe, a context and a progress
-// callback (see the fields).
+// ResizeOptions say how Resize resizes. It is an alias of an internal
+// type, so its fields are listed here:
+//
+//	Size     int64           // the new size in bytes (rounded down to sectors, then to the layout; Plan.NewSize says what was chosen)
+//	DryRun   bool            // make the plan, write nothing
+//	Force    bool            // allow a resize that is not crash-safe (Plan.Unsafe says why); else ErrUnsafe
+//	Context  context.Context // cancels between steps that each leave the volume whole (nil: Background)
+//	Progress func(done, total int64) // bytes moved so far, of the total
+//	Undo     io.Writer       // receives the undo file before a resize that is not crash-safe writes (see ApplyUndo)
+//
+// There is no "max" size: a caller that wants the volume to fill its
+// device asks for dev.Size(), or first for a dry run with it, and reads
+// FATFullError's largest size when the FAT cannot count that far.
 type ResizeOptions = resize.Options
 
 // ResizePlan is what Resize does, or with DryRun would do: sizes, cluster

@@ -34,7 +34,7 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: cmdutil.FlagForce, Usage: "carry out a resize that a power cut could leave half done without asking (fresize says which before it starts; on a terminal it asks, elsewhere it refuses without --force)"},
 		&cli.BoolFlag{Name: cmdutil.FlagNoProgress, Usage: "never draw a progress bar"},
 		&cli.StringFlag{Name: "undo", Usage: "write `FILE` (which must not exist) with the bytes a resize that is not crash-safe overwrites, before it overwrites them; growing FATs past their spare sectors needs it (and a yes on a terminal, or --force)"},
-		&cli.StringFlag{Name: "undo-apply", Usage: "put back the volume an undo `FILE` saved, after a cut during such a resize (fresize --undo-apply FILE TARGET)"},
+		&cli.StringFlag{Name: "undo-apply", Usage: "put back the volume an undo `FILE` saved, after a cut during such a resize (fresize --undo-apply FILE TARGET); refused unless TARGET is that volume, as the resize left it; after a resize that finished only with --force (writes since are lost)"},
 		&cli.BoolFlag{Name: "resize-partition", Usage: "move the end of the volume's MBR or GPT partition too (never over the next one; an image file that holds the table grows when its last partition does, and a GPT's backup moves to its end)"},
 	}
 	return cmdutil.VolumeFlags(true, fl...)
@@ -460,11 +460,11 @@ func applyUndo(c *cli.Context, file, spec string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("--undo-apply: %w", err)
 	}
 	defer f.Close()
-	dev, err := cmdutil.OpenImage(c, spec, true)
+	dev, err := (&target{c: c, spec: spec}).open(true)
 	if err != nil {
 		return err
 	}
-	n, err := vol.ApplyUndo(dev, f)
+	n, err := vol.ApplyUndo(dev, f, c.Bool(cmdutil.FlagForce))
 	if cerr := dev.Close(); err == nil && cerr != nil {
 		err = cerr
 	}

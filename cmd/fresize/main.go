@@ -222,6 +222,27 @@ func (t *target) resize(size int64, dry bool, stats *fio.Stats, out *output, std
 		}
 		dryOpts.Force = true
 	}
+	o := vol.ResizeOptions{Size: size, Force: dryOpts.Force}
+	// The undo file is created before anything changes (the image file's
+	// length, the partition table, the volume): when it cannot be, the
+	// target is left as it was. It is removed again when nothing was
+	// written to it.
+	var undo *os.File
+	if plan.Unsafe != "" {
+		f, err := os.OpenFile(undoPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			closeDev()
+			return plan, fmt.Errorf("--undo: %w; nothing was changed", err)
+		}
+		undo = f
+		defer func() {
+			if undo != nil {
+				undo.Close()
+				os.Remove(undoPath)
+			}
+		}()
+		o.Undo = f
+	}
 	grow := plan.NewSize > plan.OldSize
 	if grow && (t.resizePart || t.plain && plan.NewSize > t.fileSize) {
 		// The device's window grows: make room, then open it again.
@@ -232,16 +253,6 @@ func (t *target) resize(size int64, dry bool, stats *fio.Stats, out *output, std
 		if dev, err = t.open(true); err != nil {
 			return plan, err
 		}
-	}
-	o := vol.ResizeOptions{Size: size, Force: dryOpts.Force}
-	if plan.Unsafe != "" {
-		f, err := os.OpenFile(undoPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err != nil {
-			dev.Close()
-			return plan, fmt.Errorf("--undo: %w", err)
-		}
-		defer f.Close()
-		o.Undo = f
 	}
 	var bar *progressbar.ProgressBar
 	o.Progress = func(done, total int64) {
@@ -254,6 +265,13 @@ func (t *target) resize(size int64, dry bool, stats *fio.Stats, out *output, std
 		bar.Set64(done)
 	}
 	plan, err = vol.Resize(dev, o)
+	if undo != nil && (err == nil || !refused(err)) {
+		// Kept: it may hold what the resize overwrote.
+		if cerr := undo.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("--undo: %w", cerr)
+		}
+		undo = nil
+	}
 	if bar != nil {
 		bar.Finish()
 		fmt.Fprintln(stderr)

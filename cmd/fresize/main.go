@@ -208,6 +208,14 @@ func (t *target) resize(size int64, dry bool, stats *fio.Stats, out *output, std
 	}
 	if err != nil || dry {
 		closeDev()
+		if dry && errors.Is(err, vol.ErrDamaged) && !dev.IsBlockDevice() {
+			// A dry run opens read-only, which does not check mounts: a
+			// volume found dirty may be one mounted now, which is the
+			// thing to say (as a real run does).
+			if _, merr := fio.CheckImageWrite(t.path, ""); errors.Is(merr, fio.ErrMounted) {
+				return plan, merr
+			}
+		}
 		return plan, err
 	}
 	if plan.Unsafe != "" && !dryOpts.Force {

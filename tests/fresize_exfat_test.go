@@ -1,7 +1,9 @@
 package tests
 
 import (
+	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -64,4 +66,29 @@ func TestFresizeExFATMaxAtFATLimit(t *testing.T) {
 	resizedClean(t, "exfat", img, 0)
 	treeMatches(t, "exfat", img, 0, src)
 	fuseMatches(t, img, src)
+}
+
+// TestFresizeJSONRefusedRealRun: --json on a real run that is refused (the
+// data does not fit) says "dry_run": false, and with --dry-run true.
+func TestFresizeJSONRefusedRealRun(t *testing.T) {
+	img := newExFAT(t, "64M")
+	host := filepath.Join(t.TempDir(), "r")
+	writeFile(t, host, 10<<20, 3)
+	ok(t, "fcp", "-i", img, host, "::/a")
+	for _, dry := range []bool{false, true} {
+		args := []string{"--json", img, "4M"}
+		if dry {
+			args = append([]string{"-n"}, args...)
+		}
+		r := run(t, "fresize", args...)
+		var res struct {
+			DryRun *bool `json:"dry_run"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || r.code != 1 {
+			t.Fatalf("fresize %v: exit %d, %v\n%s", args, r.code, err, r.stdout)
+		}
+		if res.DryRun == nil || *res.DryRun != dry {
+			t.Errorf("fresize %v: dry_run %v, want %v\n%s", args, res.DryRun, dry, r.stdout)
+		}
+	}
 }

@@ -110,6 +110,10 @@ func resizeTarget(c *cli.Context, spec, sizeArg string, stdout, stderr io.Writer
 	out := &output{Target: spec}
 	var stats fio.Stats
 	plan, err := t.resize(size, dry, &stats, out, stderr)
+	if plan != nil {
+		// A real run refused after its dry run planned says so.
+		plan.DryRun = dry
+	}
 	out.ResizePlan = plan
 	statsFn := func() fio.Stats { return stats }
 	if err != nil {

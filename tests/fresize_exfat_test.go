@@ -92,3 +92,26 @@ func TestFresizeJSONRefusedRealRun(t *testing.T) {
 		}
 	}
 }
+
+// TestFresizeExFATMinimumWorks: the smallest size an exFAT refusal names
+// is one fresize then accepts, also when the allocation bitmap lies past
+// it (after a growth put it at the end) and is copied whole, counting
+// twice while it moves; fsck.exfat finds the result clean.
+func TestFresizeExFATMinimumWorks(t *testing.T) {
+	need(t, "truncate")
+	img := newExFAT(t, "50M")
+	host := filepath.Join(t.TempDir(), "r")
+	writeFile(t, host, 8<<20, 5)
+	ok(t, "fcp", "-i", img, host, "::/r")
+	ok(t, "truncate", "-s", "2G", img)
+	ok(t, "fresize", img, "max")
+	msg := fails(t, "fresize", "-n", img, "1M")
+	i := strings.Index(msg, "needs at least ")
+	if i < 0 {
+		t.Fatalf("fresize -n %s 1M: %q, want the size it needs", img, msg)
+	}
+	min := strings.Fields(msg[i+len("needs at least "):])[0]
+	ok(t, "fresize", "-n", img, min)
+	ok(t, "fresize", img, min)
+	fsckExFAT(t, img, 0)
+}

@@ -1,7 +1,9 @@
 package tests
 
 import (
+	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -64,4 +66,52 @@ func TestFresizeExFATMaxAtFATLimit(t *testing.T) {
 	resizedClean(t, "exfat", img, 0)
 	treeMatches(t, "exfat", img, 0, src)
 	fuseMatches(t, img, src)
+}
+
+// TestFresizeJSONRefusedRealRun: --json on a real run that is refused (the
+// data does not fit) says "dry_run": false, and with --dry-run true.
+func TestFresizeJSONRefusedRealRun(t *testing.T) {
+	img := newExFAT(t, "64M")
+	host := filepath.Join(t.TempDir(), "r")
+	writeFile(t, host, 10<<20, 3)
+	ok(t, "fcp", "-i", img, host, "::/a")
+	for _, dry := range []bool{false, true} {
+		args := []string{"--json", img, "4M"}
+		if dry {
+			args = append([]string{"-n"}, args...)
+		}
+		r := run(t, "fresize", args...)
+		var res struct {
+			DryRun *bool `json:"dry_run"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || r.code != 1 {
+			t.Fatalf("fresize %v: exit %d, %v\n%s", args, r.code, err, r.stdout)
+		}
+		if res.DryRun == nil || *res.DryRun != dry {
+			t.Errorf("fresize %v: dry_run %v, want %v\n%s", args, res.DryRun, dry, r.stdout)
+		}
+	}
+}
+
+// TestFresizeExFATMinimumWorks: the smallest size an exFAT refusal names
+// is one fresize then accepts, also when the allocation bitmap lies past
+// it (after a growth put it at the end) and is copied whole, counting
+// twice while it moves; fsck.exfat finds the result clean.
+func TestFresizeExFATMinimumWorks(t *testing.T) {
+	need(t, "truncate")
+	img := newExFAT(t, "50M")
+	host := filepath.Join(t.TempDir(), "r")
+	writeFile(t, host, 8<<20, 5)
+	ok(t, "fcp", "-i", img, host, "::/r")
+	ok(t, "truncate", "-s", "2G", img)
+	ok(t, "fresize", img, "max")
+	msg := fails(t, "fresize", "-n", img, "1M")
+	i := strings.Index(msg, "needs at least ")
+	if i < 0 {
+		t.Fatalf("fresize -n %s 1M: %q, want the size it needs", img, msg)
+	}
+	min := strings.Fields(msg[i+len("needs at least "):])[0]
+	ok(t, "fresize", "-n", img, min)
+	ok(t, "fresize", img, min)
+	fsckExFAT(t, img, 0)
 }

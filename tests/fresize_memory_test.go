@@ -65,7 +65,7 @@ func TestFresizeMemoryBoundedOnHugeVolumes(t *testing.T) {
 		}
 		clean(t, img)
 		readBack(t, img)
-		lean(t, "fresize", "--undo-apply", undo, img)
+		lean(t, "fresize", "--force", "--undo-apply", undo, img)
 		clean(t, img)
 		readBack(t, img)
 		fsckClean(t, img, 0)

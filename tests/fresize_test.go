@@ -368,9 +368,29 @@ func TestFresizeGrowMovesDataArea(t *testing.T) {
 			mtoolsMatches(t, img, src)
 			roundTripMtools(t, img, 0)
 
-			// The undo file puts the old volume back (the image keeps its
-			// new length; the volume is the old one).
-			ok(t, "fresize", "--undo-apply", undo, img)
+			// The undo file belongs to this volume: another one is
+			// refused, and so is this one, the resize finished, without
+			// --force (it may have been written since); both left as
+			// they were.
+			other := filepath.Join(t.TempDir(), "other.img")
+			ok(t, "fmkfs", "--fat", ft.fat, "--size", fmt.Sprint(len(readImage(t, img))), other)
+			otherBytes := readImage(t, other)
+			if msg := fails(t, "fresize", "--force", "--undo-apply", undo, other); !strings.Contains(msg, "another volume") {
+				t.Errorf("--undo-apply on another volume: %s", msg)
+			}
+			if !bytes.Equal(readImage(t, other), otherBytes) {
+				t.Fatal("--undo-apply on another volume changed it")
+			}
+			grown := readImage(t, img)
+			if msg := fails(t, "fresize", "--undo-apply", undo, img); !strings.Contains(msg, "finished") || !strings.Contains(msg, "--force") {
+				t.Errorf("--undo-apply after the resize finished, without --force: %s", msg)
+			}
+			if !bytes.Equal(readImage(t, img), grown) {
+				t.Fatal("a refused --undo-apply changed the image")
+			}
+			// With --force it puts the old volume back (the image keeps
+			// its new length; the volume is the old one).
+			ok(t, "fresize", "--force", "--undo-apply", undo, img)
 			fsckClean(t, img, 0)
 			if after, err = readVolume(img); err != nil || !sameTree(before, after) {
 				t.Fatalf("--undo-apply did not give back the old tree (%v)", err)

@@ -77,6 +77,9 @@ func TestMountedImageFUSE(t *testing.T) {
 		{"fattrib", "-i", img, "+r", "::/old.txt"},
 		{"ffallocate", "-i", img, "-l", "1M", "::/alloc"},
 		{"fverify", "--repair", img},
+		{"fresize", img, "48M"},
+		{"fresize", img, "max"},
+		{"fresize", "-n", img, "48M"},
 	})
 	// Readers are not refused.
 	if out := ok(t, "fls", "-i", img, "::/"); !strings.Contains(out, "old.txt") {

@@ -34,7 +34,7 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: cmdutil.FlagForce, Usage: "carry out a resize that a power cut could leave half done without asking (fresize says which before it starts; on a terminal it asks, elsewhere it refuses without --force)"},
 		&cli.BoolFlag{Name: cmdutil.FlagNoProgress, Usage: "never draw a progress bar"},
 		&cli.StringFlag{Name: "undo", Usage: "write `FILE` (which must not exist) with the bytes a resize that is not crash-safe overwrites, before it overwrites them; growing FATs past their spare sectors needs it (and a yes on a terminal, or --force)"},
-		&cli.StringFlag{Name: "undo-apply", Usage: "put back the volume an undo `FILE` saved, after a cut during such a resize (fresize --undo-apply FILE TARGET)"},
+		&cli.StringFlag{Name: "undo-apply", Usage: "put back the volume an undo `FILE` saved, after a cut during such a resize (fresize --undo-apply FILE TARGET); refused unless TARGET is that volume, as the resize left it; after a resize that finished only with --force (writes since are lost)"},
 		&cli.BoolFlag{Name: "resize-partition", Usage: "move the end of the volume's MBR or GPT partition too (never over the next one; an image file that holds the table grows when its last partition does, and a GPT's backup moves to its end)"},
 	}
 	return cmdutil.VolumeFlags(true, fl...)
@@ -110,6 +110,10 @@ func resizeTarget(c *cli.Context, spec, sizeArg string, stdout, stderr io.Writer
 	out := &output{Target: spec}
 	var stats fio.Stats
 	plan, err := t.resize(size, dry, &stats, out, stderr)
+	if plan != nil {
+		// A real run refused after its dry run planned says so.
+		plan.DryRun = dry
+	}
 	out.ResizePlan = plan
 	statsFn := func() fio.Stats { return stats }
 	if err != nil {
@@ -208,6 +212,14 @@ func (t *target) resize(size int64, dry bool, stats *fio.Stats, out *output, std
 	}
 	if err != nil || dry {
 		closeDev()
+		if dry && errors.Is(err, vol.ErrDamaged) && !dev.IsBlockDevice() {
+			// A dry run opens read-only, which does not check mounts: a
+			// volume found dirty may be one mounted now, which is the
+			// thing to say (as a real run does).
+			if _, merr := fio.CheckImageWrite(t.path, ""); errors.Is(merr, fio.ErrMounted) {
+				return plan, merr
+			}
+		}
 		return plan, err
 	}
 	if plan.Unsafe != "" && !dryOpts.Force {
@@ -222,6 +234,27 @@ func (t *target) resize(size int64, dry bool, stats *fio.Stats, out *output, std
 		}
 		dryOpts.Force = true
 	}
+	o := vol.ResizeOptions{Size: size, Force: dryOpts.Force}
+	// The undo file is created before anything changes (the image file's
+	// length, the partition table, the volume): when it cannot be, the
+	// target is left as it was. It is removed again when nothing was
+	// written to it.
+	var undo *os.File
+	if plan.Unsafe != "" {
+		f, err := os.OpenFile(undoPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			closeDev()
+			return plan, fmt.Errorf("--undo: %w; nothing was changed", err)
+		}
+		undo = f
+		defer func() {
+			if undo != nil {
+				undo.Close()
+				os.Remove(undoPath)
+			}
+		}()
+		o.Undo = f
+	}
 	grow := plan.NewSize > plan.OldSize
 	if grow && (t.resizePart || t.plain && plan.NewSize > t.fileSize) {
 		// The device's window grows: make room, then open it again.
@@ -232,16 +265,6 @@ func (t *target) resize(size int64, dry bool, stats *fio.Stats, out *output, std
 		if dev, err = t.open(true); err != nil {
 			return plan, err
 		}
-	}
-	o := vol.ResizeOptions{Size: size, Force: dryOpts.Force}
-	if plan.Unsafe != "" {
-		f, err := os.OpenFile(undoPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err != nil {
-			dev.Close()
-			return plan, fmt.Errorf("--undo: %w", err)
-		}
-		defer f.Close()
-		o.Undo = f
 	}
 	var bar *progressbar.ProgressBar
 	o.Progress = func(done, total int64) {
@@ -254,6 +277,13 @@ func (t *target) resize(size int64, dry bool, stats *fio.Stats, out *output, std
 		bar.Set64(done)
 	}
 	plan, err = vol.Resize(dev, o)
+	if undo != nil && (err == nil || !refused(err)) {
+		// Kept: it may hold what the resize overwrote.
+		if cerr := undo.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("--undo: %w", cerr)
+		}
+		undo = nil
+	}
 	if bar != nil {
 		bar.Finish()
 		fmt.Fprintln(stderr)
@@ -460,11 +490,11 @@ func applyUndo(c *cli.Context, file, spec string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("--undo-apply: %w", err)
 	}
 	defer f.Close()
-	dev, err := cmdutil.OpenImage(c, spec, true)
+	dev, err := (&target{c: c, spec: spec}).open(true)
 	if err != nil {
 		return err
 	}
-	n, err := vol.ApplyUndo(dev, f)
+	n, err := vol.ApplyUndo(dev, f, c.Bool(cmdutil.FlagForce))
 	if cerr := dev.Close(); err == nil && cerr != nil {
 		err = cerr
 	}

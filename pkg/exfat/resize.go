@@ -99,8 +99,15 @@ func (r *resizer) run() (*resize.Plan, error) {
 	heap := int64(bs.ClusterHeapOffset)
 	r.oldN = l.Clusters
 	used := int64(v.bitmap.n - v.bitmap.free)
+	// At the smallest size, the bitmap and up-case table move if they lie
+	// past its end, and each is copied whole before its old clusters are
+	// freed: they count twice.
+	twice, err := r.movedWhole(FirstCluster + Cluster(used))
+	if err != nil {
+		return nil, err
+	}
 	tooSmall := func(what string) error {
-		need := max(heap+used<<bs.ClusterShift, (1<<20)/ss) * ss
+		need := max(heap+(used+twice)<<bs.ClusterShift, (1<<20)/ss) * ss
 		return &resize.TooSmallError{Asked: o.Size, Need: need, What: what}
 	}
 	if o.Size < 1<<20 || secs <= heap {
@@ -201,6 +208,26 @@ func (v *Volume) upcaseExtents() ([]Extent, error) {
 		return nil, corruptf("up-case table entry", "data length", -1, v.upcaseEnt.DataLength, "is out of range")
 	}
 	return v.fat.chainN(v.layout, v.upcaseEnt.FirstCluster, n)
+}
+
+// movedWhole is the clusters of the up-case table and the bitmap that a
+// shrink whose end is cluster end copies (the ones with clusters past it).
+func (r *resizer) movedWhole(end Cluster) (int64, error) {
+	bmExts, err := r.v.fullBitmapExtents()
+	if err != nil {
+		return 0, err
+	}
+	upExts, err := r.v.upcaseExtents()
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, exts := range [][]Extent{bmExts, upExts} {
+		if pastOf(exts, end) > 0 {
+			n += extentsClusters(exts)
+		}
+	}
+	return n, nil
 }
 
 func (r *resizer) shrink(tooSmall func(string) error) error {

@@ -376,14 +376,8 @@ func (r *resizer) commit() error {
 			return err
 		}
 	}
-	bs := v.boot
-	if bs.Is32 || r.newTotal > 0xFFFF {
-		bs.TotalSectors16, bs.TotalSectors32 = 0, r.newTotal
-	} else {
-		bs.TotalSectors16, bs.TotalSectors32 = uint16(r.newTotal), 0
-	}
-	bs.SetDirty(false)
-	bs.EncodeOver(v.raw)
+	r.finalBoot(v.boot)
+	v.boot.EncodeOver(v.raw)
 	// Between the two writes the pair differs, and a checker weighs each
 	// against the device (boot_judge.go): it calls a boot sector whose
 	// FATs are far larger than its clusters need suspect, which a shrunk
@@ -418,6 +412,17 @@ func (r *resizer) commit() error {
 	}
 	v.dirty.Set = false
 	return nil
+}
+
+// finalBoot sets bs's size to the new one, the dirty bit clear, as
+// commit writes it.
+func (r *resizer) finalBoot(bs *BootSector) {
+	if bs.Is32 || r.newTotal > 0xFFFF {
+		bs.TotalSectors16, bs.TotalSectors32 = 0, r.newTotal
+	} else {
+		bs.TotalSectors16, bs.TotalSectors32 = uint16(r.newTotal), 0
+	}
+	bs.SetDirty(false)
 }
 
 // cleanBoot is a copy of the boot sector as it stands, without the dirty

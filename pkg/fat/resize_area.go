@@ -100,7 +100,7 @@ func (r *resizer) moveArea() error {
 	// The undo file: the old reserved sectors, FATs and fixed root (the
 	// boot sector clean: the moves before are whole), then every
 	// directory cluster, durable before anything is overwritten.
-	u := resize.NewUndoWriter(r.o.Undo)
+	u := resize.NewUndoWriter(r.o.Undo, r.undoTarget())
 	for pos := int64(0); pos < l.DataOffset; pos += areaChunk {
 		b := buf[:min(areaChunk, l.DataOffset-pos)]
 		if _, err := v.dev.ReadAt(b, pos); err != nil {
@@ -150,17 +150,42 @@ func (r *resizer) moveArea() error {
 	if err := v.barrier(); err != nil {
 		return err
 	}
-	bs := v.boot
-	if bs.Is32 {
-		bs.FATSize32 = uint32(a.fatSecs)
-		bs.RootCluster -= uint32(k)
-	} else {
-		bs.FATSize16 = uint16(a.fatSecs)
-	}
+	r.areaBoot(v.boot)
 	if v.info != nil {
 		v.info.NextFree = FSInfoUnknown
 	}
 	return nil
+}
+
+// areaBoot sets bs's FAT size and (FAT32) root cluster to the moved
+// area's.
+func (r *resizer) areaBoot(bs *BootSector) {
+	if bs.Is32 {
+		bs.FATSize32 = uint32(r.area.fatSecs)
+		bs.RootCluster -= uint32(r.area.k)
+	} else {
+		bs.FATSize16 = uint16(r.area.fatSecs)
+	}
+}
+
+// undoTarget is the volume the undo file belongs to: its window, its
+// boot sector now and the one commit writes, the dirty bit clear.
+func (r *resizer) undoTarget() *resize.UndoTarget {
+	v := r.v
+	nb := *v.boot
+	r.areaBoot(&nb)
+	r.finalBoot(&nb)
+	newRaw := append([]byte(nil), v.raw...)
+	nb.EncodeOver(newRaw)
+	state := ext16 + relState
+	if v.boot.Is32 {
+		state = ext32 + relState
+	}
+	return &resize.UndoTarget{
+		Start: v.dev.Start(), Size: v.dev.Size(),
+		DirtyOff: uint32(state), DirtyMask: stateDirty,
+		OldBoot: v.cleanBoot(), NewBoot: newRaw,
+	}
 }
 
 // areaChunk is how much of the FATs or directories moveArea holds at a

@@ -1,6 +1,7 @@
 package vol
 
 import (
+	"fmt"
 	"io"
 	"runtime"
 	"sync"
@@ -131,8 +132,23 @@ func resizeRefusal(err error) error {
 // incomplete or altered one is refused (the resize then never began its
 // unsafe writes, or the file is not the one it wrote). It returns the
 // number of records written back.
-func ApplyUndo(dev *fio.Device, r io.ReadSeeker) (int, error) {
-	n, err := resize.ApplyUndo(r, dev.Size(), func(off int64, b []byte) error {
+//
+// The file names the volume it belongs to, and nothing is written unless
+// dev holds it: at the same start and window size, its boot sector the
+// one before the resize (a cut came before the new one was written), or,
+// only with force, the new one (the resize finished: writes since would
+// be lost); otherwise the refusal matches ErrUndoTarget.
+func ApplyUndo(dev *fio.Device, r io.ReadSeeker, force bool) (int, error) {
+	check := func(t *resize.UndoTarget) error {
+		boot := make([]byte, len(t.OldBoot))
+		if int64(len(boot)) > dev.Size() {
+			boot = nil
+		} else if _, err := dev.ReadAt(boot, 0); err != nil {
+			return fmt.Errorf("reading the target's boot sector: %w", err)
+		}
+		return t.Check(dev.Start(), dev.Size(), boot, force)
+	}
+	n, err := resize.ApplyUndo(r, dev.Size(), check, func(off int64, b []byte) error {
 		_, err := dev.WriteAt(b, off)
 		return err
 	})
@@ -144,3 +160,7 @@ func ApplyUndo(dev *fio.Device, r io.ReadSeeker) (int, error) {
 
 // ErrBadUndo says an undo file is incomplete or damaged.
 var ErrBadUndo = resize.ErrBadUndo
+
+// ErrUndoTarget says the target is not the volume an undo file belongs
+// to, in a state it can put back.
+var ErrUndoTarget = resize.ErrUndoTarget

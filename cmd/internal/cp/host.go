@@ -3,6 +3,7 @@ package cp
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -57,7 +58,7 @@ func (h hostSide) stat(p string, top bool) (entry, error) {
 			// Named on the command line (a FIFO, <(command), /dev/zero):
 			// its contents are the file, as cp and mcopy read them.
 			// Inside a tree such things are skipped (classify).
-			return entry{name: filepath.Base(p), kind: kindFile, size: -1, mtime: fi.ModTime(), stream: true}, nil
+			return entry{name: filepath.Base(p), kind: kindFile, size: -1, mtime: stampOf(fi.ModTime()), stream: true}, nil
 		}
 		return h.classify(filepath.Base(p), fi, false), nil
 	}
@@ -65,25 +66,36 @@ func (h hostSide) stat(p string, top bool) (entry, error) {
 }
 
 func (h hostSide) list(p string) ([]entry, error) {
-	ents, err := os.ReadDir(p)
+	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]entry, 0, len(ents))
-	for _, e := range ents {
-		full := filepath.Join(p, e.Name())
-		lfi, err := e.Info()
-		switch {
-		case err != nil:
-			out = append(out, entry{name: e.Name(), kind: kindSkip, fail: true, why: errText(err)})
-		case lfi.Mode()&fs.ModeSymlink != 0:
-			le := h.linkEntry(full, lfi)
-			le.name = e.Name()
-			out = append(out, le)
-		default:
-			out = append(out, h.classify(e.Name(), lfi, false))
+	defer f.Close()
+	var out []entry
+	for {
+		ents, err := f.ReadDir(listPage)
+		for _, e := range ents {
+			full := filepath.Join(p, e.Name())
+			lfi, err := e.Info()
+			switch {
+			case err != nil:
+				out = append(out, entry{name: e.Name(), kind: kindSkip, fail: true, why: errText(err)})
+			case lfi.Mode()&fs.ModeSymlink != 0:
+				le := h.linkEntry(full, lfi)
+				le.name = e.Name()
+				out = append(out, le)
+			default:
+				out = append(out, h.classify(e.Name(), lfi, false))
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
+	sortEntries(out)
 	return out, nil
 }
 
@@ -111,7 +123,7 @@ func danglingEntry(p string, lfi fs.FileInfo) entry {
 }
 
 func (h hostSide) classify(name string, fi fs.FileInfo, viaLink bool) entry {
-	e := entry{name: name, size: fi.Size(), mtime: fi.ModTime()}
+	e := entry{name: name, size: fi.Size(), mtime: stampOf(fi.ModTime())}
 	switch {
 	case fi.IsDir():
 		e.kind = kindDir

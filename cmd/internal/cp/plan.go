@@ -367,7 +367,7 @@ func (p *Plan) expand(op cmdutil.Operand, vols map[string]vol.Volume) []end {
 func (p *Plan) planStdin(dst end) {
 	src := end{hostSide{}, "-", "-"}
 	name := dst.side.base(dst.path)
-	t, ex, ok := p.place(parentOf(dst), src, entry{name: name, kind: kindFile, size: -1, mtime: cmdutil.Now()}, name)
+	t, ex, ok := p.place(parentOf(dst), src, entry{name: name, kind: kindFile, size: -1, mtime: stampOf(cmdutil.Now())}, name)
 	if !ok {
 		return
 	}
@@ -389,7 +389,7 @@ func (p *Plan) planStdout(srcs []cmdutil.Operand, vols map[string]vol.Volume) er
 			case e.kind != kindFile:
 				p.problem(true, s.show, "is a directory; only files can be copied to standard output")
 			default:
-				p.add(item{kind: itemFile, src: p.whole(s), dst: p.whole(end{show: "-"}), size: e.size, mtime: stampOf(e.mtime), parent: -1, ahead: -1, stdout: true})
+				p.add(item{kind: itemFile, src: p.whole(s), dst: p.whole(end{show: "-"}), size: e.size, mtime: e.mtime, parent: -1, ahead: -1, stdout: true})
 				p.bytes += e.size
 				p.noteSource(s.side, e)
 			}
@@ -472,7 +472,7 @@ type ancestor struct {
 func (p *Plan) planDir(src, dst end, e entry, merge bool, parent int, up []ancestor) {
 	idx := p.items.len()
 	srcAt, dstAt := p.register(src), p.register(dst)
-	p.add(item{kind: itemMkdir, src: ref{at: srcAt}, dst: ref{at: dstAt}, mtime: stampOf(e.mtime), exists: merge, parent: int32(parent), ahead: -1})
+	p.add(item{kind: itemMkdir, src: ref{at: srcAt}, dst: ref{at: dstAt}, mtime: e.mtime, exists: merge, parent: int32(parent), ahead: -1})
 	p.claim()
 	p.dirState(dst, !merge)
 	ents, err := src.side.list(src.path)
@@ -517,7 +517,7 @@ func (p *Plan) planDir(src, dst end, e entry, merge bool, parent int, up []ances
 		}
 		p.addFile(ref{srcAt, c.name}, ref{dstAt, stored}, src.side, c, ex, idx)
 	}
-	p.add(item{kind: itemDirDone, closes: true, src: ref{at: srcAt}, dst: ref{at: dstAt}, mtime: stampOf(e.mtime), parent: int32(idx), ahead: -1})
+	p.add(item{kind: itemDirDone, closes: true, src: ref{at: srcAt}, dst: ref{at: dstAt}, mtime: e.mtime, parent: int32(idx), ahead: -1})
 }
 
 func loopOf(up []ancestor, id fileID) (ancestor, bool) {
@@ -533,7 +533,7 @@ func loopOf(up []ancestor, id fileID) (ancestor, bool) {
 }
 
 func (p *Plan) addFile(src, dst ref, from side, e entry, ex existing, parent int) {
-	p.add(item{kind: itemFile, src: src, dst: dst, size: max(e.size, 0), mtime: stampOf(e.mtime), stream: e.stream,
+	p.add(item{kind: itemFile, src: src, dst: dst, size: max(e.size, 0), mtime: e.mtime, stream: e.stream,
 		exists: ex.exists, over: ex.first, parent: int32(parent), ahead: -1})
 	p.claim()
 	p.bytes += max(e.size, 0)

@@ -2,11 +2,13 @@ package cp
 
 import (
 	"io"
+	"slices"
+	"strings"
 	"time"
 )
 
 // kind classifies a source entry after the symbolic link rules.
-type kind int
+type kind uint8
 
 const (
 	kindFile kind = iota
@@ -15,21 +17,35 @@ const (
 )
 
 // entry is a source file or directory as the copy sees it.
+// A folder's listing holds one for each member (60,000 of them), so an
+// entry is small: its fields are laid out without padding, its time is a
+// stamp.
 type entry struct {
 	name  string
-	kind  kind
 	size  int64
-	mtime time.Time
+	mtime stamp
 	id    fileID // directories: what identifies them, for loop detection
 	why   string // kindSkip: the reason
-	fail  bool   // kindSkip that is an error (a dangling link), not a choice
+	first uint32 // volume files: the first cluster (0: none)
+	kind  kind
+	fail  bool // kindSkip that is an error (a dangling link), not a choice
 	// note: a kindSkip that is only noted, no problem: the image being
 	// written, met in the tree copied into it.
-	note  bool
-	first uint32 // volume files: the first cluster (0: none)
+	note bool
 	// stream: a FIFO or character device named as an operand, read to its
 	// end as standard input is (size -1: unknown until then).
 	stream bool
+}
+
+// listPage is how many members a listing reads at a time: a folder of
+// 60,000 names is turned into entries a page at a time, not listed whole
+// (and, on a volume, copied for its lock) before.
+const listPage = 1024
+
+// sortEntries puts a listing in name order, as os.ReadDir and a volume's
+// ReadDir list (a folder's names differ).
+func sortEntries(ents []entry) {
+	slices.SortFunc(ents, func(a, b entry) int { return strings.Compare(a.name, b.name) })
 }
 
 // fileID identifies a directory: device and inode on the host, first

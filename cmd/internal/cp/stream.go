@@ -178,10 +178,9 @@ func (p *Plan) retire() {
 		for k := range l.chunks[c] {
 			if it := &l.chunks[c][k]; !it.gone {
 				if l.spill == nil {
-					l.spill = map[int32]*item{}
+					l.spill = map[int32]*kept{}
 				}
-				cp := *it
-				l.spill[int32(c*itemChunk+k)] = &cp
+				l.spill[int32(c*itemChunk+k)] = keep(it)
 			}
 		}
 		l.chunks[c] = nil

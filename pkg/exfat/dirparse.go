@@ -83,7 +83,7 @@ func parseDir(raw []byte, up *Upcase, root bool) parsedDir {
 	var pd parsedDir
 	slots := len(raw) / EntrySize
 	pd.end = slots
-	pd.byName.Sized(slots / 3) // a set takes three entries at least
+	pd.byName.Sized(fileEntries(raw))
 	report := func(slot int, kind string, err error) {
 		pd.probs = append(pd.probs, dirProblem{Slot: slot, Kind: kind, Err: err})
 	}
@@ -143,6 +143,19 @@ func parseDir(raw []byte, up *Upcase, root bool) parsedDir {
 		}
 	}
 	return pd
+}
+
+// fileEntries counts the file entries before the end marker, as many as
+// the members (fewer when some are damaged): what the name index is sized
+// for.
+func fileEntries(raw []byte) int {
+	n := 0
+	for i := 0; i+EntrySize <= len(raw) && raw[i] != TypeEndOfDirectory; i += EntrySize {
+		if raw[i] == TypeFile {
+			n++
+		}
+	}
+	return n
 }
 
 // findFreeSlots returns the first run of n unused entries (InUse clear,

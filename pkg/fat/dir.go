@@ -85,7 +85,17 @@ func (v *Volume) loadDir(first Cluster) (*dir, error) {
 		}
 	}
 	recs, _ := ParseDir(d.raw, l.Type)
-	d.byName.Sized(2 * len(recs))
+	// Sized for the names it takes (a short name that is not the long
+	// one is a second), not twice the records: the 60,000 short names
+	// of one folder would reserve room for 120,000.
+	names := 0
+	for i := range recs {
+		if r := &recs[i]; !foldEqual(r.Short.String(), r.Name) {
+			names++
+		}
+		names++
+	}
+	d.byName.Sized(names)
 	d.shorts = NewShortNameSet()
 	for i := range recs {
 		r := &recs[i]

@@ -79,7 +79,9 @@ func (h hostSide) list(p string) ([]entry, error) {
 			lfi, err := e.Info()
 			switch {
 			case err != nil:
-				out = append(out, entry{name: e.Name(), kind: kindSkip, fail: true, why: errText(err)})
+				se := entry{name: e.Name(), kind: kindSkip, fail: true}
+				se.withWhy(errText(err))
+				out = append(out, se)
 			case lfi.Mode()&fs.ModeSymlink != 0:
 				le := h.linkEntry(full, lfi)
 				le.name = e.Name()
@@ -108,16 +110,19 @@ func (h hostSide) linkEntry(p string, lfi fs.FileInfo) entry {
 		return danglingEntry(p, lfi)
 	}
 	if fi.IsDir() && !h.follow {
-		return entry{name: lfi.Name(), kind: kindSkip, why: "is a symbolic link to a directory (" + h.hint().Follow + ")"}
+		e := entry{name: lfi.Name(), kind: kindSkip}
+		e.withWhy("is a symbolic link to a directory (" + h.hint().Follow + ")")
+		return e
 	}
 	return h.classify(lfi.Name(), fi, true)
 }
 
 func danglingEntry(p string, lfi fs.FileInfo) entry {
-	e := entry{name: lfi.Name(), kind: kindSkip, fail: true, why: "cannot be read: no such file or directory"}
+	e := entry{name: lfi.Name(), kind: kindSkip, fail: true}
+	e.withWhy("cannot be read: no such file or directory")
 	if lfi.Mode()&fs.ModeSymlink != 0 {
 		target, _ := os.Readlink(p)
-		e.why = fmt.Sprintf("is a dangling symbolic link (its target %q does not exist)", target)
+		e.withWhy(fmt.Sprintf("is a dangling symbolic link (its target %q does not exist)", target))
 	}
 	return e
 }
@@ -128,17 +133,19 @@ func (h hostSide) classify(name string, fi fs.FileInfo, viaLink bool) entry {
 	case fi.IsDir():
 		e.kind = kindDir
 		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			e.id = fileID{uint64(st.Dev), st.Ino}
+			e.withID(fileID{uint64(st.Dev), st.Ino})
 		}
 	case fi.Mode().IsRegular():
 		e.kind = kindFile
 		if st, ok := fi.Sys().(*syscall.Stat_t); ok && h.images[fileID{uint64(st.Dev), st.Ino}] {
-			e.kind, e.note, e.why = kindSkip, true, "it is the target image itself"
+			e.kind, e.note = kindSkip, true
+			e.withWhy("it is the target image itself")
 		}
 	default:
-		e.kind, e.why = kindSkip, "is not a regular file or directory ("+h.hint().Special+")"
+		e.kind = kindSkip
+		e.withWhy("is not a regular file or directory (" + h.hint().Special + ")")
 		if viaLink {
-			e.why = "is a symbolic link to something that is not a regular file or directory"
+			e.withWhy("is a symbolic link to something that is not a regular file or directory")
 		}
 	}
 	return e

@@ -480,7 +480,7 @@ func (p *Plan) planSource(s end, contents bool, dst end, intoDir bool) {
 		return
 	}
 	if e.kind == kindDir {
-		p.planDir(s, target, e, ex.exists, -1, []ancestor{{e.id, s.show}})
+		p.planDir(s, target, e, ex.exists, -1, []ancestor{{e.ident(), s.show}})
 		return
 	}
 	p.addFile(p.whole(s), p.whole(target), s.side, e, ex, -1)
@@ -518,7 +518,7 @@ func (p *Plan) planDir(src, dst end, e entry, merge bool, parent int, up []ances
 			p.skip(c, cs.show)
 			continue
 		case kindDir:
-			if a, loop := loopOf(up, c.id); loop {
+			if a, loop := loopOf(up, c.ident()); loop {
 				p.problem(false, cs.show, fmt.Sprintf("leads back to %s, a directory that holds it (a loop)", quote(a.show)))
 				continue
 			}
@@ -528,7 +528,7 @@ func (p *Plan) planDir(src, dst end, e entry, merge bool, parent int, up []ances
 			continue
 		}
 		if c.kind == kindDir {
-			p.planDir(cs, t, c, ex.exists, idx, append(up, ancestor{c.id, cs.show}))
+			p.planDir(cs, t, c, ex.exists, idx, append(up, ancestor{c.ident(), cs.show}))
 			continue
 		}
 		// The stored name shares the source's string when they are the
@@ -646,10 +646,10 @@ func (p *Plan) problem(fail bool, path, reason string) {
 // target image met in the tree, which is not lost from the copy).
 func (p *Plan) skip(e entry, show string) {
 	if e.note {
-		p.o.Warn(line(fmt.Sprintf("skipping %s: %s", quote(show), e.why)))
+		p.o.Warn(line(fmt.Sprintf("skipping %s: %s", quote(show), e.reason())))
 		return
 	}
-	p.problem(e.fail, show, e.why)
+	p.problem(e.fail, show, e.reason())
 }
 
 // problemLine is problem with the line standard error shows.

@@ -19,14 +19,13 @@ const (
 // entry is a source file or directory as the copy sees it.
 // A folder's listing holds one for each member (60,000 of them), so an
 // entry is small: its fields are laid out without padding, its time is a
-// stamp.
+// stamp, and what only directories and skips have is apart (more).
 type entry struct {
 	name  string
 	size  int64
 	mtime stamp
-	id    fileID // directories: what identifies them, for loop detection
-	why   string // kindSkip: the reason
-	first uint32 // volume files: the first cluster (0: none)
+	more  *entryMore // nil: no identity (files), no reason
+	first uint32     // volume files: the first cluster (0: none)
 	kind  kind
 	fail  bool // kindSkip that is an error (a dangling link), not a choice
 	// note: a kindSkip that is only noted, no problem: the image being
@@ -35,6 +34,39 @@ type entry struct {
 	// stream: a FIFO or character device named as an operand, read to its
 	// end as standard input is (size -1: unknown until then).
 	stream bool
+}
+
+// entryMore is what few entries have.
+type entryMore struct {
+	id  fileID // directories: what identifies them, for loop detection
+	why string // kindSkip: the reason
+}
+
+// ident is a directory's identity (zero: none known).
+func (e entry) ident() fileID {
+	if e.more == nil {
+		return fileID{}
+	}
+	return e.more.id
+}
+
+// reason is why a kindSkip is not copied.
+func (e entry) reason() string {
+	if e.more == nil {
+		return ""
+	}
+	return e.more.why
+}
+
+// withID and withWhy set them (in a new entryMore: entries are copied).
+func (e *entry) withID(id fileID) {
+	m := entryMore{why: e.reason(), id: id}
+	e.more = &m
+}
+
+func (e *entry) withWhy(why string) {
+	m := entryMore{id: e.ident(), why: why}
+	e.more = &m
 }
 
 // listPage is how many members a listing reads at a time: a folder of

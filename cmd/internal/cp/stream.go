@@ -201,13 +201,13 @@ func (p *Plan) countBytes() int64 {
 			return
 		}
 		for _, id := range up {
-			if id == e.id && id != (fileID{}) {
+			if id == e.ident() && id != (fileID{}) {
 				return
 			}
 		}
 		ents, _ := s.side.list(s.path)
 		for _, c := range ents {
-			walk(s.child(c.name), c, append(up, e.id))
+			walk(s.child(c.name), c, append(up, e.ident()))
 		}
 	}
 	for _, list := range p.walked {
@@ -264,7 +264,7 @@ func (p *Plan) surelyFits(srcs []cmdutil.Operand, expanded [][]end, dst end, int
 	var walk func(s end, e entry, up []fileID) bool
 	walk = func(s end, e entry, up []fileID) bool {
 		for _, id := range up {
-			if id == e.id && id != (fileID{}) {
+			if id == e.ident() && id != (fileID{}) {
 				return true // a loop: skipped
 			}
 		}
@@ -282,7 +282,7 @@ func (p *Plan) surelyFits(srcs []cmdutil.Operand, expanded [][]end, dst end, int
 			switch {
 			case c.kind == kindFile && !fileFits(c.size):
 				return false
-			case c.kind == kindDir && !walk(s.child(c.name), c, append(up, e.id)):
+			case c.kind == kindDir && !walk(s.child(c.name), c, append(up, e.ident())):
 				return false
 			}
 		}

@@ -34,7 +34,7 @@ func (v volSide) entryOf(fi fs.FileInfo) entry {
 	e.first = v.vol.Entry(fi).FirstCluster
 	if fi.IsDir() {
 		e.kind = kindDir
-		e.id = fileID{ino: uint64(e.first)}
+		e.withID(fileID{ino: uint64(e.first)})
 	}
 	return e
 }
@@ -55,7 +55,8 @@ func (v volSide) list(p string) ([]entry, error) {
 			}
 			e := v.entryOf(fi)
 			if why := cmdutil.Unaddressable(de.Name()); why != "" {
-				e.kind, e.why = kindSkip, "the name "+quoteName(de.Name())+" "+why
+				e.kind = kindSkip
+				e.withWhy("the name " + quoteName(de.Name()) + " " + why)
 			}
 			out = append(out, e)
 		}

@@ -17,8 +17,8 @@ import (
 // volume leaves its source as uncached as it found it, a copy out of one
 // (fcp, fcat into a file) leaves little of its destination cached, and
 // fverify --compare little of the original; --cache keeps today's
-// behaviour. Residency is the file's own (mincore), not the machine's
-// Cached figure, which other work on the machine moves.
+// behaviour, fverify's too. Residency is the file's own (mincore), not
+// the machine's Cached figure, which other work on the machine moves.
 func TestHostFilesLeavePageCache(t *testing.T) {
 	need(t, "mkfs.fat")
 	const size, most = 256 << 20, 64 << 20
@@ -120,4 +120,7 @@ func TestHostFilesLeavePageCache(t *testing.T) {
 	drop(src)
 	ok(t, "fverify", "--compare", src+"=::/BIG", img)
 	check("fverify --compare", src, false)
+	drop(src)
+	ok(t, "fverify", "--cache", "--compare", src+"=::/BIG", img)
+	check("fverify --cache --compare", src, true)
 }

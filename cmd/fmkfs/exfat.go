@@ -27,6 +27,7 @@ var exfatOnlyFAT = []struct{ flag, why string }{
 	{"heads", "sets FAT's CHS geometry, which exFAT has not"},
 	{"sectors-per-track", "sets FAT's CHS geometry, which exFAT has not"},
 	{"hidden", "sets FAT's hidden sectors; exFAT records the partition's offset, which fmkfs takes from the table or device"},
+	{"fat-spare", "sizes FAT's FATs for growth; fresize grows exFAT within the gap fmkfs leaves before its cluster heap"},
 	{"no-align", "turns off FAT's alignment; exFAT's FAT and cluster heap are always aligned, as mkfs.exfat aligns them"},
 	{"backup-sector", "places FAT32's backup boot sector; exFAT's backup boot region is always at sector 12"},
 	{"boot-message", "writes FAT's boot code"},

@@ -31,6 +31,7 @@ func flags() []cli.Flag {
 		&cli.IntFlag{Name: "sectors-per-cluster", Aliases: []string{"s"}, Usage: "cluster size in `SECTORS`, a power of two (default: chosen from the size)"},
 		&cli.IntFlag{Name: "reserved", Aliases: []string{"R"}, Usage: "reserved `SECTORS` before the first FAT (default: 1, or 32 on FAT32, then aligned)"},
 		&cli.IntFlag{Name: "fats", Aliases: []string{"f"}, Usage: "number of FAT copies, `N` = 1 or 2 (default: 2)"},
+		&cli.StringFlag{Name: "fat-spare", Usage: "size the FATs for a volume of `SIZE` bytes, or Nx (N times this one), with this volume's FAT type and cluster size, so that fresize can later grow it that far without moving the data area (crash-safe)"},
 		&cli.IntFlag{Name: "root-entries", Aliases: []string{"r"}, Usage: "FAT12/16 root directory `ENTRIES` (default: 512, floppies 112 or 224)"},
 		&cli.StringFlag{Name: "label", Aliases: []string{"n"}, Usage: "volume `LABEL`, up to 11 ASCII characters (exFAT: 11 UTF-16 characters, case kept)"},
 		&cli.StringFlag{Name: "volume-id", Aliases: []string{"i"}, Usage: "volume id (exFAT: serial number) as 8 `HEX` digits (default: from SOURCE_DATE_EPOCH, else random)"},

@@ -43,6 +43,9 @@ func params(c *cli.Context) (fat.FormatParams, error) {
 		}
 		p.ClusterSize = int(n)
 	}
+	if err := fatSpare(c.String("fat-spare"), &p); err != nil {
+		return p, err
+	}
 	p.SectorsPerCluster = c.Int("sectors-per-cluster")
 	p.ReservedSectors = c.Int("reserved")
 	p.NumFATs = c.Int("fats")
@@ -110,6 +113,27 @@ func params(c *cli.Context) (fat.FormatParams, error) {
 	// is written as 0.
 	p.VolumeID, p.ZeroVolumeID = id, id == 0
 	return p, nil
+}
+
+// fatSpare reads --fat-spare: SIZE (bytes, with the size suffixes) or Nx.
+func fatSpare(v string, p *fat.FormatParams) error {
+	if v == "" {
+		return nil
+	}
+	if n, ok := strings.CutSuffix(strings.ToLower(v), "x"); ok {
+		k, err := strconv.Atoi(n)
+		if err != nil || k < 1 || k > 1<<20 {
+			return fmt.Errorf("--fat-spare %q: want a size (%s) or Nx, N times this volume", v, fio.SizeHelp)
+		}
+		p.FATSpareTimes = k
+		return nil
+	}
+	n, err := fio.ParseSize(v)
+	if err != nil || n <= 0 {
+		return fmt.Errorf("--fat-spare %q: want a size (%s) or Nx, N times this volume", v, fio.SizeHelp)
+	}
+	p.FATSpareFor = n
+	return nil
 }
 
 // geometry sets the CHS geometry from -g HEADS/SECTORS, --heads and

@@ -31,9 +31,9 @@ func main() { cmdutil.Main(run) }
 func flags() []cli.Flag {
 	fl := []cli.Flag{
 		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the plan (clusters to move, FAT size, new layout) and change nothing (opens the volume read-only)"},
-		&cli.BoolFlag{Name: cmdutil.FlagForce, Usage: "carry out a resize that a power cut could leave half done (fresize says which before it starts)"},
+		&cli.BoolFlag{Name: cmdutil.FlagForce, Usage: "carry out a resize that a power cut could leave half done without asking (fresize says which before it starts; on a terminal it asks, elsewhere it refuses without --force)"},
 		&cli.BoolFlag{Name: cmdutil.FlagNoProgress, Usage: "never draw a progress bar"},
-		&cli.StringFlag{Name: "undo", Usage: "write `FILE` (which must not exist) with the bytes a resize that is not crash-safe overwrites, before it overwrites them; growing FATs past their spare sectors needs it (and --force)"},
+		&cli.StringFlag{Name: "undo", Usage: "write `FILE` (which must not exist) with the bytes a resize that is not crash-safe overwrites, before it overwrites them; growing FATs past their spare sectors needs it (and a yes on a terminal, or --force)"},
 		&cli.StringFlag{Name: "undo-apply", Usage: "put back the volume an undo `FILE` saved, after a cut during such a resize (fresize --undo-apply FILE TARGET)"},
 		&cli.BoolFlag{Name: "resize-partition", Usage: "move the end of the volume's MBR or GPT partition too (never over the next one; an image file that holds the table grows when its last partition does, and a GPT's backup moves to its end)"},
 	}
@@ -113,6 +113,10 @@ func resizeTarget(c *cli.Context, spec, sizeArg string, stdout, stderr io.Writer
 	out.ResizePlan = plan
 	statsFn := func() fio.Stats { return stats }
 	if err != nil {
+		var tle *vol.TypeLimitError
+		if errors.As(err, &tle) {
+			err = typeLimitAdvice(c, spec, tle)
+		}
 		err = fmt.Errorf("%s: %w", spec, err)
 		if errors.Is(err, vol.ErrDamaged) {
 			err = cmdutil.Exit(exitDamaged, err)
@@ -146,11 +150,14 @@ type target struct {
 	ss         int64 // the table's sector size
 }
 
-// resize plans (checking the volume, read-only), makes room (a longer
-// image file, a later partition end), resizes, then gives back room (a
-// shorter image file, an earlier partition end).
+// resize plans (checking the volume), makes room (a longer image file, a
+// later partition end), resizes, then gives back room (a shorter image
+// file, an earlier partition end). The plan and the resize run on one
+// device, opened for writing (read-only for a dry run), so that the
+// volume is checked once, unless room must be made in between: then the
+// device is opened again, and the volume checked again.
 func (t *target) resize(size int64, dry bool, stats *fio.Stats, out *output, stderr io.Writer) (*vol.ResizePlan, error) {
-	dev, err := t.open(false)
+	dev, err := t.open(!dry)
 	if err != nil {
 		return nil, err
 	}
@@ -195,22 +202,36 @@ func (t *target) resize(size int64, dry bool, stats *fio.Stats, out *output, std
 		out.MaxLimit = room
 		plan, err = vol.Resize(dev, dryOpts)
 	}
-	*stats = stats.Add(dev.Stats())
-	dev.Close()
+	closeDev := func() {
+		*stats = stats.Add(dev.Stats())
+		dev.Close()
+	}
 	if err != nil || dry {
+		closeDev()
 		return plan, err
 	}
-	if plan.Unsafe != "" && !t.c.Bool(cmdutil.FlagForce) {
-		return plan, fmt.Errorf("%s: %w; give --force to resize all the same", plan.Unsafe, vol.ErrUnsafe)
+	if plan.Unsafe != "" && !dryOpts.Force {
+		if !cmdutil.CanAsk(os.Stdin, stderr) {
+			closeDev()
+			return plan, fmt.Errorf("%s: %w; give --force to resize all the same (there is no terminal to ask on)", plan.Unsafe, vol.ErrUnsafe)
+		}
+		fmt.Fprintf(stderr, "fresize: %s: not crash-safe: %s\n", t.spec, plan.Unsafe)
+		if !cmdutil.Confirm(os.Stdin, stderr, fmt.Sprintf("fresize: write the undo file %s and resize all the same?", undoPath)) {
+			closeDev()
+			return plan, fmt.Errorf("left unchanged, as answered: %w", vol.ErrUnsafe)
+		}
+		dryOpts.Force = true
 	}
 	grow := plan.NewSize > plan.OldSize
-	if grow {
+	if grow && (t.resizePart || t.plain && plan.NewSize > t.fileSize) {
+		// The device's window grows: make room, then open it again.
+		closeDev()
 		if err := t.makeRoom(plan.NewSize, min(asked, room), stats, out); err != nil {
 			return plan, err
 		}
-	}
-	if dev, err = t.open(true); err != nil {
-		return plan, err
+		if dev, err = t.open(true); err != nil {
+			return plan, err
+		}
 	}
 	o := vol.ResizeOptions{Size: size, Force: dryOpts.Force}
 	if plan.Unsafe != "" {
@@ -354,6 +375,37 @@ func (t *target) setPartition(size int64, stats *fio.Stats, out *output) error {
 	}
 	return err
 }
+
+// typeLimitAdvice words a refusal at the type's limits with the commands
+// that would work: a resize to the nearest size the layout holds, or, as
+// fresize changes neither cluster size nor type, making the file system
+// again with what fits the size asked for.
+func typeLimitAdvice(c *cli.Context, spec string, e *vol.TypeLimitError) error {
+	part := ""
+	if n := c.Int(cmdutil.FlagPartition); n != 0 {
+		part = fmt.Sprintf("--partition %d ", n)
+	}
+	msg := fmt.Sprintf("resize to %d bytes: %s; nothing was changed", e.Asked, e.Why)
+	if e.Nearest > 0 {
+		undo := ""
+		if e.NearestMovesData {
+			undo = "--force --undo FILE "
+		}
+		msg += fmt.Sprintf(". The nearest size this layout holds: fresize %s%s%s %d", undo, part, spec, e.Nearest)
+	}
+	if e.MakeType != "" {
+		msg += fmt.Sprintf(". fresize does not change the cluster size or FAT type; a FAT%s file system with %d-byte clusters holds %d bytes, made again (which erases it: copy the files out first) with: fmkfs %s--fat %s --cluster-size %d --size %d %s",
+			e.MakeType, e.MakeClusterSize, e.Asked, part, e.MakeType, e.MakeClusterSize, e.Asked, spec)
+	}
+	return typeLimitError(msg)
+}
+
+// typeLimitError is typeLimitAdvice's refusal: it matches
+// vol.ErrTypeLimit.
+type typeLimitError string
+
+func (e typeLimitError) Error() string        { return string(e) }
+func (e typeLimitError) Is(target error) bool { return target == vol.ErrTypeLimit }
 
 // refused reports whether err is a refusal made before anything was
 // written.

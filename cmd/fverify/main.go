@@ -52,6 +52,7 @@ func flags() []cli.Flag {
 		cmdutil.VerboseFlag("say what is checked, and print the plan of fixes"),
 		&cli.BoolFlag{Name: flagVerify, Hidden: true},
 		&cli.StringSliceFlag{Name: flagCompare, Usage: "compare host file or tree `HOSTPATH=::/PATH` with the one in the volume (repeatable)"},
+		&cli.BoolFlag{Name: cmdutil.FlagCache, Usage: "keep the host files --compare reads in the page cache (by default files of 1 MiB and more pass it without staying)"},
 	}
 	return cmdutil.VolumeFlags(true, fl...)
 }
@@ -160,7 +161,7 @@ func verify(c *cli.Context, spec string, m mode, compares []comparison, stdout, 
 		fsType = "exFAT"
 	}
 	// Files a repair makes get SOURCE_DATE_EPOCH when it is set.
-	opts := vol.CheckOptions{Salvage: m.salvage, Plan: m.verbose, Clock: cmdutil.Now, ExFAT: &ex}
+	opts := vol.CheckOptions{Salvage: m.salvage, Plan: m.verbose, Clock: cmdutil.Now, ExFAT: &ex, CompareCache: c.Bool(cmdutil.FlagCache)}
 	var checked []string
 	opts.Visit, opts.Progress = visitors(m, jsonOut, stdout, stderr, &checked)
 	rep, err := vol.Check(dev, opts)

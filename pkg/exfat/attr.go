@@ -14,17 +14,17 @@ var ErrAttr = errors.New("exfat: only the read-only, hidden, system and archive 
 // in AttrChangeable may be given. The root directory has no entry and so
 // no attributes.
 func (v *Volume) SetAttr(name string, set, clear Attr) error {
-	if err := fsattr.Check(uint16(set), uint16(clear), ErrAttr); err != nil {
+	if err := fsattr.Check(set, clear, ErrAttr); err != nil {
 		return pathErr("chattr", name, err)
 	}
 	parent, r, err := v.changes().Entry("chattr", name)
 	if err != nil {
 		return err
 	}
-	a, changed := fsattr.Apply(uint16(r.Set.File.Attr), uint16(set), uint16(clear))
+	a, changed := fsattr.Apply(r.Set.File.Attr, set, clear)
 	if !changed {
 		return nil
 	}
-	r.Set.File.Attr = Attr(a)
+	r.Set.File.Attr = a
 	return parent.update(r)
 }

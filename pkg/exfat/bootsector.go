@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // The main boot sector (exFAT specification 3.1). Offsets are from the
@@ -191,13 +193,7 @@ func (bs *BootSector) Warnings() []string {
 func (bs *BootSector) Dirty() bool { return bs.VolumeFlags&FlagVolumeDirty != 0 }
 
 // SetDirty sets or clears the VolumeDirty flag.
-func (bs *BootSector) SetDirty(on bool) {
-	if on {
-		bs.VolumeFlags |= FlagVolumeDirty
-	} else {
-		bs.VolumeFlags &^= FlagVolumeDirty
-	}
-}
+func (bs *BootSector) SetDirty(on bool) { fsutil.SetFlag(&bs.VolumeFlags, FlagVolumeDirty, on) }
 
 // SectorSize is the logical sector size in bytes.
 func (bs *BootSector) SectorSize() int64 { return 1 << bs.SectorShift }

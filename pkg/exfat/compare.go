@@ -9,9 +9,10 @@ const KindCompare = "compare"
 // Compare compares the host file or tree at hostPath with the file or
 // tree at volPath in v ("/A/B", "::/A/B" or "A/B") byte for byte, and
 // returns each difference as a Problem of kind "compare" (see pkg/fat's
-// Compare: the same checks, with names matched as exFAT matches them).
-func Compare(v *Volume, hostPath, volPath string) ([]Problem, error) {
-	diffs, err := fsutil.Compare(v, v.FoldName, hostPath, volPath)
+// Compare: the same checks, with names matched as exFAT matches them, and
+// its page cache rule).
+func Compare(v *Volume, hostPath, volPath string, cache bool) ([]Problem, error) {
+	diffs, err := fsutil.Compare(v, v.FoldName, hostPath, volPath, cache)
 	var out []Problem
 	for _, d := range diffs {
 		out = append(out, Problem{Kind: KindCompare, Path: d.Path, Offset: -1, Message: d.Message})

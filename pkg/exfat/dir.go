@@ -27,7 +27,13 @@ type dir struct {
 	dirty  map[int]struct{}
 	end    int // index of the end-of-directory entry (len(raw)/32 if none)
 	hint   int // no free run starts before this entry
-	walk   uint64
+	// fit[n]: no run of n free entries that an entry set may take
+	// (findFreeSlots) starts before this entry. The runs a set skips to
+	// stay within a sector (the last entry of each sector, for sets of
+	// three) lie before it: without it each new set would scan the
+	// directory again from the first such hole.
+	fit  [maxSetEntries + 1]int
+	walk uint64
 
 	// The cache (dircache.go): its place and charge, what pins it, and
 	// whether it pins its parent.
@@ -337,13 +343,15 @@ func (d *dir) place(r *Record) error {
 // index.
 func (d *dir) put(b []byte) (int, error) {
 	n := len(b) / EntrySize
-	perSector := int(d.v.layout.SectorSize / EntrySize)
-	pos := findFreeSlots(d.raw, n, d.hint, perSector)
+	pos := d.freeAt(n)
 	for pos < 0 {
 		if err := d.grow(); err != nil {
 			return 0, err
 		}
-		pos = findFreeSlots(d.raw, n, d.hint, perSector)
+		pos = d.freeAt(n)
+	}
+	if n < len(d.fit) {
+		d.fit[n] = pos + n // a run of n that started before pos+n would hold pos+n-1
 	}
 	copy(d.raw[pos*EntrySize:], b)
 	d.markDirty(pos, n)
@@ -373,6 +381,20 @@ func (d *dir) put(b []byte) (int, error) {
 		d.hint = pos + n
 	}
 	return pos, nil
+}
+
+// maxSetEntries is the most entries a set takes: File, Stream Extension
+// and the File Name entries of a 255-unit name.
+const maxSetEntries = 2 + (MaxNameLength+14)/15
+
+// freeAt is where the first run of n free entries a set may take starts
+// (findFreeSlots), from the hints on, or -1.
+func (d *dir) freeAt(n int) int {
+	from := d.hint
+	if n < len(d.fit) {
+		from = max(from, d.fit[n])
+	}
+	return findFreeSlots(d.raw, n, from, int(d.v.layout.SectorSize/EntrySize))
 }
 
 func (d *dir) insertSorted(r *Record) {
@@ -430,6 +452,11 @@ func (d *dir) clearSlots(slot, n int) {
 	d.markDirty(slot, n)
 	if slot < d.hint {
 		d.hint = slot
+	}
+	// A run that takes the freed entries starts at the first free entry
+	// at the earliest.
+	for k := range d.fit {
+		d.fit[k] = min(d.fit[k], d.hint)
 	}
 }
 

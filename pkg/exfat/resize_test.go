@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ftools/ftools/pkg/internal/resize"
+	"github.com/ftools/ftools/pkg/internal/voltest"
 	fio "github.com/ftools/ftools/pkg/io"
 )
 
@@ -34,6 +35,22 @@ type resizeCase struct {
 	mkfs   bool
 	args   []string
 	sector int
+}
+
+// String names the base volume in a subtest's name: "ours" or
+// "mkfs.exfat", then what is not the default.
+func (c resizeCase) String() string {
+	s := "ours"
+	if c.mkfs {
+		s = "mkfs.exfat"
+	}
+	if c.sector != 0 {
+		s += fmt.Sprintf(" with %d-byte sectors", c.sector)
+	}
+	for _, a := range c.args {
+		s += " " + a
+	}
+	return s
 }
 
 func resizeBase(t *testing.T, c resizeCase) string {
@@ -87,15 +104,7 @@ func fillForResize(t *testing.T, img string, holes bool) map[string][]byte {
 		}{{"frag.bin", &a}, {"frag2.bin", &b}} {
 			chunk := pattern(uint64(500+i*2+len(f.name)), 9000)
 			u, err := v.OpenFile(f.name, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := u.Write(chunk); err != nil {
-				t.Fatal(err)
-			}
-			if err := u.Close(); err != nil {
-				t.Fatal(err)
-			}
+			voltest.Put(t, u, err, chunk)
 			*f.acc = append(*f.acc, chunk...)
 		}
 	}
@@ -219,18 +228,21 @@ func pastEnd(t *testing.T, img string, want map[string][]byte, end Cluster) (n i
 
 func TestResizeShrink(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
 		base  resizeCase
 		holes bool
 	}{
-		{"ours", resizeCase{}, false},
-		{"ours with holes", resizeCase{}, true},
-		{"ours with 4096-byte sectors", resizeCase{sector: 4096}, true},
-		{"mkfs.exfat", resizeCase{mkfs: true}, false},
-		{"mkfs.exfat with holes", resizeCase{mkfs: true}, true},
-		{"mkfs.exfat --pack-bitmap", resizeCase{mkfs: true, args: []string{"--pack-bitmap"}}, false},
+		{resizeCase{}, false},
+		{resizeCase{}, true},
+		{resizeCase{sector: 4096}, true},
+		{resizeCase{mkfs: true}, false},
+		{resizeCase{mkfs: true}, true},
+		{resizeCase{mkfs: true, args: []string{"--pack-bitmap"}}, false},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		name := tc.base.String()
+		if tc.holes {
+			name += " with holes"
+		}
+		t.Run(name, func(t *testing.T) {
 			img := resizeBase(t, tc.base)
 			want := fillForResize(t, img, tc.holes)
 			v := openVol(t, img, false)
@@ -288,19 +300,22 @@ func TestResizeShrink(t *testing.T) {
 
 func TestResizeGrow(t *testing.T) {
 	for _, tc := range []struct {
-		name     string
 		base     resizeCase
 		size     int64
 		relocate bool // the bitmap needs a second cluster, and the one after it is in use
 	}{
-		{"ours within the bitmap", resizeCase{}, 100 * resizeMiB, false},
-		{"ours moving the bitmap", resizeCase{}, 300 * resizeMiB, true},
-		{"ours with 4096-byte sectors moving the bitmap", resizeCase{sector: 4096}, 300 * resizeMiB, true},
-		{"mkfs.exfat within the bitmap", resizeCase{mkfs: true}, 100 * resizeMiB, false},
-		{"mkfs.exfat moving the bitmap", resizeCase{mkfs: true}, 300 * resizeMiB, true},
-		{"mkfs.exfat --pack-bitmap moving the bitmap", resizeCase{mkfs: true, args: []string{"--pack-bitmap"}}, 300 * resizeMiB, true},
+		{resizeCase{}, 100 * resizeMiB, false},
+		{resizeCase{}, 300 * resizeMiB, true},
+		{resizeCase{sector: 4096}, 300 * resizeMiB, true},
+		{resizeCase{mkfs: true}, 100 * resizeMiB, false},
+		{resizeCase{mkfs: true}, 300 * resizeMiB, true},
+		{resizeCase{mkfs: true, args: []string{"--pack-bitmap"}}, 300 * resizeMiB, true},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		name := tc.base.String() + " within the bitmap"
+		if tc.relocate {
+			name = tc.base.String() + " moving the bitmap"
+		}
+		t.Run(name, func(t *testing.T) {
 			img := resizeBase(t, tc.base)
 			want := fillForResize(t, img, true)
 			v := openVol(t, img, false)

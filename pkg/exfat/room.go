@@ -24,8 +24,7 @@ func (v *Volume) roomFor(d *dir, name string, size int64) error {
 		return err
 	}
 	need := v.clustersFor(size)
-	perSector := int(v.layout.SectorSize / EntrySize)
-	if findFreeSlots(d.raw, entriesFor(u), d.hint, perSector) < 0 {
+	if d.freeAt(entriesFor(u)) < 0 {
 		if int64(len(d.raw))+v.layout.ClusterSize > maxDirBytes {
 			return fmt.Errorf("%w: an exFAT directory holds at most 256 MiB of entries", ErrDirFull)
 		}

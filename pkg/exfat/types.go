@@ -49,25 +49,21 @@ func appendExtent(exts []Extent, e Extent) []Extent {
 	return append(exts, e)
 }
 
-// Attr is the FileAttributes field of a file directory entry.
-type Attr uint16
+// Attr is the FileAttributes field of a file directory entry: the bits
+// FAT and exFAT share, in FAT's places (its String lists them as letters
+// in the order R H S D A).
+type Attr = fsattr.Attr
 
 // File attribute bits (exFAT specification 7.4.4): FAT's, without the
 // volume-label bit.
 const (
-	AttrReadOnly  Attr = fsattr.ReadOnly
-	AttrHidden    Attr = fsattr.Hidden
-	AttrSystem    Attr = fsattr.System
-	AttrDirectory Attr = fsattr.Directory
-	AttrArchive   Attr = fsattr.Archive
+	AttrReadOnly  = fsattr.ReadOnly
+	AttrHidden    = fsattr.Hidden
+	AttrSystem    = fsattr.System
+	AttrDirectory = fsattr.Directory
+	AttrArchive   = fsattr.Archive
 )
 
 // AttrChangeable holds the attribute bits SetAttr may set or clear: the
 // directory bit says what an entry is and never changes.
-const AttrChangeable Attr = fsattr.Changeable
-
-// String lists the set bits as letters in the order R H S D A; "" when none
-// is set.
-func (a Attr) String() string {
-	return fsattr.String(uint16(a), uint16(AttrReadOnly|AttrHidden|AttrSystem|AttrDirectory|AttrArchive))
-}
+const AttrChangeable = fsattr.Changeable

@@ -43,15 +43,11 @@ type Updater = fsutil.Updater
 
 // updater is an Updater's state on this file system.
 type updater struct {
-	f      fsutil.FileUpdate
-	v      *Volume
-	parent *dir
-	rec    *Record
-
-	chain   fsutil.Chain[Extent] // the file's clusters now, and how many the entry on disk names
-	valid   int64                // the valid data length now
-	relink  bool                 // clusters were added: the FAT chain is written at record
-	chained bool                 // the chain on disk is in the FAT
+	fsutil.InPlace[*dir, *Record, Extent]
+	v       *Volume
+	valid   int64 // the valid data length now
+	relink  bool  // clusters were added: the FAT chain is written at record
+	chained bool  // the chain on disk is in the FAT
 }
 
 // OpenFile opens the file name for writing in place. flag is os.O_WRONLY
@@ -79,17 +75,17 @@ func (v *Volume) OpenFile(name string, flag int) (*Updater, error) {
 	s := &r.Set.Stream
 	// Both fit in an int64: recordExtents checked DataLength against the heap.
 	size := int64(s.DataLength)
-	u := &updater{v: v, parent: parent, rec: r, chain: fsutil.Chain[Extent]{Runs: chain, OnDisk: extentsClusters(chain), Run: Extent.run, Of: extentOf},
+	u := &updater{InPlace: fsutil.InPlace[*dir, *Record, Extent]{Parent: parent, Rec: r, Chain: fsutil.Chain[Extent]{Runs: chain, OnDisk: extentsClusters(chain), Run: Extent.run, Of: extentOf}}, v: v,
 		chained: !s.NoFATChain() && len(chain) > 0, valid: int64(min(s.ValidDataLength, s.DataLength))}
-	u.f = fsutil.FileUpdate{C: (*updateOps)(u), V: fsutil.UpdateVolume{Begin: v.begin, Commit: v.Commit, Dev: v.dev, Closed: func() bool { return v.closed }, ClosedErr: errClosedWriter, Pin: parent.node.Pin, Unpin: parent.node.Unpin}, Path: p, Size: size, Append: flag&os.O_APPEND != 0, MaxSize: math.MaxInt64, TooLarge: errors.New("exfat: file too large")}
-	return u.f.Start(flag&os.O_TRUNC != 0)
+	u.File = fsutil.FileUpdate{C: (*updateOps)(u), V: fsutil.UpdateVolume{Begin: v.begin, Commit: v.Commit, Dev: v.dev, Closed: func() bool { return v.closed }, ClosedErr: errClosedWriter, Pin: parent.node.Pin, Unpin: parent.node.Unpin}, Path: p, Size: size, Append: flag&os.O_APPEND != 0, MaxSize: math.MaxInt64, TooLarge: errors.New("exfat: file too large")}
+	return u.File.Start(flag&os.O_TRUNC != 0)
 }
 
 // updateOps is an Updater as the shared fsutil.FileUpdate drives it.
 type updateOps updater
 
 func (o *updateOps) Reach(off, end int64) error    { return (*updater)(o).reach(off, end) }
-func (o *updateOps) Put(p []byte, pos int64) error { return o.v.putRuns(p, pos, o.chain.Runs) }
+func (o *updateOps) Put(p []byte, pos int64) error { return o.v.putRuns(p, pos, o.Chain.Runs) }
 func (o *updateOps) Wrote(off, end int64)          { o.valid = max(o.valid, end) }
 func (o *updateOps) Shrink(n int64) error          { return (*updater)(o).shrink(n) }
 func (o *updateOps) Record() error                 { return (*updater)(o).record(true) }
@@ -113,23 +109,13 @@ func (u *updater) reach(off, end int64) error {
 // right after its last cluster where they are free (marked in the
 // bitmap; the FAT is written at record).
 func (u *updater) grow(n int64) error {
-	v := u.v
-	need := u.chain.Need(n, v.layout.ClusterSize)
-	if need <= 0 {
-		return nil // the chain holds n bytes already
-	}
-	if need > int64(v.bitmap.free) {
-		cs := v.layout.ClusterSize
-		return &NoSpaceError{Need: min(need, math.MaxInt64/cs) * cs, Free: int64(v.bitmap.free) * cs}
-	}
-	last := Cluster(u.chain.Last())
-	exts, err := v.allocate(uint32(need), last)
-	if err != nil {
-		return err
-	}
-	u.chain.Append(exts)
-	u.relink = true
-	return nil
+	return u.Chain.Grow(n, u.v.layout.ClusterSize, func(need int64, last uint32) ([]Extent, error) {
+		exts, err := u.v.allocateFree(need, last)
+		if err == nil {
+			u.relink = true // the new clusters' chain is written at record
+		}
+		return exts, err
+	})
 }
 
 // shrink cuts the file to n bytes.
@@ -139,19 +125,19 @@ func (u *updater) shrink(n int64) error {
 	u.valid = min(u.valid, n)
 	// Clusters added since the entry was written: nothing on disk names
 	// them, so they are free at once.
-	if u.chain.Grown() {
-		kept, freed := u.chain.Split(max(keep, u.chain.OnDisk))
+	if u.Chain.Grown() {
+		kept, freed := u.Chain.Split(max(keep, u.Chain.OnDisk))
 		v.release(freed)
-		u.chain.Runs = kept
+		u.Chain.Runs = kept
 	}
-	if keep >= u.chain.OnDisk {
+	if keep >= u.Chain.OnDisk {
 		return nil
 	}
 	// Clusters the entry on disk names: the entry first, then the free,
 	// and the end of a chain in the FAT only after that (before, it would
 	// cut the chain the entry on disk still names).
-	kept, freed := u.chain.Split(keep)
-	u.chain.Runs = kept
+	kept, freed := u.Chain.Split(keep)
+	u.Chain.Runs = kept
 	if err := u.record(false); err != nil {
 		return err
 	}
@@ -171,33 +157,33 @@ func (u *updater) shrink(n int64) error {
 // in its directory, and (withFAT) the FAT chain of a fragmented file
 // whose clusters changed (the commit writes it before the entries).
 func (u *updater) record(withFAT bool) error {
-	v, r := u.v, u.rec
+	v, r := u.v, u.Rec
 	s := &r.Set.Stream
 	s.Flags = streamAllocOK
 	s.FirstCluster = 0
-	if len(u.chain.Runs) == 0 {
+	if len(u.Chain.Runs) == 0 {
 		u.chained = false
 	} else {
-		s.FirstCluster = u.chain.Runs[0].Start
-		if len(u.chain.Runs) == 1 && !u.chained {
+		s.FirstCluster = u.Chain.Runs[0].Start
+		if len(u.Chain.Runs) == 1 && !u.chained {
 			s.Flags |= streamNoFATChain
 		} else {
 			if u.relink && withFAT {
-				if err := v.fat.setChain(u.chain.Runs); err != nil {
+				if err := v.fat.setChain(u.Chain.Runs); err != nil {
 					return err
 				}
 			}
 			u.chained = true
 		}
 	}
-	s.DataLength, s.ValidDataLength = uint64(u.f.Size), uint64(u.valid)
+	s.DataLength, s.ValidDataLength = uint64(u.File.Size), uint64(u.valid)
 	now := v.Now()
 	r.Set.File.Attr |= AttrArchive
 	r.Set.File.Modify, r.Set.File.Access = MakeTimestamp(now), accessStamp(now)
-	if err := u.parent.update(r); err != nil {
+	if err := u.Parent.update(r); err != nil {
 		return err
 	}
-	u.chain.Recorded()
+	u.Chain.Recorded()
 	u.relink = false
 	return nil
 }

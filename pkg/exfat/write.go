@@ -47,24 +47,32 @@ func (v *Volume) fileStore() *fsutil.FileStore[Extent] {
 		Run:         Extent.run,
 		Extent:      extentOf,
 		Offset:      v.offsetOf,
-		Allocate: func(n int64, after uint32) ([]Extent, error) {
-			if n > int64(v.bitmap.free) {
-				return nil, &NoSpaceError{Need: min(n, math.MaxInt64/cs) * cs, Free: int64(v.bitmap.free) * cs}
-			}
-			return v.allocate(uint32(n), Cluster(after))
-		},
-		Free:     v.release,
-		Write:    v.writeData,
-		ReadInto: v.readInto,
-		Request:  int64(v.dev.IOSize()),
+		Allocate:    v.allocateFree,
+		Free:        v.release,
+		Write:       v.writeData,
+		ReadInto:    v.readInto,
+		Request:     int64(v.dev.IOSize()),
+		Now:         v.Now,
 	}
+}
+
+// allocateFree is allocate for a file's data: n clusters after cluster
+// after where they are free, a request beyond the free clusters refused
+// first, naming both in bytes.
+func (v *Volume) allocateFree(n int64, after uint32) ([]Extent, error) {
+	if n > int64(v.bitmap.free) {
+		cs := v.layout.ClusterSize
+		return nil, &NoSpaceError{Need: min(n, math.MaxInt64/cs) * cs, Free: int64(v.bitmap.free) * cs}
+	}
+	return v.allocate(uint32(n), Cluster(after))
 }
 
 // Create starts a file at name (its parent must exist). An existing file
 // of that name is replaced once the new one is complete; its clusters are
 // freed after the entry stops naming them. sizeHint is the expected size:
 // that many bytes are allocated at once, and a size beyond the free space
-// fails here, before anything is written.
+// fails here, before anything is written. A zero mtime records v.Now(),
+// as it does for Mkdir, MkdirSized and MkdirAll (fsutil.Stamp).
 func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, error) {
 	parent, base, err := v.changes().NewFile("create", name, ErrIsDir)
 	if err != nil {
@@ -216,27 +224,15 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 // between its files' data (it still grows past them). Slots of 0 make
 // one cluster, as Mkdir.
 func (v *Volume) MkdirSized(name string, mtime time.Time, slots int) error {
-	parent, base, err := v.changes().New("mkdir", name)
+	l := v.layout
+	nd, err := fsutil.MkdirStart(v.changes(), name, mtime, slots, l.ClusterSize, maxDirBytes,
+		func() int64 { return int64(v.bitmap.free) }, func(n uint32) ([]Extent, error) { return v.allocate(n, 0) })
 	if err != nil {
 		return err
 	}
-	if parent.lookup(base) != nil {
-		return pathErr("mkdir", name, fs.ErrExist)
-	}
-	if err := checkNewName(base); err != nil {
-		return pathErr("mkdir", name, err)
-	}
-	if err := v.roomFor(parent, base, v.layout.ClusterSize); err != nil {
-		return pathErr("mkdir", name, err)
-	}
-	l := v.layout
-	exts, n, err := fsutil.AllocDir(int64(slots), l.ClusterSize, maxDirBytes, int64(v.bitmap.free),
-		func(n uint32) ([]Extent, error) { return v.allocate(n, 0) })
-	if err != nil {
-		return pathErr("mkdir", name, err)
-	}
+	parent, base, exts := nd.Parent, nd.Base, nd.Exts
 	c := exts[0].Start
-	zero := make([]byte, n*l.ClusterSize)
+	zero := make([]byte, nd.Clusters*l.ClusterSize)
 	at := int64(0)
 	for _, e := range exts {
 		size := int64(e.Len) * l.ClusterSize
@@ -256,7 +252,7 @@ func (v *Volume) MkdirSized(name string, mtime time.Time, slots int) error {
 	now := v.Now()
 	size := uint64(len(zero))
 	s := EntrySet{
-		File:   FileEntry{Attr: AttrDirectory, Create: MakeTimestamp(now), Modify: MakeTimestamp(mtime), Access: accessStamp(now)},
+		File:   FileEntry{Attr: AttrDirectory, Create: MakeTimestamp(now), Modify: MakeTimestamp(nd.Mtime), Access: accessStamp(now)},
 		Stream: StreamEntry{Flags: streamAllocOK, FirstCluster: c, DataLength: size, ValidDataLength: size},
 	}
 	if noFAT {

@@ -3,6 +3,8 @@ package fat
 import (
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
 // Offsets of the boot sector fields (the BIOS parameter block) common to
@@ -234,13 +236,7 @@ var stubBootCode = []byte{
 func (bs *BootSector) Dirty() bool { return bs.State&stateDirty != 0 }
 
 // SetDirty sets or clears the dirty bit.
-func (bs *BootSector) SetDirty(d bool) {
-	if d {
-		bs.State |= stateDirty
-	} else {
-		bs.State &^= stateDirty
-	}
-}
+func (bs *BootSector) SetDirty(d bool) { fsutil.SetFlag(&bs.State, stateDirty, d) }
 
 // Label returns the volume label from the boot sector with trailing spaces
 // removed, decoded from the OEM code page (850 unless SetCodePage chose

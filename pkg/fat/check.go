@@ -219,7 +219,9 @@ func (r *Report) warnf(format string, args ...any) {
 // cross-link, an interrupted rename), so loops and cross-links end the
 // walk, and the directory walk is bounded by depth and by the clusters
 // already seen. The FAT copies are compared and counted a chunk at a time:
-// memory does not grow with the volume but for the tree's own nodes. When the FAT copies differ, the tree is
+// memory does not grow with the volume but for the tree's own nodes, a
+// small one per file and directory that holds its name, not its path
+// (see nodeList). When the FAT copies differ, the tree is
 // walked with each copy's chains scored, and the report then describes the
 // volume as the soundest copy has it (FAT 1 on a tie): lost clusters and
 // the free count are counted against that copy.

@@ -136,13 +136,14 @@ func (t *treeCheck) score(tb Table) int {
 	cl := newClaims(tb.Entries())
 	defer cl.free()
 	faults := 0
-	for i := range t.nodes {
-		nd := &t.nodes[i]
-		if nd.first0 == 0 || nd.gone {
+	for i := range t.nodes.len() {
+		nd := t.nodes.at(i)
+		first0, size0 := t.asFound(i)
+		if first0 == 0 || nd.gone {
 			continue
 		}
-		need := t.limit(nd.dir, nd.size0)
-		w := walkChain(tb, cl, uint32(i+1), nd.first0, need, nil)
+		need := t.limit(nd.dir, size0)
+		w := walkChain(tb, cl, uint32(i+1), first0, need, nil)
 		if w.end != endEOC || !nd.dir && w.n != need {
 			faults++
 		}

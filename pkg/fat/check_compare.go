@@ -14,9 +14,10 @@ import (
 // match as FAT matches them, case-insensitively. Host symbolic links are
 // followed; other special files are reported and skipped. The error is for
 // what stops the comparison (the host path cannot be read). The walk is
-// pkg/exfat's too (package fsutil).
-func Compare(v *Volume, hostPath, volPath string) ([]Problem, error) {
-	diffs, err := fsutil.Compare(looseFS{v}, FoldName, hostPath, volPath)
+// pkg/exfat's too (package fsutil). The host files read pass the page
+// cache without staying there unless cache is set.
+func Compare(v *Volume, hostPath, volPath string, cache bool) ([]Problem, error) {
+	diffs, err := fsutil.Compare(looseFS{v}, FoldName, hostPath, volPath, cache)
 	var out []Problem
 	for _, d := range diffs {
 		out = append(out, Problem{Kind: KindCompare, Path: d.Path, Offset: -1, Message: d.Message})

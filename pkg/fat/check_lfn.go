@@ -18,7 +18,7 @@ func (t *treeCheck) checkLongNames(idx int, raw []byte, recs []Record) {
 			}
 		}
 	}
-	dirPath := t.nodes[idx].path
+	dirPath := t.path(idx)
 	for i := 0; i < end; {
 		b := raw[i*DirEntrySize : (i+1)*DirEntrySize]
 		if b[0] == SlotDeleted || Attr(b[direntAttr])&attrLongNameMask != AttrLongName {
@@ -55,7 +55,7 @@ func (t *treeCheck) lfnFields(idx, i int, b []byte) {
 	if c == 0 && b[lfnType] == 0 {
 		return
 	}
-	dirPath := t.nodes[idx].path
+	dirPath := t.path(idx)
 	t.fix(t.problem(KindLFNFields, dirPath, 0, t.slotOff(idx, i), "long name slot %d has cluster field %#04x and type byte %#02x, not 0", i, c, b[lfnType]),
 		"zero the cluster and type fields of long name slot %d of %s", i, dirPath)
 	s := t.dirPlan(idx).slot(i)

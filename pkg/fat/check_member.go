@@ -14,10 +14,10 @@ func putU32(b []byte, x uint32) { binary.LittleEndian.PutUint32(b, x) }
 // member in its place moved down first. It returns recs with the records
 // of the two entries marked taken (Slots 0).
 func (t *treeCheck) checkDots(idx int, raw []byte, recs []Record) []Record {
-	nd := &t.nodes[idx]
+	nd := t.nodes.at(idx)
 	up := Cluster(0)
-	if p := nd.parent; p > 0 {
-		up = t.nodes[p].first
+	if p := int(nd.parent); p > 0 {
+		up = t.nodes.at(p).first
 	}
 	if t.l.Type == FAT32 && up == t.l.RootCluster {
 		up = 0
@@ -30,7 +30,7 @@ func (t *treeCheck) checkDots(idx int, raw []byte, recs []Record) []Record {
 		if (i+1)*DirEntrySize > len(raw) {
 			break
 		}
-		path, off := t.nodes[idx].path, t.slotOff(idx, i)
+		path, off := t.path(idx), t.slotOff(idx, i)
 		b := raw[i*DirEntrySize : (i+1)*DirEntrySize]
 		e := DecodeDirEntry(b)
 		e.ClusterFor(t.l.Type)
@@ -153,8 +153,8 @@ func (pd *planDir) putEnd(to int, slots []byte, end int) {
 
 // growDir plans one zeroed cluster added to chained directory idx.
 func (t *treeCheck) growDir(idx int) bool {
-	nd := &t.nodes[idx]
-	if nd.first == 0 || int64(len(nd.chain)) >= dirClusterLimit(t.l) || len(nd.chain) == 0 {
+	nd, d := t.nodes.at(idx), t.dirs[idx]
+	if nd.first == 0 || int64(len(d.chain)) >= dirClusterLimit(t.l) || len(d.chain) == 0 {
 		return false
 	}
 	c, ok := t.plan.alloc()
@@ -162,11 +162,11 @@ func (t *treeCheck) growDir(idx int) bool {
 		return false
 	}
 	t.plan.fillData(c, 0)
-	t.plan.linkTo(nd.chain[len(nd.chain)-1], c)
+	t.plan.linkTo(d.chain[len(d.chain)-1], c)
 	t.claims.mark(c, uint32(idx+1), true)
 	pd := t.dirPlan(idx)
-	nd.chain = append(nd.chain, c)
-	pd.chain = nd.chain
+	d.chain = append(d.chain, c)
+	pd.chain = d.chain
 	pd.raw = append(pd.raw, make([]byte, t.l.ClusterSize)...)
 	if idx == t.cur {
 		t.curRaw = pd.raw
@@ -177,13 +177,13 @@ func (t *treeCheck) growDir(idx int) bool {
 // checkMember checks a file or directory entry's size and first cluster
 // and claims its chain. It returns false when the plan deletes the entry.
 func (t *treeCheck) checkMember(idx int) bool {
-	nd := &t.nodes[idx]
+	nd := t.nodes.at(idx)
 	l := t.l
 	if nd.dir {
 		t.rep.Dirs++
 		if nd.size != 0 {
-			t.fix(t.problem(KindDirSize, nd.path, nd.first, nd.entryOff+direntSize, "directory has size %d, not 0", nd.size),
-				"set the size of directory %s to 0", nd.path)
+			t.fix(t.problem(KindDirSize, t.path(idx), nd.first, t.entryOff(idx)+direntSize, "directory has size %d, not 0", nd.size),
+				"set the size of directory %s to 0", t.path(idx))
 			t.setSize(idx, 0)
 		}
 		if t.dirLink(idx) {
@@ -193,8 +193,8 @@ func (t *treeCheck) checkMember(idx int) bool {
 		t.rep.Files++
 		if nd.first == 0 {
 			if nd.size != 0 {
-				t.fix(t.problem(KindSize, nd.path, 0, nd.entryOff+direntSize, "file of %d bytes has no cluster", nd.size),
-					"set the size of %s to 0", nd.path)
+				t.fix(t.problem(KindSize, t.path(idx), 0, t.entryOff(idx)+direntSize, "file of %d bytes has no cluster", nd.size),
+					"set the size of %s to 0", t.path(idx))
 				t.setSize(idx, 0)
 			}
 			return true
@@ -202,22 +202,22 @@ func (t *treeCheck) checkMember(idx int) bool {
 	}
 	if nd.first == 1 || nd.first > l.MaxCluster() {
 		t.badStart(idx, "is not a data cluster (2..%d)", l.MaxCluster())
-		return !t.nodes[idx].gone
+		return !nd.gone
 	}
 	w := t.walkNode(idx)
 	if w.end == endEOC && (nd.dir || w.n == t.limitFor(nd)) {
 		return true
 	}
 	t.chainFault(idx, w)
-	return !t.nodes[idx].gone
+	return !nd.gone
 }
 
 // dirLink reports and plans deleted a directory entry that points at the
 // root, its own directory or that directory's parent: a link, not a
 // directory of its own (fsck.fat deletes these too).
 func (t *treeCheck) dirLink(idx int) bool {
-	nd := &t.nodes[idx]
-	container := &t.nodes[nd.parent]
+	nd := t.nodes.at(idx)
+	container := t.nodes.at(int(nd.parent))
 	what := ""
 	switch {
 	case nd.first == 0:
@@ -225,14 +225,14 @@ func (t *treeCheck) dirLink(idx int) bool {
 	case t.l.Type == FAT32 && nd.first == t.l.RootCluster:
 		what = "the root directory"
 	case nd.first == container.first:
-		what = "its own directory " + container.path
-	case container.parent >= 0 && nd.first == t.nodes[container.parent].first:
-		what = "the parent " + t.nodes[container.parent].path + " of its directory"
+		what = "its own directory " + t.path(int(nd.parent))
+	case container.parent >= 0 && nd.first == t.nodes.at(int(container.parent)).first:
+		what = "the parent " + t.path(int(container.parent)) + " of its directory"
 	default:
 		return false
 	}
-	t.fix(t.problem(KindDirLink, nd.path, nd.first, nd.entryOff+direntClusterLow, "directory entry points at %s", what),
-		"delete the directory entry %s", nd.path)
+	t.fix(t.problem(KindDirLink, t.path(idx), nd.first, t.entryOff(idx)+direntClusterLow, "directory entry points at %s", what),
+		"delete the directory entry %s", t.path(idx))
 	t.deleteEntry(idx)
 	return true
 }
@@ -240,14 +240,14 @@ func (t *treeCheck) dirLink(idx int) bool {
 // badStart plans a first cluster that cannot be used away: a file keeps
 // its entry, empty (as fsck.fat does); a directory's entry is deleted.
 func (t *treeCheck) badStart(idx int, format string, args ...any) {
-	nd := &t.nodes[idx]
-	p := t.problem(KindStart, nd.path, nd.first, nd.entryOff+direntClusterLow, "first cluster %d "+format, append([]any{nd.first}, args...)...)
+	nd := t.nodes.at(idx)
+	p := t.problem(KindStart, t.path(idx), nd.first, t.entryOff(idx)+direntClusterLow, "first cluster %d "+format, append([]any{nd.first}, args...)...)
 	if nd.dir {
-		t.fix(p, "delete the directory entry %s", nd.path)
+		t.fix(p, "delete the directory entry %s", t.path(idx))
 		t.deleteEntry(idx)
 		return
 	}
-	t.fix(p, "make %s an empty file (it has no data to keep)", nd.path)
+	t.fix(p, "make %s an empty file (it has no data to keep)", t.path(idx))
 	t.setStart(idx, 0)
 	if nd.size != 0 {
 		t.setSize(idx, 0)
@@ -257,7 +257,7 @@ func (t *treeCheck) badStart(idx int, format string, args ...any) {
 // chainFault reports and plans the fix of a chain walk that did not end
 // where node idx needs it to.
 func (t *treeCheck) chainFault(idx int, w chainWalk) {
-	nd := &t.nodes[idx]
+	nd := t.nodes.at(idx)
 	l := t.l
 	switch w.end {
 	case endEOC:
@@ -265,20 +265,20 @@ func (t *treeCheck) chainFault(idx int, w chainWalk) {
 		return
 	case endLimit:
 		if t.holder(w.at) == idx {
-			t.fix(t.problem(KindLoop, nd.path, w.at, fatEntryOffset(l, w.last), "the chain loops back to cluster %d after %d clusters", w.at, w.n),
-				"end the chain of %s at cluster %d", nd.path, w.last)
+			t.fix(t.problem(KindLoop, t.path(idx), w.at, fatEntryOffset(l, w.last), "the chain loops back to cluster %d after %d clusters", w.at, w.n),
+				"end the chain of %s at cluster %d", t.path(idx), w.last)
 		} else if nd.dir {
-			t.fix(t.problem(KindChain, nd.path, w.at, fatEntryOffset(l, w.last), "directory chain goes on past %d clusters, FAT's limit of %d entries", w.n, MaxDirEntries),
-				"end the chain of %s after %d clusters", nd.path, w.n)
+			t.fix(t.problem(KindChain, t.path(idx), w.at, fatEntryOffset(l, w.last), "directory chain goes on past %d clusters, FAT's limit of %d entries", w.n, MaxDirEntries),
+				"end the chain of %s after %d clusters", t.path(idx), w.n)
 		} else {
-			t.fix(t.problem(KindSize, nd.path, w.at, fatEntryOffset(l, max(w.last, nd.first)), "file of %d bytes needs %d clusters but its chain goes on", nd.size, w.n),
-				"end the chain of %s after %d clusters, as its size says", nd.path, w.n)
+			t.fix(t.problem(KindSize, t.path(idx), w.at, fatEntryOffset(l, max(w.last, nd.first)), "file of %d bytes needs %d clusters but its chain goes on", nd.size, w.n),
+				"end the chain of %s after %d clusters, as its size says", t.path(idx), w.n)
 		}
 		t.cut(idx, w.last)
 		return
 	case endRange:
-		t.fix(t.problem(KindChain, nd.path, w.at, fatEntryOffset(l, w.at), "cluster %d links to %#x, not a data cluster (2..%d) or end of chain", w.at, uint32(w.val), l.MaxCluster()),
-			"end the chain of %s at cluster %d", nd.path, w.at)
+		t.fix(t.problem(KindChain, t.path(idx), w.at, fatEntryOffset(l, w.at), "cluster %d links to %#x, not a data cluster (2..%d) or end of chain", w.at, uint32(w.val), l.MaxCluster()),
+			"end the chain of %s at cluster %d", t.path(idx), w.at)
 		t.plan.set(w.at, t.tb.EOC())
 		t.sizeFix(idx, w.n, "")
 		return
@@ -294,8 +294,8 @@ func (t *treeCheck) chainFault(idx int, w chainWalk) {
 			t.badStart(idx, "is marked %s", what)
 			return
 		}
-		t.fix(t.problem(KindChain, nd.path, w.at, fatEntryOffset(l, w.last), "cluster %d (number %d of the chain) is marked %s", w.at, w.n+1, what),
-			"end the chain of %s at cluster %d", nd.path, w.last)
+		t.fix(t.problem(KindChain, t.path(idx), w.at, fatEntryOffset(l, w.last), "cluster %d (number %d of the chain) is marked %s", w.at, w.n+1, what),
+			"end the chain of %s at cluster %d", t.path(idx), w.last)
 		t.cut(idx, w.last)
 		t.sizeFix(idx, w.n, "")
 		return
@@ -305,15 +305,15 @@ func (t *treeCheck) chainFault(idx int, w chainWalk) {
 	if o < 0 {
 		// Every cluster a walk claims has a holder (claims.holder); were
 		// one missing, end the chain before the cluster rather than fail.
-		t.fix(t.problem(KindCrossLink, nd.path, w.at, l.ClusterOffset(w.at), "cluster %d (number %d of the chain) also belongs to another chain", w.at, w.n+1),
-			"end the chain of %s before cluster %d", nd.path, w.at)
+		t.fix(t.problem(KindCrossLink, t.path(idx), w.at, l.ClusterOffset(w.at), "cluster %d (number %d of the chain) also belongs to another chain", w.at, w.n+1),
+			"end the chain of %s before cluster %d", t.path(idx), w.at)
 		t.cut(idx, w.last)
 		t.sizeFix(idx, w.n, "")
 		return
 	}
 	if o == idx {
-		t.fix(t.problem(KindLoop, nd.path, w.at, fatEntryOffset(l, w.last), "the chain loops back to cluster %d after %d clusters", w.at, w.n),
-			"end the chain of %s at cluster %d", nd.path, w.last)
+		t.fix(t.problem(KindLoop, t.path(idx), w.at, fatEntryOffset(l, w.last), "the chain loops back to cluster %d after %d clusters", w.at, w.n),
+			"end the chain of %s at cluster %d", t.path(idx), w.last)
 		t.cut(idx, w.last)
 		t.sizeFix(idx, w.n, "")
 		return
@@ -335,22 +335,23 @@ func (t *treeCheck) cut(idx int, last Cluster) {
 // size fix of the same file (a cross-link found later cuts it shorter)
 // rewrites the first.
 func (t *treeCheck) sizeFix(idx int, n int64, why string) {
-	nd := &t.nodes[idx]
+	nd := t.nodes.at(idx)
 	cs := t.l.ClusterSize
 	if nd.dir || clustersFor(nd.size, cs) <= n {
 		return
 	}
 	have := uint32(min(n*cs, 0xFFFFFFFF))
-	msg := fmt.Sprintf("size %d bytes needs %d clusters but the chain has %d%s", nd.size0, clustersFor(nd.size0, cs), n, why)
-	fix := fmt.Sprintf("set the size of %s to %d bytes, what its clusters hold", nd.path, have)
-	if k, s := nd.sizeProb-1, nd.sizeStep-1; k >= 0 && s >= 0 {
+	first0, size0 := t.asFound(idx)
+	msg := fmt.Sprintf("size %d bytes needs %d clusters but the chain has %d%s", size0, clustersFor(size0, cs), n, why)
+	fix := fmt.Sprintf("set the size of %s to %d bytes, what its clusters hold", t.path(idx), have)
+	if k, s := t.sizes[idx].prob-1, t.sizes[idx].step-1; k >= 0 && s >= 0 {
 		t.rep.Problems[k].Message, t.rep.Problems[k].Fix = msg, fix
 		t.plan.steps[s] = fix
 	} else {
 		probs, steps := len(t.rep.Problems), len(t.plan.steps)
-		t.fix(Problem{Kind: KindSize, Path: nd.path, Cluster: nd.first0, Offset: nd.entryOff + direntSize, Message: msg}, "%s", fix)
+		t.fix(Problem{Kind: KindSize, Path: t.path(idx), Cluster: first0, Offset: t.entryOff(idx) + direntSize, Message: msg}, "%s", fix)
 		if len(t.rep.Problems) > probs && len(t.plan.steps) > steps {
-			nd.sizeProb, nd.sizeStep = len(t.rep.Problems), len(t.plan.steps)
+			t.sizes[idx] = sizeRef{prob: len(t.rep.Problems), step: len(t.plan.steps)}
 		}
 	}
 	t.setSize(idx, have)
@@ -363,30 +364,30 @@ func (t *treeCheck) sizeFix(idx int, n int64, why string) {
 // bytes; where a directory is involved, or no free cluster is left, the
 // second is cut before the shared cluster (as fsck.fat does).
 func (t *treeCheck) shared(idx, o int, w chainWalk) {
-	nd, other := &t.nodes[idx], &t.nodes[o]
+	nd, other := t.nodes.at(idx), t.nodes.at(o)
 	l := t.l
 	switch {
 	case w.n == 0 && other.first == nd.first && other.size == nd.size && other.dir == nd.dir:
 		t.interruptedRename(idx, o)
 		return
-	case w.n == 0 && nd.dir && other.dir && other.first == w.at && isAncestor(other.path, nd.path):
-		t.fix(Problem{Kind: KindDirLink, Path: nd.path, Paths: []string{nd.path, other.path}, Cluster: w.at, Offset: nd.entryOff + direntClusterLow,
-			Message: "directory entry points at its ancestor " + other.path},
-			"delete the directory entry %s", nd.path)
+	case w.n == 0 && nd.dir && other.dir && other.first == w.at && isAncestor(t.path(o), t.path(idx)):
+		t.fix(Problem{Kind: KindDirLink, Path: t.path(idx), Paths: []string{t.path(idx), t.path(o)}, Cluster: w.at, Offset: t.entryOff(idx) + direntClusterLow,
+			Message: "directory entry points at its ancestor " + t.path(o)},
+			"delete the directory entry %s", t.path(idx))
 		t.deleteEntry(idx)
 		return
 	}
-	p := Problem{Kind: KindCrossLink, Path: nd.path, Paths: []string{nd.path, other.path}, Cluster: w.at, Offset: l.ClusterOffset(w.at)}
-	p.Message = fmt.Sprintf("cluster %d (number %d of the chain) also belongs to %s", w.at, w.n+1, other.path)
+	p := Problem{Kind: KindCrossLink, Path: t.path(idx), Paths: []string{t.path(idx), t.path(o)}, Cluster: w.at, Offset: l.ClusterOffset(w.at)}
+	p.Message = fmt.Sprintf("cluster %d (number %d of the chain) also belongs to %s", w.at, w.n+1, t.path(o))
 	if nd.dir && !other.dir && t.onDiskChain(o, w.at) {
 		// A file's chain that runs into a directory's clusters ran off its
 		// end: the directory keeps them, the file ends before them. (Not so
 		// a cluster the file holds only as a planned copy, free on disk:
 		// there the directory gives way, below.)
-		t.fix(p, "end the chain of %s before cluster %d, which belongs to directory %s", other.path, w.at, nd.path)
+		t.fix(p, "end the chain of %s before cluster %d, which belongs to directory %s", t.path(o), w.at, t.path(idx))
 		t.yield(o, w.at)
 		if t.holder(w.at) != o {
-			for _, c := range nd.chain {
+			for _, c := range t.chain(idx) {
 				t.claims.unclaim(c)
 			}
 			if w := t.walkNode(idx); w.end != endEOC {
@@ -397,21 +398,21 @@ func (t *treeCheck) shared(idx, o int, w chainWalk) {
 		// Were the claim to stay (a damaged chain that leads to w.at on
 		// disk but not the way the claims do), walking the directory again
 		// would meet it again, without end: the directory gives way, below.
-		p.Message = fmt.Sprintf("cluster %d (number %d of the chain) still belongs to %s once its chain is cut", w.at, w.n+1, other.path)
+		p.Message = fmt.Sprintf("cluster %d (number %d of the chain) still belongs to %s once its chain is cut", w.at, w.n+1, t.path(o))
 	}
 	if !nd.dir && !other.dir {
 		if k, ok := t.copyTail(idx, w); ok {
-			t.fix(p, "give %s copies of the %d clusters it shares with %s, from cluster %d on", nd.path, k, other.path, w.at)
+			t.fix(p, "give %s copies of the %d clusters it shares with %s, from cluster %d on", t.path(idx), k, t.path(o), w.at)
 			t.sizeFix(idx, w.n+k, " once the shared clusters are copied")
 			return
 		}
 	}
 	if w.n == 0 && nd.dir {
-		t.fix(p, "delete the directory entry %s, whose clusters are %s's", nd.path, other.path)
+		t.fix(p, "delete the directory entry %s, whose clusters are %s's", t.path(idx), t.path(o))
 		t.deleteEntry(idx)
 		return
 	}
-	t.fix(p, "end the chain of %s before cluster %d", nd.path, w.at)
+	t.fix(p, "end the chain of %s before cluster %d", t.path(idx), w.at)
 	t.cut(idx, w.last)
 	t.sizeFix(idx, w.n, "")
 }
@@ -420,8 +421,9 @@ func (t *treeCheck) shared(idx, o int, w chainWalk) {
 // reaches cluster at within the clusters its walk could claim (its size's
 // worth, the size as found).
 func (t *treeCheck) onDiskChain(o int, at Cluster) bool {
-	nd := &t.nodes[o]
-	c, limit := nd.first, t.limit(nd.dir, max(nd.size, nd.size0))
+	nd := t.nodes.at(o)
+	_, size0 := t.asFound(o)
+	c, limit := nd.first, t.limit(nd.dir, max(nd.size, size0))
 	for n := int64(0); n < limit && c >= FirstCluster && uint32(c) < t.tb.Entries(); n++ {
 		if c == at {
 			return true
@@ -435,7 +437,7 @@ func (t *treeCheck) onDiskChain(o int, at Cluster) bool {
 // yield plans file o's chain cut before cluster at, and gives up its
 // claim on the clusters from at on.
 func (t *treeCheck) yield(o int, at Cluster) {
-	nd := &t.nodes[o]
+	nd := t.nodes.at(o)
 	var prev Cluster
 	n := int64(0)
 	// c is o's while the cluster before it was o's and not its last:
@@ -471,7 +473,7 @@ func (t *treeCheck) yield(o int, at Cluster) {
 // as many as its size needs (fewer if the chain ends first). It returns
 // how many it planned; false if not one free cluster was left.
 func (t *treeCheck) copyTail(idx int, w chainWalk) (int64, bool) {
-	nd := &t.nodes[idx]
+	nd := t.nodes.at(idx)
 	need := t.limitFor(nd) - w.n
 	top := Cluster(t.tb.Entries() - 1)
 	prev, k := w.last, int64(0)
@@ -511,26 +513,39 @@ func (t *treeCheck) copyTail(idx int, w chainWalk) (int64, bool) {
 // its ".." names (the move rewrites ".." with the new entry); otherwise
 // the first found.
 func (t *treeCheck) interruptedRename(idx, o int) {
-	nd, other := &t.nodes[idx], &t.nodes[o]
-	p := Problem{Kind: KindRename, Path: nd.path, Paths: []string{other.path, nd.path}, Cluster: nd.first, Offset: nd.entryOff + direntClusterLow,
-		Message: fmt.Sprintf("%s and %s name the same %s (cluster %d, %d bytes): a move cut short", other.path, nd.path, kindOfNode(nd), nd.first, nd.size)}
+	nd, other := t.nodes.at(idx), t.nodes.at(o)
+	p := Problem{Kind: KindRename, Path: t.path(idx), Paths: []string{t.path(o), t.path(idx)}, Cluster: nd.first, Offset: t.entryOff(idx) + direntClusterLow,
+		Message: fmt.Sprintf("%s and %s name the same %s (cluster %d, %d bytes): a move cut short", t.path(o), t.path(idx), kindOfNode(nd), nd.first, nd.size)}
 	keepNew := false
 	if nd.dir {
 		dotdot := t.dotDotOf(nd.first)
-		keepNew = dotdot == t.upCluster(nd.parent) && dotdot != t.upCluster(other.parent)
+		keepNew = dotdot == t.upCluster(int(nd.parent)) && dotdot != t.upCluster(int(other.parent))
 	}
 	if !keepNew {
-		t.fix(p, "delete the entry %s and keep %s", nd.path, other.path)
+		t.fix(p, "delete the entry %s and keep %s", t.path(idx), t.path(o))
 		t.deleteEntry(idx)
 		return
 	}
-	t.fix(p, "delete the entry %s and keep %s, which its \"..\" names", other.path, nd.path)
+	t.fix(p, "delete the entry %s and keep %s, which its \"..\" names", t.path(o), t.path(idx))
 	t.deleteEntry(o)
 	// The clusters stay claimed under o's index: o now stands for the
 	// entry kept, and a directory queued under o is walked under its path.
-	kept := *nd
-	kept.chain = other.chain
-	*other = kept
+	*other = *nd
+	if d := t.dirs[o]; d != nil {
+		// The members found in it so far keep the paths they were
+		// reported by; those found from now on are under the kept entry.
+		d.old, d.oldBelow, d.path = d.path, t.nodes.len(), t.path(idx)
+	}
+	if s, ok := t.sizes[idx]; ok {
+		t.sizes[o] = s
+	} else {
+		delete(t.sizes, o)
+	}
+	if f, ok := t.found[idx]; ok {
+		t.found[o] = f
+	} else {
+		delete(t.found, o)
+	}
 	nd.gone = true
 }
 
@@ -568,7 +583,7 @@ func (t *treeCheck) upCluster(idx int) Cluster {
 	if idx <= 0 {
 		return 0
 	}
-	return t.nodes[idx].first
+	return t.nodes.at(idx).first
 }
 
 func kindOfNode(nd *node) string {

@@ -77,13 +77,12 @@ func (t *treeCheck) checkName(idx int, r *Record) {
 	if msg == "" {
 		return
 	}
-	nd := &t.nodes[idx]
-	p := t.problem(KindBadName, nd.path, 0, nd.entryOff, "short name %q %s", r.Short.String(), msg)
-	pd := t.dirPlan(nd.parent)
+	p := t.problem(KindBadName, t.path(idx), 0, t.entryOff(idx), "short name %q %s", r.Short.String(), msg)
+	pd := t.dirPlan(int(t.nodes.at(idx).parent))
 	if lower {
 		// A twin that differs only in case is a duplicate: dirNames renames it.
 		up, nt := upperShort(r.Short, r.Entry.NTRes)
-		t.fix(p, "store the short name of %s as %q", nd.path, up.Display(nt))
+		t.fix(p, "store the short name of %s as %q", t.path(idx), up.Display(nt))
 		t.renameShort(idx, r, up, nt, true)
 		return
 	}
@@ -92,15 +91,15 @@ func (t *treeCheck) checkName(idx int, r *Record) {
 		t.rep.add(p)
 		return
 	}
-	t.fix(p, "rename the short name of %s to %s", nd.path, n.String())
+	t.fix(p, "rename the short name of %s to %s", t.path(idx), n.String())
 	t.renameShort(idx, r, n, 0, true)
 }
 
 // renameShort plans node idx's short name to be n (with NT flags nt);
 // its long name is kept with the new checksum, or dropped.
 func (t *treeCheck) renameShort(idx int, r *Record, n ShortName, nt uint8, keepLong bool) {
-	nd := &t.nodes[idx]
-	pd := t.dirPlan(nd.parent)
+	nd := t.nodes.at(idx)
+	pd := t.dirPlan(int(nd.parent))
 	short := r.Slot + r.Slots - 1
 	b := pd.slot(short)
 	copy(b[direntName:], n[:])
@@ -115,11 +114,11 @@ func (t *treeCheck) renameShort(idx int, r *Record, n ShortName, nt uint8, keepL
 	case r.HasLong:
 		pd.remove(r.Slot, r.Slots-1)
 		r.Slot, r.Slots, r.HasLong = short, 1, false
-		nd.slot, nd.slots = short, 1
+		nd.slot, nd.slots = int32(short), 1
 		fallthrough
 	default:
 		r.Name = n.Display(nt)
-		nd.path = joinPath(t.nodes[nd.parent].path, r.Name)
+		t.rename(idx, r.Name)
 	}
 }
 
@@ -133,25 +132,25 @@ func newDirNames() *dirNames { return &dirNames{seen: map[string]int{}} }
 // directory already has, and plans it renamed: a clashing short name gets
 // an FSCK name, a clashing long name is dropped.
 func (d *dirNames) check(t *treeCheck, idx int, r *Record) {
-	nd := &t.nodes[idx]
+	nd := t.nodes.at(idx)
 	short := FoldName(r.Short.String())
 	long := FoldName(r.Name)
 	if prev, ok := d.seen[short]; ok {
-		pd := t.dirPlan(nd.parent)
-		p := Problem{Kind: KindDup, Path: nd.path, Paths: []string{t.nodes[prev].path, nd.path}, Offset: nd.entryOff,
-			Message: fmt.Sprintf("short name %q is already used by %s", r.Short.String(), t.nodes[prev].path)}
+		pd := t.dirPlan(int(nd.parent))
+		p := Problem{Kind: KindDup, Path: t.path(idx), Paths: []string{t.path(prev), t.path(idx)}, Offset: t.entryOff(idx),
+			Message: fmt.Sprintf("short name %q is already used by %s", r.Short.String(), t.path(prev))}
 		if n, ok := pd.uniqueName(); ok {
 			_, clash := d.seen[long]
 			keep := r.HasLong && !clash
-			t.fix(p, "rename the short name of %s to %s", nd.path, n.String())
+			t.fix(p, "rename the short name of %s to %s", t.path(idx), n.String())
 			t.renameShort(idx, r, n, 0, keep)
 		} else {
 			t.rep.add(p)
 		}
 	} else if prev, ok := d.seen[long]; ok && r.HasLong {
-		p := Problem{Kind: KindDup, Path: nd.path, Paths: []string{t.nodes[prev].path, nd.path}, Offset: t.slotOff(nd.parent, r.Slot),
-			Message: fmt.Sprintf("long name %q is already used by %s", r.Name, t.nodes[prev].path)}
-		t.fix(p, "drop the long name of %s, leaving its short name %s", nd.path, r.Short.Display(r.Entry.NTRes))
+		p := Problem{Kind: KindDup, Path: t.path(idx), Paths: []string{t.path(prev), t.path(idx)}, Offset: t.slotOff(int(nd.parent), r.Slot),
+			Message: fmt.Sprintf("long name %q is already used by %s", r.Name, t.path(prev))}
+		t.fix(p, "drop the long name of %s, leaving its short name %s", t.path(idx), r.Short.Display(r.Entry.NTRes))
 		t.renameShort(idx, r, r.Short, r.Entry.NTRes, false)
 	}
 	d.seen[FoldName(r.Short.String())] = idx

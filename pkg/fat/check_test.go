@@ -260,7 +260,7 @@ func TestCompare(t *testing.T) {
 	must(os.MkdirAll(filepath.Join(host, "SUB", "deeper"), 0o755))
 	must(os.WriteFile(filepath.Join(host, "SUB", "big.bin"), bytes.Repeat([]byte{'b'}, 5000), 0o644))
 	must(os.WriteFile(filepath.Join(host, "SUB", "deeper", "EMPTY"), nil, 0o644))
-	probs, err := Compare(v, filepath.Join(host, "SUB"), "::/sub")
+	probs, err := Compare(v, filepath.Join(host, "SUB"), "::/sub", false)
 	if err != nil || len(probs) != 0 {
 		t.Fatalf("identical trees: %v %v", probs, err)
 	}
@@ -268,7 +268,7 @@ func TestCompare(t *testing.T) {
 	b[4321] = 'x'
 	must(os.WriteFile(filepath.Join(host, "SUB", "big.bin"), b, 0o644))
 	must(os.WriteFile(filepath.Join(host, "SUB", "new.txt"), []byte("x"), 0o644))
-	probs, err = Compare(v, filepath.Join(host, "SUB"), "/sub")
+	probs, err = Compare(v, filepath.Join(host, "SUB"), "/sub", false)
 	if err != nil || len(probs) != 2 || !strings.Contains(probs[0].Message+probs[1].Message, "at byte 4321") {
 		t.Fatalf("changed tree: %v %v", probs, err)
 	}

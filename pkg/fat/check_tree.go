@@ -9,25 +9,16 @@ import (
 	"github.com/ftools/ftools/pkg/internal/fsutil"
 )
 
-// node is a file or directory the walk found.
+// node is a file or directory the walk found (see nodeList).
 type node struct {
-	path     string
-	first    Cluster
-	size     uint32
-	dir      bool
-	gone     bool      // the plan deletes its entry
-	entryOff int64     // byte offset of its short entry on the volume, -1 for the root
-	parent   int       // the node of the directory holding its entry, -1 for the root
-	slot     int       // the first slot of its record there (a long name's first slot)
-	slots    int       // slots in its record
-	chain    []Cluster // a directory's clusters, once claimed
-
-	// As found on the volume, before the plan changed first or size.
-	first0 Cluster
-	size0  uint32
-	// The size problem reported for it (index+1 in the report and the
-	// plan), so that a second size fix rewrites the first.
-	sizeProb, sizeStep int
+	first  Cluster
+	size   uint32
+	parent int32   // the node of the directory holding its entry, -1 for the root
+	slot   int32   // the first slot of its record there (a long name's first slot)
+	name   nameRef // its name, as its path shows it
+	slots  uint8   // slots in its record
+	dir    bool
+	gone   bool // the plan deletes its entry
 }
 
 // dirWork is a directory waiting to be read.
@@ -48,7 +39,11 @@ type treeCheck struct {
 	opts    CheckOptions
 	claims  *claims // the clusters the walks hold, by 1 + index into nodes
 	free    func()
-	nodes   []node
+	nodes   nodeList
+	names   nameStore
+	dirs    map[int]*dirInfo // the directories' paths and chains, by node
+	sizes   map[int]sizeRef  // the files whose size problem is reported, by node
+	found   map[int]foundAs  // the nodes whose first cluster or size the plan changed, by node
 	stack   []dirWork
 	label   *rootLabel // the root directory's label entry, nil if none
 	cur     int        // the directory being checked
@@ -74,7 +69,7 @@ func runTree(im *image, p *plan, opts CheckOptions) (*treeCheck, error) {
 	// the same address.
 	release := sync.OnceFunc(cl.free)
 	rep := &Report{Type: im.v.layout.Type, Clusters: im.v.layout.Clusters, maxProblems: opts.MaxProblems}
-	t := &treeCheck{im: im, v: im.v, l: im.v.layout, tb: im.tb, rep: rep, plan: p, opts: opts, claims: cl, free: release, cur: -1}
+	t := &treeCheck{im: im, v: im.v, l: im.v.layout, tb: im.tb, rep: rep, plan: p, opts: opts, claims: cl, free: release, cur: -1, dirs: map[int]*dirInfo{}, sizes: map[int]sizeRef{}, found: map[int]foundAs{}}
 	runtime.AddCleanup(t, func(r func()) { r() }, release)
 	if err := t.walk(); err != nil {
 		t.release()
@@ -111,11 +106,11 @@ func (t *treeCheck) problem(kind, path string, c Cluster, off int64, format stri
 // same one is the second).
 func (t *treeCheck) walk() error {
 	l := t.l
-	root := node{path: "/", dir: true, entryOff: -1, parent: -1}
+	root := node{dir: true, parent: -1}
 	if l.Type == FAT32 {
-		root.first, root.first0 = l.RootCluster, l.RootCluster
+		root.first = l.RootCluster
 	}
-	t.nodes = append(t.nodes, root)
+	t.addNode(root, "")
 	t.rep.Dirs = 1
 	t.visit("/")
 	if l.Type == FAT32 && !t.claimRoot() {
@@ -146,7 +141,7 @@ func (t *treeCheck) visit(path string) {
 // claimRoot claims the FAT32 root directory's chain; false if the root
 // has no usable cluster.
 func (t *treeCheck) claimRoot() bool {
-	nd := &t.nodes[0]
+	nd := t.nodes.at(0)
 	w := t.walkNode(0)
 	switch {
 	case w.n == 0:
@@ -164,11 +159,11 @@ func (t *treeCheck) claimRoot() bool {
 
 // walkNode walks node idx's chain, collecting a directory's clusters.
 func (t *treeCheck) walkNode(idx int) chainWalk {
-	nd := &t.nodes[idx]
+	nd := t.nodes.at(idx)
 	var visit func(Cluster)
-	if nd.dir {
-		nd.chain = nd.chain[:0]
-		visit = func(c Cluster) { nd.chain = append(nd.chain, c) }
+	if d := t.dirs[idx]; d != nil {
+		d.chain = d.chain[:0]
+		visit = func(c Cluster) { d.chain = append(d.chain, c) }
 	}
 	w := walkChain(t.tb, t.claims, uint32(idx+1), nd.first, t.limitFor(nd), visit)
 	t.claimed += w.n
@@ -177,49 +172,51 @@ func (t *treeCheck) walkNode(idx int) chainWalk {
 
 // slotOff maps slot i of directory idx to its byte offset on the volume.
 func (t *treeCheck) slotOff(idx, i int) int64 {
-	nd := &t.nodes[idx]
+	nd := t.nodes.at(idx)
 	off := int64(i) * DirEntrySize
 	if nd.first == 0 {
 		return t.l.RootDirOffset + off
 	}
+	chain := t.chain(idx)
 	k := off / t.l.ClusterSize
-	if k >= int64(len(nd.chain)) {
+	if k >= int64(len(chain)) {
 		return -1
 	}
-	return t.l.ClusterOffset(nd.chain[k]) + off%t.l.ClusterSize
+	return t.l.ClusterOffset(chain[k]) + off%t.l.ClusterSize
 }
 
 // dirPlan returns the plan of directory idx, reading it again if it is
 // not the one being checked.
 func (t *treeCheck) dirPlan(idx int) *planDir {
-	nd := &t.nodes[idx]
+	nd := t.nodes.at(idx)
 	if pd := t.plan.dirs[nd.first]; pd != nil {
 		return pd
 	}
+	chain := t.chain(idx)
 	raw := t.curRaw
 	if idx != t.cur {
 		var err error
-		t.plan.work.dirSlots += int64(len(nd.chain)) * t.l.ClusterSize / DirEntrySize
-		if raw, err = t.im.readDir(nd.first, nd.chain); err != nil {
+		t.plan.work.dirSlots += int64(len(chain)) * t.l.ClusterSize / DirEntrySize
+		if raw, err = t.im.readDir(nd.first, chain); err != nil {
 			// It was read a moment ago; a device that fails now fails the
 			// repair's writes too, where the error is reported.
-			raw = make([]byte, int64(len(nd.chain))*t.l.ClusterSize)
+			raw = make([]byte, int64(len(chain))*t.l.ClusterSize)
 		}
 	}
-	return t.plan.dir(nd.first, nd.chain, raw)
+	return t.plan.dir(nd.first, chain, raw)
 }
 
 // entry returns node idx's short entry for writing.
 func (t *treeCheck) entry(idx int) []byte {
-	nd := &t.nodes[idx]
-	return t.dirPlan(nd.parent).slot(nd.slot + nd.slots - 1)
+	nd := t.nodes.at(idx)
+	return t.dirPlan(int(nd.parent)).slot(int(nd.slot) + int(nd.slots) - 1)
 }
 
 // deleteEntry plans node idx's record (long name slots and short entry)
 // deleted.
 func (t *treeCheck) deleteEntry(idx int) {
-	nd := &t.nodes[idx]
-	t.dirPlan(nd.parent).remove(nd.slot, nd.slots)
+	nd := t.nodes.at(idx)
+	t.dirPlan(int(nd.parent)).remove(int(nd.slot), int(nd.slots))
 	nd.gone = true
 }
 
@@ -230,35 +227,38 @@ func (t *treeCheck) setStart(idx int, c Cluster) {
 	if t.l.Type == FAT32 {
 		putU16(b[direntClusterHigh:], uint16(c>>16))
 	}
-	t.nodes[idx].first = c
+	t.keepFound(idx)
+	t.nodes.at(idx).first = c
 }
 
 // setSize plans node idx's size to be n bytes.
 func (t *treeCheck) setSize(idx int, n uint32) {
 	putU32(t.entry(idx)[direntSize:], n)
-	t.nodes[idx].size = n
+	t.keepFound(idx)
+	t.nodes.at(idx).size = n
 }
 
 // checkDir reads directory w, checks its entries and queues its subdirectories.
 func (t *treeCheck) checkDir(w dirWork) error {
-	nd := &t.nodes[w.idx]
-	if nd.first != 0 && len(nd.chain) == 0 {
+	nd := t.nodes.at(w.idx)
+	d := t.dirs[w.idx]
+	if nd.first != 0 && len(d.chain) == 0 {
 		return nil
 	}
-	for i, c := range nd.chain {
+	for i, c := range d.chain {
 		if t.l.ClusterOffset(c)+t.l.ClusterSize > t.v.dev.Size() {
-			t.rep.add(t.problem(KindChain, nd.path, c, t.l.ClusterOffset(c), "cluster %d lies past the end of the device", c))
-			nd.chain = nd.chain[:i]
+			t.rep.add(t.problem(KindChain, d.path, c, t.l.ClusterOffset(c), "cluster %d lies past the end of the device", c))
+			d.chain = d.chain[:i]
 			break
 		}
 	}
 	if nd.first == 0 && t.l.RootDirOffset+t.l.RootDirSize > t.v.dev.Size() {
-		t.rep.add(t.problem(KindBootSector, nd.path, 0, t.l.RootDirOffset, "the root directory lies past the end of the device"))
+		t.rep.add(t.problem(KindBootSector, d.path, 0, t.l.RootDirOffset, "the root directory lies past the end of the device"))
 		return nil
 	}
-	raw, err := t.im.readDir(nd.first, nd.chain)
+	raw, err := t.im.readDir(nd.first, d.chain)
 	if err != nil {
-		return fmt.Errorf("fat: reading directory %s: %w", nd.path, err)
+		return fmt.Errorf("fat: reading directory %s: %w", d.path, err)
 	}
 	t.cur, t.curRaw = w.idx, raw
 	t.plan.work.dirSlots += int64(len(raw) / DirEntrySize)
@@ -276,27 +276,25 @@ func (t *treeCheck) checkDir(w dirWork) error {
 		if r.Slots == 0 {
 			continue // taken by "." or ".."
 		}
-		idx, path := len(t.nodes), joinPath(nd.path, r.Name)
-		t.nodes = append(t.nodes, node{path: path, first: r.Entry.Cluster, size: r.Entry.Size, dir: r.Entry.IsDir(),
-			entryOff: t.slotOff(w.idx, r.Slot+r.Slots-1), parent: w.idx, slot: r.Slot, slots: r.Slots,
-			first0: r.Entry.Cluster, size0: r.Entry.Size})
+		idx := t.addNode(node{first: r.Entry.Cluster, size: r.Entry.Size, dir: r.Entry.IsDir(),
+			parent: int32(w.idx), slot: int32(r.Slot), slots: uint8(r.Slots),
+		}, r.Name)
 		if t.checkEntry(idx, r, isRoot) {
 			continue
 		}
-		t.visit(path)
+		t.visit(t.path(idx))
 		if t.checkMember(idx) {
 			t.checkName(idx, r)
 			names.check(t, idx, r)
-			if t.nodes[idx].dir && !t.nodes[idx].gone {
+			if sub := t.nodes.at(idx); sub.dir && !sub.gone {
 				subdirs = append(subdirs, idx)
 			}
 		}
-		nd = &t.nodes[w.idx]
 	}
 	for i := len(subdirs) - 1; i >= 0; i-- {
 		sub := subdirs[i]
 		if w.depth+1 > t.opts.MaxDepth {
-			t.rep.add(t.problem(KindDirEntry, t.nodes[sub].path, t.nodes[sub].first, t.nodes[sub].entryOff, "nested deeper than %d directories: not checked", t.opts.MaxDepth))
+			t.rep.add(t.problem(KindDirEntry, t.path(sub), t.nodes.at(sub).first, t.entryOff(sub), "nested deeper than %d directories: not checked", t.opts.MaxDepth))
 			continue
 		}
 		t.stack = append(t.stack, dirWork{idx: sub, depth: w.depth + 1})
@@ -330,7 +328,7 @@ func (t *treeCheck) checkAfterEnd(idx int, raw []byte) {
 			marks = append(marks, i)
 		}
 	}
-	dirPath := t.nodes[idx].path
+	dirPath := t.path(idx)
 	t.fix(t.problem(KindAfterEnd, dirPath, 0, t.slotOff(idx, end),
 		"slot %d marks the end of the directory, but slots up to %d are in use (Linux and fsck.fat read them, Windows does not)", end, last),
 		"mark the %d end markers before slot %d of %s deleted, so that every system reads the slots after them", len(marks), last, dirPath)
@@ -344,11 +342,11 @@ func (t *treeCheck) checkAfterEnd(idx int, raw []byte) {
 // stray "." or "..". It returns true when the entry is not a file or
 // directory to check further.
 func (t *treeCheck) checkEntry(idx int, r *Record, isRoot bool) bool {
-	nd := &t.nodes[idx]
+	nd := t.nodes.at(idx)
 	e := &r.Entry
 	if e.Attr&^0x3F != 0 {
-		t.fix(t.problem(KindAttr, nd.path, 0, nd.entryOff+direntAttr, "attributes %#02x have the reserved bits 6-7 set", uint8(e.Attr)),
-			"clear the reserved attribute bits of %s", nd.path)
+		t.fix(t.problem(KindAttr, t.path(idx), 0, t.entryOff(idx)+direntAttr, "attributes %#02x have the reserved bits 6-7 set", uint8(e.Attr)),
+			"clear the reserved attribute bits of %s", t.path(idx))
 		e.Attr &= 0x3F
 		t.entry(idx)[direntAttr] = byte(e.Attr)
 	}
@@ -357,11 +355,11 @@ func (t *treeCheck) checkEntry(idx int, r *Record, isRoot bool) bool {
 		if e.Cluster == 0 {
 			drop, keep = AttrDirectory, "a volume label"
 		}
-		t.fix(t.problem(KindAttr, nd.path, e.Cluster, nd.entryOff+direntAttr, "attributes %#02x mark both a directory and a volume label", uint8(e.Attr)),
-			"make %s %s", nd.path, keep)
+		t.fix(t.problem(KindAttr, t.path(idx), e.Cluster, t.entryOff(idx)+direntAttr, "attributes %#02x mark both a directory and a volume label", uint8(e.Attr)),
+			"make %s %s", t.path(idx), keep)
 		e.Attr &^= drop
 		t.entry(idx)[direntAttr] = byte(e.Attr)
-		nd.dir = e.IsDir()
+		t.setDir(idx, e.IsDir())
 	}
 	switch {
 	case e.IsLabel():
@@ -373,8 +371,8 @@ func (t *treeCheck) checkEntry(idx int, r *Record, isRoot bool) bool {
 		if r.Short == DotDotName {
 			kind = KindDotDot
 		}
-		t.fix(t.problem(kind, t.nodes[nd.parent].path, e.Cluster, nd.entryOff, "a %q entry at slot %d, where it does not belong", r.Short.String(), r.Slot+r.Slots-1),
-			"delete the stray %q entry in %s", r.Short.String(), t.nodes[nd.parent].path)
+		t.fix(t.problem(kind, t.path(int(nd.parent)), e.Cluster, t.entryOff(idx), "a %q entry at slot %d, where it does not belong", r.Short.String(), r.Slot+r.Slots-1),
+			"delete the stray %q entry in %s", r.Short.String(), t.path(int(nd.parent)))
 		t.deleteEntry(idx)
 		return true
 	}
@@ -384,21 +382,21 @@ func (t *treeCheck) checkEntry(idx int, r *Record, isRoot bool) bool {
 // checkLabelEntry checks a volume label entry: the root's first is the
 // volume's label; others are deleted, as no system reads them.
 func (t *treeCheck) checkLabelEntry(idx int, r *Record, isRoot bool) {
-	nd := &t.nodes[idx]
-	dirPath := t.nodes[nd.parent].path
+	dirPath := t.path(int(t.nodes.at(idx).parent))
+	entryOff := t.entryOff(idx)
 	switch {
 	case !isRoot:
-		t.fix(t.problem(KindLabel, dirPath, 0, nd.entryOff, "volume label entry %q in a subdirectory", r.Short.Label()),
+		t.fix(t.problem(KindLabel, dirPath, 0, entryOff, "volume label entry %q in a subdirectory", r.Short.Label()),
 			"delete the label entry %q in %s", r.Short.Label(), dirPath)
 		t.deleteEntry(idx)
 	case t.label != nil:
-		t.fix(t.problem(KindLabel, dirPath, 0, nd.entryOff, "a second volume label entry %q (the first is %q)", r.Short.Label(), t.label.name.Label()),
+		t.fix(t.problem(KindLabel, dirPath, 0, entryOff, "a second volume label entry %q (the first is %q)", r.Short.Label(), t.label.name.Label()),
 			"delete the second label entry %q", r.Short.Label())
 		t.deleteEntry(idx)
 	default:
-		t.label = &rootLabel{name: r.Short, slot: r.Slot + r.Slots - 1, off: nd.entryOff}
+		t.label = &rootLabel{name: r.Short, slot: r.Slot + r.Slots - 1, off: entryOff}
 		if r.Entry.Cluster != 0 || r.Entry.Size != 0 {
-			t.fix(t.problem(KindLabel, dirPath, r.Entry.Cluster, nd.entryOff, "volume label entry %q has cluster %d and size %d, not 0", r.Short.Label(), r.Entry.Cluster, r.Entry.Size),
+			t.fix(t.problem(KindLabel, dirPath, r.Entry.Cluster, entryOff, "volume label entry %q has cluster %d and size %d, not 0", r.Short.Label(), r.Entry.Cluster, r.Entry.Size),
 				"clear the cluster and size of the label entry")
 			t.setStart(idx, 0)
 			t.setSize(idx, 0)

@@ -33,15 +33,16 @@ const (
 // Attr holds the attribute bits of a directory entry (DIR_Attr).
 type Attr uint8
 
-// Attribute bits. AttrLongName is the combination that marks an LFN slot.
+// Attribute bits: fsattr's, as a byte. AttrLongName is the combination
+// that marks an LFN slot.
 const (
-	AttrReadOnly  Attr = fsattr.ReadOnly
-	AttrHidden    Attr = fsattr.Hidden
-	AttrSystem    Attr = fsattr.System
-	AttrVolumeID  Attr = fsattr.VolumeID
-	AttrDirectory Attr = fsattr.Directory
-	AttrArchive   Attr = fsattr.Archive
-	AttrLongName  Attr = AttrReadOnly | AttrHidden | AttrSystem | AttrVolumeID
+	AttrReadOnly  = Attr(fsattr.ReadOnly)
+	AttrHidden    = Attr(fsattr.Hidden)
+	AttrSystem    = Attr(fsattr.System)
+	AttrVolumeID  = Attr(fsattr.VolumeID)
+	AttrDirectory = Attr(fsattr.Directory)
+	AttrArchive   = Attr(fsattr.Archive)
+	AttrLongName  = AttrReadOnly | AttrHidden | AttrSystem | AttrVolumeID
 )
 
 // DIR_NTRes flags: Windows NT and Linux ("shortname=mixed") store a name whose

@@ -45,7 +45,7 @@ func (v *Volume) Fallocate(name string, length int64, opts FallocateOptions) (*F
 	if err := v.settleWrite(); err != nil {
 		return nil, err
 	}
-	parent, base, err := v.parentOf("fallocate", name)
+	parent, base, err := v.walker().Parent("fallocate", name)
 	if err != nil {
 		return nil, err
 	}

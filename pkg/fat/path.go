@@ -73,15 +73,11 @@ func (v *Volume) lookupPath(op, name string) (*dir, *Record, uint64, error) {
 // own path.
 var errDirLoop = fmt.Errorf("%w: directory loop: this entry leads back to a directory on its own path", ErrCorrupt)
 
-// parentOf resolves the directory that holds name (which need not exist)
-// and returns it with name's last element (see fsutil.Walker.Parent).
-func (v *Volume) parentOf(op, name string) (*dir, string, error) {
-	return v.walker().Parent(op, name)
-}
-
 // changes is how a change to v's tree starts (see fsutil.Changes): its
 // Entry finds an existing entry (the root refused), its New the directory
-// a new entry goes in.
+// a new entry goes in (the walker's Parent: the directory that holds a
+// name that need not exist, and the name's last element).
 func (v *Volume) changes() fsutil.Changes[*dir, *Record] {
-	return fsutil.Changes[*dir, *Record]{Begin: v.begin, Settle: v.settleWrite, Lookup: v.lookup, Parent: v.parentOf}
+	return fsutil.Changes[*dir, *Record]{Begin: v.begin, Settle: v.settleWrite, Lookup: v.lookup, Parent: v.walker().Parent,
+		Member: (*dir).lookup, Check: checkNewName, Room: v.roomFor, Now: v.Now}
 }

@@ -54,6 +54,15 @@ type FormatParams struct {
 	// itself so that the data area starts on an erase-block boundary). It
 	// must hold an entry for every cluster.
 	FATSectors int
+	// FATSpareFor and FATSpareTimes, when they name a size larger than the
+	// volume (FATSpareFor bytes, or FATSpareTimes times Size), size the
+	// FATs for a volume of that size with the type and cluster size chosen
+	// for this one (at most for the clusters the type counts): a later
+	// growth up to it needs no more FAT sectors, so the data area does not
+	// move and the resize stays crash-safe (fmkfs --fat-spare). Ignored
+	// with FATSectors.
+	FATSpareFor   int64
+	FATSpareTimes int
 }
 
 // Limits mkfs.fat applies when it lays out a volume.
@@ -125,6 +134,9 @@ var floppy = map[int64]struct {
 //
 // Errors wrap ErrInvalidParams and are one sentence naming the limit.
 func Plan(p FormatParams) (*BootSector, *Layout, error) {
+	if p.FATSectors == 0 && (p.FATSpareFor > 0 || p.FATSpareTimes > 1) {
+		return planSpare(p)
+	}
 	in, err := normalize(p)
 	if err != nil {
 		return nil, nil, err
@@ -350,3 +362,42 @@ func fat32ClusterSectors(total int64) int64 {
 }
 
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// planSpare is Plan with FATs sized for a larger volume: the volume is
+// planned as asked, then again with its type and cluster size and FATs
+// that count the clusters the larger size would have (estimated from
+// this volume's data offset, which only overcounts: the larger FATs leave
+// fewer).
+func planSpare(p FormatParams) (*BootSector, *Layout, error) {
+	q := p
+	q.FATSpareFor, q.FATSpareTimes = 0, 0
+	_, l, err := Plan(q)
+	if err != nil {
+		return nil, nil, err
+	}
+	target := max(p.FATSpareFor, l.TotalSize*int64(max(p.FATSpareTimes, 1)))
+	if target <= l.TotalSize {
+		return Plan(q)
+	}
+	var top int64
+	switch l.Type {
+	case FAT12:
+		top = maxClusters12
+	case FAT16:
+		top = maxClusters16
+	default:
+		top = MaxClusters32
+	}
+	count := min((target-l.DataOffset)/l.ClusterSize, top)
+	secs := ceilDiv(fatBytes(l.Type, uint32(count)), l.SectorSize)
+	if spc := l.ClusterSize / l.SectorSize; p.AlignData {
+		secs = ceilDiv(secs, spc) * spc
+	}
+	q.Type, q.ClusterSize, q.SectorsPerCluster, q.FATSectors = l.Type, int(l.ClusterSize), 0, int(secs)
+	q.AllowSmallFAT32 = p.AllowSmallFAT32 || (l.Type == FAT32 && l.Clusters < MinClusters32)
+	bs, nl, err := Plan(q)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w (with FATs of %d sectors, sized for a %s volume)", err, secs, sizeString(target))
+	}
+	return bs, nl, nil
+}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ftools/ftools/pkg/internal/voltest"
 	fio "github.com/ftools/ftools/pkg/io"
 )
 
@@ -44,15 +45,7 @@ func raVolume(t *testing.T) (*Volume, *fio.Device) {
 func raPut(t *testing.T, v *Volume, name string, data []byte) {
 	t.Helper()
 	w, err := v.Create(name, int64(len(data)), time.Unix(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	voltest.Put(t, w, err, data)
 }
 
 // ReadAhead gives back every file's bytes, whatever their size, layout and

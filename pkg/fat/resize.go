@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"strings"
 
 	"github.com/ftools/ftools/pkg/internal/fsutil"
 	"github.com/ftools/ftools/pkg/internal/resize"
@@ -191,27 +192,70 @@ func (r *resizer) plan() error {
 
 // typeLimits refuses a cluster count the type cannot have: FAT12 and
 // FAT16 are told apart by it, and FAT32 keeps within its range (a FAT32
-// volume made small on purpose may stay below FAT16's limit).
+// volume made small on purpose may stay below FAT16's limit). The refusal
+// (*resize.TypeLimitError) names the nearest size the layout holds and a
+// type and cluster size a new file system of the size asked for could
+// have.
 func (r *resizer) typeLimits() error {
 	l := r.l
 	n := r.newCount
 	var why string
+	var edge int64 // the nearest cluster count the type allows
 	switch l.Type {
 	case FAT12, FAT16:
 		if t := TypeForClusters(n); t != l.Type {
 			why = fmt.Sprintf("%d clusters of %d bytes make %s, not %s", n, l.ClusterSize, t, l.Type)
+			switch {
+			case l.Type == FAT12:
+				why += fmt.Sprintf(" (FAT12 counts at most %d)", MinClusters16-1)
+				edge = MinClusters16 - 1
+			case n < MinClusters16:
+				why += fmt.Sprintf(" (FAT16 counts at least %d)", MinClusters16)
+				edge = MinClusters16
+			default:
+				why += fmt.Sprintf(" (FAT16 counts at most %d)", MinClusters32-1)
+				edge = MinClusters32 - 1
+			}
 		}
 	case FAT32:
 		if n > MaxClusters32 {
 			why = fmt.Sprintf("%d clusters of %d bytes are more than FAT32's %d", n, l.ClusterSize, MaxClusters32)
+			edge = MaxClusters32
 		} else if n < MinClusters32 && l.Clusters >= MinClusters32 {
 			why = fmt.Sprintf("%d clusters of %d bytes are fewer than FAT32's %d", n, l.ClusterSize, MinClusters32)
+			edge = MinClusters32
 		}
 	}
 	if why == "" {
 		return nil
 	}
-	return fmt.Errorf("fat: resize to %d bytes: %s; a different cluster size or FAT type would need a conversion, which fresize does not do: %w", r.o.Size, why, resize.ErrTypeLimit)
+	e := &resize.TypeLimitError{Asked: r.o.Size, Why: why}
+	e.Nearest = l.DataOffset + edge*l.ClusterSize
+	e.NearestMovesData = edge > r.fatCounts()
+	for _, t := range []Type{l.Type, FAT12, FAT16, FAT32} {
+		_, nl, err := Plan(FormatParams{Size: r.o.Size, SectorSize: int(l.SectorSize), Type: t, NumFATs: l.NumFATs})
+		if err == nil && (t != l.Type || nl.ClusterSize != l.ClusterSize) {
+			e.MakeType, e.MakeClusterSize = strings.TrimPrefix(t.String(), "FAT"), nl.ClusterSize
+			break
+		}
+	}
+	return fmt.Errorf("fat: %w", e)
+}
+
+// fatCounts is the largest cluster count the FAT as it is can hold, within
+// the type's limits.
+func (r *resizer) fatCounts() int64 {
+	l := r.l
+	var fits int64
+	switch l.Type {
+	case FAT12:
+		fits = min(l.FATSize*2/3-2, MinClusters16-1)
+	case FAT16:
+		fits = min(l.FATSize/2-2, MinClusters32-1)
+	default:
+		fits = min(l.FATSize/4-2, MaxClusters32)
+	}
+	return fits
 }
 
 // fatFull refuses a growth whose clusters the FAT cannot count, naming the
@@ -220,23 +264,7 @@ func (r *resizer) fatFull(need int64) error {
 	l := r.l
 	ss := l.SectorSize
 	more := (need - l.FATSize + ss - 1) / ss
-	var fits int64
-	switch l.Type {
-	case FAT12:
-		fits = l.FATSize*2/3 - 2
-	case FAT16:
-		fits = l.FATSize/2 - 2
-	default:
-		fits = l.FATSize/4 - 2
-	}
-	switch {
-	case l.Type == FAT12:
-		fits = min(fits, MinClusters16-1)
-	case l.Type == FAT16:
-		fits = min(fits, MinClusters32-1)
-	default:
-		fits = min(fits, MaxClusters32)
-	}
+	fits := r.fatCounts()
 	largest := l.DataOffset + fits*l.ClusterSize
 	return &FATFullError{Asked: r.o.Size, Largest: largest, Msg: fmt.Sprintf("fat: resize to %d bytes: %d clusters need %d more FAT sectors (%d per FAT, %d spare): the data area would move, which needs an undo file (and --force); the largest size this FAT can count is %d bytes",
 		r.o.Size, r.newCount, more, l.FATSize/ss, (l.FATSize-fatBytes(l.Type, l.Clusters))/ss, largest)}

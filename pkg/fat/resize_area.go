@@ -1,7 +1,12 @@
 package fat
 
 import (
+	"cmp"
+	"encoding/binary"
 	"fmt"
+	"slices"
+
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 
 	"github.com/ftools/ftools/pkg/internal/resize"
 )
@@ -80,77 +85,66 @@ func (r *resizer) planAreaMove(total int64) error {
 }
 
 // moveArea rewrites the volume with the data area k clusters later, after
-// the undo file has saved what it overwrites.
+// the undo file has saved what it overwrites. Memory stays bounded
+// whatever the volume's size: the undo file is written, and FAT32's new
+// FATs built, a window at a time, and the directories are held as runs
+// of clusters, rewritten a cluster at a time.
 func (r *resizer) moveArea() error {
 	v, l, a := r.v, r.l, r.area
 	k := Cluster(a.k)
-	meta := make([]byte, l.DataOffset)
-	if _, err := v.dev.ReadAt(meta, 0); err != nil {
-		return fmt.Errorf("fat: reading the reserved sectors and FATs: %w", err)
-	}
-	// The undo puts back a clean volume: the moves before are whole.
-	copy(meta, v.cleanBoot())
-	dirs, err := r.allDirs()
+	dirs, err := r.dirExtents()
 	if err != nil {
 		return err
 	}
-	// The undo file: the old metadata and directories, durable first.
+	buf := make([]byte, max(areaChunk, l.ClusterSize))
+	// The undo file: the old reserved sectors, FATs and fixed root (the
+	// boot sector clean: the moves before are whole), then every
+	// directory cluster, durable before anything is overwritten.
 	u := resize.NewUndoWriter(r.o.Undo)
-	u.Record(0, meta)
-	for _, d := range dirs {
-		u.Record(d.off, d.raw)
+	for pos := int64(0); pos < l.DataOffset; pos += areaChunk {
+		b := buf[:min(areaChunk, l.DataOffset-pos)]
+		if _, err := v.dev.ReadAt(b, pos); err != nil {
+			return fmt.Errorf("fat: reading the reserved sectors and FATs: %w", err)
+		}
+		if pos == 0 {
+			copy(b, v.cleanBoot())
+		}
+		if err := u.Record(pos, b); err != nil {
+			return fmt.Errorf("fat: writing the undo file: %w", err)
+		}
+	}
+	err = r.eachDirChunk(dirs, buf, func(off int64, b []byte) error { return u.Record(off, b) })
+	if err != nil {
+		return err
 	}
 	if err := u.Close(); err != nil {
 		return fmt.Errorf("fat: writing the undo file: %w", err)
 	}
-	// The new FATs, from the old first FAT as it was read.
-	old, err := NewTable(l.Type, meta[l.FATOffset:l.FATOffset+l.FATSize], l.Clusters)
+	// The new FATs (and FAT12/16's root after them), from the old first
+	// FAT.
+	if l.Type == FAT32 {
+		err = r.streamFATs(k)
+	} else {
+		err = r.wholeFATs(k)
+	}
 	if err != nil {
 		return err
 	}
-	raw := make([]byte, a.fatSecs*l.SectorSize)
-	nt, err := NewTable(l.Type, raw, r.newCount)
-	if err != nil {
-		return err
-	}
-	nt.Set(0, old.Get(0))
-	nt.Set(1, old.Get(1))
-	oldMax := l.MaxCluster()
-	for c := FirstCluster; c <= r.newMax; c++ {
-		oc := c + k
-		if oc > oldMax {
-			break
-		}
-		val := old.Get(oc)
-		if val >= FirstCluster+k && val <= oldMax && !old.IsEOC(val) && !old.IsBad(val) {
-			val -= k
-		} else if val != 0 && !old.IsEOC(val) && !old.IsBad(val) {
-			return fmt.Errorf("fat: cluster %d leads to cluster %d, which the move should have emptied", oc, val)
-		}
-		nt.Set(c, val)
-	}
+	// The directories, where they are, with every cluster less k.
 	b := v.dev.NewBatch()
-	for i := range l.NumFATs {
-		if err := b.Write(l.FATOffset+int64(i)*int64(len(raw)), raw); err != nil {
-			return fmt.Errorf("fat: writing the FATs: %w", err)
+	err = r.eachDirChunk(dirs, buf, func(off int64, raw []byte) error {
+		for i := int64(0); i < int64(len(raw)); i += l.ClusterSize {
+			if err := b.Write(off+i, renumber(raw[i:i+l.ClusterSize], k, l.Type)); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	if err == nil {
+		err = b.Flush()
 	}
-	if l.Type != FAT32 {
-		root := renumber(meta[l.RootDirOffset:l.RootDirOffset+l.RootDirSize], k, l.Type)
-		if err := b.Write(l.FATOffset+int64(l.NumFATs)*int64(len(raw)), root); err != nil {
-			return fmt.Errorf("fat: writing the root directory: %w", err)
-		}
-	}
-	for _, d := range dirs {
-		if d.root {
-			continue
-		}
-		if err := b.Write(d.off, renumber(d.raw, k, l.Type)); err != nil {
-			return fmt.Errorf("fat: writing a directory: %w", err)
-		}
-	}
-	if err := b.Flush(); err != nil {
-		return fmt.Errorf("fat: writing the FATs and directories: %w", err)
+	if err != nil {
+		return fmt.Errorf("fat: writing the directories: %w", err)
 	}
 	v.metaWritten = true
 	if err := v.barrier(); err != nil {
@@ -169,70 +163,209 @@ func (r *resizer) moveArea() error {
 	return nil
 }
 
-// rzDirBytes is a directory's bytes, one cluster at a time (the fixed root
-// whole), at its byte offset on the volume.
-type rzDirBytes struct {
-	off  int64
-	raw  []byte
-	root bool // FAT12/16's fixed root, which moves
+// areaChunk is how much of the FATs or directories moveArea holds at a
+// time.
+const areaChunk = 1 << 20
+
+// renumbered is the new value of old cluster oc's FAT entry val: a link
+// less k, an end, bad or free mark as it is.
+func (r *resizer) renumbered(oc, val, k Cluster) (Cluster, error) {
+	t := r.v.table
+	switch {
+	case val == 0 || t.IsEOC(val) || t.IsBad(val):
+		return val, nil
+	case val >= FirstCluster+k && val <= r.l.MaxCluster():
+		return val - k, nil
+	}
+	return 0, fmt.Errorf("fat: cluster %d leads to cluster %d, which the move should have emptied", oc, val)
 }
 
-// allDirs reads every directory cluster of the tree.
-func (r *resizer) allDirs() ([]rzDirBytes, error) {
+// wholeFATs writes FAT12/16's new FATs (at most 128 KiB each) and the
+// fixed root after them: the old FAT and root are read whole first.
+func (r *resizer) wholeFATs(k Cluster) error {
+	v, l, a := r.v, r.l, r.area
+	oldRaw := make([]byte, l.FATSize)
+	if _, err := v.dev.ReadAt(oldRaw, l.FATOffset); err != nil {
+		return fmt.Errorf("fat: reading the FAT: %w", err)
+	}
+	root := make([]byte, l.RootDirSize)
+	if _, err := v.dev.ReadAt(root, l.RootDirOffset); err != nil {
+		return fmt.Errorf("fat: reading the root directory: %w", err)
+	}
+	old, err := NewTable(l.Type, oldRaw, l.Clusters)
+	if err != nil {
+		return err
+	}
+	raw := make([]byte, a.fatSecs*l.SectorSize)
+	nt, err := NewTable(l.Type, raw, r.newCount)
+	if err != nil {
+		return err
+	}
+	nt.Set(0, old.Get(0))
+	nt.Set(1, old.Get(1))
+	for c := FirstCluster; c <= r.newMax && c+k <= l.MaxCluster(); c++ {
+		val, err := r.renumbered(c+k, old.Get(c+k), k)
+		if err != nil {
+			return err
+		}
+		nt.Set(c, val)
+	}
+	b := v.dev.NewBatch()
+	for i := range l.NumFATs {
+		if err := b.Write(l.FATOffset+int64(i)*int64(len(raw)), raw); err != nil {
+			return fmt.Errorf("fat: writing the FATs: %w", err)
+		}
+	}
+	if err := b.Write(l.FATOffset+int64(l.NumFATs)*int64(len(raw)), renumber(root, k, l.Type)); err != nil {
+		return fmt.Errorf("fat: writing the root directory: %w", err)
+	}
+	if err := b.Flush(); err != nil {
+		return fmt.Errorf("fat: writing the FATs: %w", err)
+	}
+	v.metaWritten = true
+	return nil
+}
+
+// streamFATs writes FAT32's new FATs a window at a time: new entry c holds
+// old entry c+k renumbered. FAT 1 is rewritten over itself front to back,
+// each window's old entries (k further on) read before the window is
+// written; the other copies lie past the old FAT 1.
+func (r *resizer) streamFATs(k Cluster) error {
+	v, l, a := r.v, r.l, r.area
+	le := binary.LittleEndian
+	newBytes := a.fatSecs * l.SectorSize
+	var head [8]byte
+	if _, err := v.dev.ReadAt(head[:], l.FATOffset); err != nil {
+		return fmt.Errorf("fat: reading the FAT: %w", err)
+	}
+	oldEnd := int64(l.MaxCluster()+1) * 4 // the old entries' bytes
+	in := make([]byte, areaChunk)
+	out := make([]byte, areaChunk)
+	for pos := int64(0); pos < newBytes; pos += areaChunk {
+		if err := fsutil.Cancelled(r.o.Context); err != nil {
+			return err
+		}
+		o := out[:min(areaChunk, newBytes-pos)]
+		clear(o)
+		from := pos + int64(k)*4 // the old entries' bytes for this window
+		var n int64
+		if from < oldEnd {
+			n = min(int64(len(o)), oldEnd-from)
+			if _, err := v.dev.ReadAt(in[:n], l.FATOffset+from); err != nil {
+				return fmt.Errorf("fat: reading the FAT: %w", err)
+			}
+		}
+		for i := int64(0); i+4 <= int64(len(o)); i += 4 {
+			c := Cluster((pos + i) / 4)
+			switch {
+			case c < FirstCluster:
+				copy(o[i:i+4], head[c*4:c*4+4])
+			case c > r.newMax || i >= n:
+			default:
+				val, err := r.renumbered(c+k, Cluster(le.Uint32(in[i:])&0x0FFFFFFF), k)
+				if err != nil {
+					return err
+				}
+				le.PutUint32(o[i:], uint32(val))
+			}
+		}
+		for j := range l.NumFATs {
+			if _, err := v.dev.WriteAt(o, l.FATOffset+int64(j)*newBytes+pos); err != nil {
+				return fmt.Errorf("fat: writing FAT %d: %w", j+1, err)
+			}
+		}
+		v.metaWritten = true
+	}
+	return nil
+}
+
+// dirExtents walks the tree and returns every directory cluster (FAT32's
+// root included, FAT12/16's fixed root not) as runs, reading one cluster
+// at a time.
+func (r *resizer) dirExtents() ([]Extent, error) {
 	v, l := r.v, r.l
-	var out []rzDirBytes
+	var out []Extent
 	stack := []Cluster{0}
 	if l.Type == FAT32 {
 		stack[0] = Cluster(v.boot.RootCluster)
 	}
-	seen := map[Cluster]bool{}
+	var seen []Extent
+	raw := make([]byte, max(l.ClusterSize, l.RootDirSize))
+	scan := func(b []byte) {
+		for i := 0; i+DirEntrySize <= len(b); i += DirEntrySize {
+			s := b[i:]
+			if s[0] == SlotEnd {
+				return
+			}
+			e := DecodeDirEntry(s[:DirEntrySize])
+			if s[0] == SlotDeleted || e.IsLongName() || e.IsLabel() || !e.IsDir() {
+				continue
+			}
+			e.ClusterFor(l.Type)
+			if sn := ShortName(e.Name); sn == DotName || sn == DotDotName || e.Cluster < FirstCluster {
+				continue
+			}
+			stack = append(stack, e.Cluster)
+		}
+	}
 	for len(stack) > 0 {
+		if err := fsutil.Cancelled(r.o.Context); err != nil {
+			return nil, err
+		}
 		first := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		var parts []rzDirBytes
 		if first == 0 {
-			raw := make([]byte, l.RootDirSize)
-			if _, err := v.dev.ReadAt(raw, l.RootDirOffset); err != nil {
+			b := raw[:l.RootDirSize]
+			if _, err := v.dev.ReadAt(b, l.RootDirOffset); err != nil {
 				return nil, err
 			}
-			parts = append(parts, rzDirBytes{off: l.RootDirOffset, raw: raw, root: true})
-		} else {
-			chain, err := Chain(v.table, first)
-			if err != nil {
-				return nil, err
-			}
-			for _, c := range chain {
-				if seen[c] {
-					return nil, fmt.Errorf("fat: directory cluster %d is reached twice; run fverify", c)
-				}
-				seen[c] = true
-				raw := make([]byte, l.ClusterSize)
-				if _, err := v.dev.ReadAt(raw, l.ClusterOffset(c)); err != nil {
+			scan(b)
+			continue
+		}
+		chain, err := ChainExtents(v.table, first)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range chain {
+			seen = append(seen, e)
+			for c := e.Start; c < e.End(); c++ {
+				b := raw[:l.ClusterSize]
+				if _, err := v.dev.ReadAt(b, l.ClusterOffset(c)); err != nil {
 					return nil, err
 				}
-				parts = append(parts, rzDirBytes{off: l.ClusterOffset(c), raw: raw})
+				scan(b)
 			}
 		}
-		out = append(out, parts...)
-		for _, p := range parts {
-			for i := 0; i+DirEntrySize <= len(p.raw); i += DirEntrySize {
-				s := p.raw[i:]
-				if s[0] == SlotEnd {
-					break
-				}
-				e := DecodeDirEntry(s[:DirEntrySize])
-				if s[0] == SlotDeleted || e.IsLongName() || e.IsLabel() || !e.IsDir() {
-					continue
-				}
-				e.ClusterFor(l.Type)
-				if sn := ShortName(e.Name); sn == DotName || sn == DotDotName || e.Cluster < FirstCluster {
-					continue
-				}
-				stack = append(stack, e.Cluster)
-			}
+		out = append(out, chain...)
+	}
+	slices.SortFunc(seen, func(a, b Extent) int { return cmp.Compare(a.Start, b.Start) })
+	for i := 1; i < len(seen); i++ {
+		if seen[i-1].End() > seen[i].Start {
+			return nil, fmt.Errorf("fat: directory cluster %d is reached twice; run fverify", seen[i].Start)
 		}
 	}
 	return out, nil
+}
+
+// eachDirChunk reads the directory clusters of exts, up to len(buf) bytes
+// at a time, and hands each piece to fn with its byte offset.
+func (r *resizer) eachDirChunk(exts []Extent, buf []byte, fn func(off int64, b []byte) error) error {
+	l := r.l
+	per := Cluster(max(int64(len(buf))/l.ClusterSize, 1))
+	for _, e := range exts {
+		for c := e.Start; c < e.End(); {
+			n := min(per, e.End()-c)
+			b := buf[:int64(n)*l.ClusterSize]
+			if _, err := r.v.dev.ReadAt(b, l.ClusterOffset(c)); err != nil {
+				return fmt.Errorf("fat: reading directory clusters %d-%d: %w", c, c+n-1, err)
+			}
+			if err := fn(l.ClusterOffset(c), b); err != nil {
+				return err
+			}
+			c += n
+		}
+	}
+	return nil
 }
 
 // renumber returns a copy of directory bytes with every first cluster

@@ -1,6 +1,7 @@
 package fat
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"maps"
@@ -10,13 +11,16 @@ import (
 	"github.com/ftools/ftools/pkg/internal/resize"
 )
 
-// moves is what a shrink moves: each cluster past the new end (and each
-// cluster of a directory copied whole) and where it goes, the references
-// to switch in place once the copies are durable, and the entries to
-// change inside the copies before they are written.
+// moves is what a shrink moves: runs of clusters past the new end (and
+// the clusters of each directory copied whole) and where they go, the
+// references to switch in place once the copies are durable, and the
+// entries to change inside the copies before they are written. It holds
+// runs, not clusters, so its memory grows with the moved files'
+// fragments and the directories, not with the volume or the bytes moved.
 type moves struct {
-	to    map[Cluster]Cluster // old cluster -> new
-	order []Cluster           // the moved clusters, chain by chain
+	runs   []resize.Move // the copies, chain by chain
+	byFrom []resize.Move // the same, by old cluster
+	count  uint32        // clusters copied
 	// links are FAT entries of clusters that stay, whose next cluster
 	// moves: entry -> the next cluster's new number.
 	links map[Cluster]Cluster
@@ -30,12 +34,44 @@ type moves struct {
 	root    Cluster // FAT32's root directory's new first cluster, or 0
 }
 
+// newOf is where cluster c moves, if it does.
+func (mv *moves) newOf(c Cluster) (Cluster, bool) {
+	i, _ := slices.BinarySearchFunc(mv.byFrom, uint32(c), func(m resize.Move, c uint32) int {
+		switch {
+		case m.From+m.Len <= c:
+			return -1
+		case m.From > c:
+			return 1
+		}
+		return 0
+	})
+	if i < len(mv.byFrom) {
+		if m := mv.byFrom[i]; m.From <= uint32(c) && uint32(c) < m.From+m.Len {
+			return Cluster(m.To + uint32(c) - m.From), true
+		}
+	}
+	return 0, false
+}
+
+// add appends a copy of n clusters from from to to, merging it with the
+// previous copy when both continue it.
+func (mv *moves) add(from, to Cluster, n uint32) {
+	if k := len(mv.runs); k > 0 {
+		if p := &mv.runs[k-1]; p.From+p.Len == uint32(from) && p.To+p.Len == uint32(to) {
+			p.Len += n
+			mv.count += n
+			return
+		}
+	}
+	mv.runs = append(mv.runs, resize.Move{From: uint32(from), To: uint32(to), Len: n})
+	mv.count += n
+}
+
 // rzDir is a directory met in the walk.
 type rzDir struct {
 	first  Cluster // 0: FAT12/16's fixed root
-	chain  []Cluster
-	moves  bool   // copied whole
-	parent *rzDir // nil for the root
+	moves  bool    // copied whole
+	parent *rzDir  // nil for the root
 	// entryOff is the byte offset of the entry naming it in its parent;
 	// dot and dotdot those of its "." and ".." entries (-1: none).
 	entryOff, dot, dotdot int64
@@ -48,13 +84,13 @@ type rzDir struct {
 // is the volume's free cluster count.
 func (r *resizer) findMoves(free uint32) error {
 	v, l := r.v, r.l
-	mv := &moves{to: map[Cluster]Cluster{}, links: map[Cluster]Cluster{}, entries: map[int64]Cluster{}, patches: map[Cluster]map[int64]Cluster{}}
+	mv := &moves{links: map[Cluster]Cluster{}, entries: map[int64]Cluster{}, patches: map[Cluster]map[int64]Cluster{}}
 	r.mv = mv
-	past := func(c Cluster) bool { return c < r.keepLo || c > r.keepHi }
-	// chains to move: each with the entry that names its first cluster
-	// (-1: FAT32's root) and the directory holding that entry.
+	past := func(e Extent) bool { return e.Start < r.keepLo || e.End()-1 > r.keepHi }
+	// chains to move, as runs: each with the entry that names its first
+	// cluster (-1: FAT32's root) and the directory holding that entry.
 	type owner struct {
-		chain  []Cluster
+		chain  []Extent
 		entry  int64
 		holder *rzDir
 		dir    *rzDir // the chain is this directory's
@@ -87,10 +123,10 @@ func (r *resizer) findMoves(free uint32) error {
 			if int64(len(chain))*l.ClusterSize > maxDirBytes {
 				return fmt.Errorf("fat: directory at cluster %d holds %d clusters, more than a directory may", d.first, len(chain))
 			}
-			d.chain = chain
-			d.moves = slices.ContainsFunc(chain, past) || (d.parent != nil && d.parent.moves && d.parent.first != 0 && d.parent.first != l.RootCluster)
+			exts := extentsOf(chain)
+			d.moves = slices.ContainsFunc(exts, past) || (d.parent != nil && d.parent.moves && d.parent.first != 0 && d.parent.first != l.RootCluster)
 			if d.moves {
-				o := owner{chain: chain, entry: -1, dir: d}
+				o := owner{chain: exts, entry: -1, dir: d}
 				if d.parent != nil {
 					o.entry, o.holder = d.entryOff, d.parent
 				}
@@ -129,7 +165,7 @@ func (r *resizer) findMoves(free uint32) error {
 				stack = append(stack, &rzDir{first: e.Cluster, parent: d, entryOff: offOf(i), dot: -1, dotdot: -1})
 				continue
 			}
-			chain, err := Chain(v.table, e.Cluster)
+			chain, err := ChainExtents(v.table, e.Cluster)
 			if err != nil {
 				return err
 			}
@@ -138,44 +174,99 @@ func (r *resizer) findMoves(free uint32) error {
 			}
 		}
 	}
-	// Where each moved cluster goes: the free clusters below the new end,
-	// in order, chain after chain, so that a moved run stays a run.
-	var need uint32
-	for _, o := range owners {
-		for _, c := range o.chain {
-			if o.dir != nil || past(c) {
-				need++
+	// The pieces of each chain that move: a directory's whole chain, a
+	// file's clusters outside keepLo..keepHi, in chain order.
+	pieces := func(o owner, fn func(e Extent, moves bool)) {
+		for _, e := range o.chain {
+			if o.dir != nil {
+				fn(e, true)
+				continue
+			}
+			for c := e.Start; c < e.End(); {
+				in := c >= r.keepLo && c <= r.keepHi
+				n := Cluster(1)
+				switch {
+				case c < r.keepLo:
+					n = min(e.End(), r.keepLo) - c
+				case c > r.keepHi:
+					n = e.End() - c
+				default:
+					n = min(e.End(), r.keepHi+1) - c
+				}
+				fn(Extent{c, uint32(n)}, !in)
+				c += n
 			}
 		}
 	}
-	var dest []Cluster
-	var freeBelow uint32
-	err := v.FreeRuns(func(e Extent) error {
-		for c := max(e.Start, r.keepLo); c < e.End() && c <= r.keepHi; c++ {
-			freeBelow++
-			if uint32(len(dest)) < need {
-				dest = append(dest, c)
+	var need uint32
+	for _, o := range owners {
+		pieces(o, func(e Extent, moves bool) {
+			if moves {
+				need += e.Len
 			}
+		})
+	}
+	// Where they go: the free clusters below the new end, in order, chain
+	// after chain, so that a moved run stays a run.
+	var dest []Extent
+	var freeBelow, got uint32
+	err := v.FreeRuns(func(e Extent) error {
+		lo, hi := max(e.Start, r.keepLo), min(e.End(), r.keepHi+1)
+		if lo >= hi {
+			return nil
+		}
+		n := uint32(hi - lo)
+		freeBelow += n
+		if got < need {
+			take := min(n, need-got)
+			dest = append(dest, Extent{lo, take})
+			got += take
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if uint32(len(dest)) < need {
+	if got < need {
 		used := l.Clusters - free
 		return &resize.TooSmallError{Asked: r.o.Size, Need: l.DataOffset + int64(used)*l.ClusterSize,
 			What: fmt.Sprintf("%d clusters must move below the new end, which has %d free", need, freeBelow)}
 	}
+	// Hand the destinations out, and note the links: a cluster that stays
+	// whose next one moves.
+	movedBelow := uint32(0)
 	for _, o := range owners {
-		for _, c := range o.chain {
-			if o.dir != nil || past(c) {
-				if _, dup := mv.to[c]; dup {
-					return fmt.Errorf("fat: cluster %d belongs to two chains; run fverify", c)
-				}
-				mv.to[c] = dest[len(mv.order)]
-				mv.order = append(mv.order, c)
+		prev, prevMoved := Cluster(0), false
+		pieces(o, func(e Extent, moves bool) {
+			if !moves {
+				prev, prevMoved = e.End()-1, false
+				return
 			}
+			if e.Start >= r.keepLo && e.Start <= r.keepHi {
+				movedBelow += e.Len
+			}
+			for from, left := e.Start, e.Len; left > 0; {
+				d := &dest[0]
+				n := min(left, d.Len)
+				if prev != 0 && !prevMoved {
+					mv.links[prev] = d.Start
+				}
+				mv.add(from, d.Start, n)
+				prev, prevMoved = from+Cluster(n)-1, true
+				from += Cluster(n)
+				left -= n
+				d.Start += Cluster(n)
+				if d.Len -= n; d.Len == 0 {
+					dest = dest[1:]
+				}
+			}
+		})
+	}
+	mv.byFrom = slices.Clone(mv.runs)
+	slices.SortFunc(mv.byFrom, func(a, b resize.Move) int { return cmp.Compare(a.From, b.From) })
+	for i := 1; i < len(mv.byFrom); i++ {
+		if p := mv.byFrom[i-1]; p.From+p.Len > mv.byFrom[i].From {
+			return fmt.Errorf("fat: cluster %d belongs to two chains; run fverify", mv.byFrom[i].From)
 		}
 	}
 	// The references to switch.
@@ -184,7 +275,7 @@ func (r *resizer) findMoves(free uint32) error {
 			return 0, 0, false
 		}
 		c := Cluster((off-l.DataOffset)/l.ClusterSize) + FirstCluster
-		_, moved := mv.to[c]
+		_, moved := mv.newOf(c)
 		return c, (off - l.DataOffset) % l.ClusterSize, moved
 	}
 	patch := func(off int64, to Cluster) {
@@ -198,28 +289,22 @@ func (r *resizer) findMoves(free uint32) error {
 		}
 	}
 	for _, o := range owners {
-		first := o.chain[0]
-		if nf, moved := mv.to[first]; moved {
+		first := o.chain[0].Start
+		nf, moved := mv.newOf(first)
+		if moved {
 			if o.entry < 0 {
 				mv.root = nf
 			} else {
 				patch(o.entry, nf)
 			}
 		}
-		for i := 1; i < len(o.chain); i++ {
-			if _, moved := mv.to[o.chain[i]]; moved {
-				if _, pm := mv.to[o.chain[i-1]]; !pm {
-					mv.links[o.chain[i-1]] = mv.to[o.chain[i]]
-				}
-			}
-		}
 		if d := o.dir; d != nil && d.parent != nil {
 			// "." names the copy; ".." its parent's copy (0 for the root).
 			if d.dot >= 0 {
-				patch(d.dot, mv.to[first])
+				patch(d.dot, nf)
 			}
 			if pf := d.parent.first; d.dotdot >= 0 && pf != 0 && pf != l.RootCluster {
-				if np, moved := mv.to[pf]; moved {
+				if np, moved := mv.newOf(pf); moved {
 					patch(d.dotdot, np)
 				}
 			}
@@ -227,12 +312,7 @@ func (r *resizer) findMoves(free uint32) error {
 	}
 	// Free below the new end: what was, less the copies, plus the old
 	// clusters of directories copied whole from below it.
-	r.freeNew = freeBelow - need
-	for _, c := range mv.order {
-		if !past(c) {
-			r.freeNew++
-		}
-	}
+	r.freeNew = freeBelow - need + movedBelow
 	r.p.MoveClusters = int64(need)
 	r.p.MoveBytes = int64(need) * l.ClusterSize
 	r.p.Steps = append(r.p.Steps,
@@ -252,38 +332,44 @@ const maxDirBytes = 65536 * DirEntrySize
 // references, flush; the old clusters freed, flush.
 func (r *resizer) move() error {
 	v, l, mv := r.v, r.l, r.mv
-	if len(mv.order) == 0 {
+	if len(mv.runs) == 0 {
 		return nil
 	}
-	// 1. The copies, run by run (consecutive old clusters going to
-	// consecutive new ones), in large requests.
-	maxRun := max(int64(4<<20)/l.ClusterSize, 1)
-	buf := make([]byte, min(int64(len(mv.order)), maxRun)*l.ClusterSize)
-	var done int64
-	for i := 0; i < len(mv.order); {
-		if err := fsutil.Cancelled(r.o.Context); err != nil {
-			return err
-		}
-		n := 1
-		for i+n < len(mv.order) && int64(n) < maxRun && mv.order[i+n] == mv.order[i]+Cluster(n) && mv.to[mv.order[i+n]] == mv.to[mv.order[i]]+Cluster(n) {
-			n++
-		}
-		b := buf[:int64(n)*l.ClusterSize]
-		if _, err := v.dev.ReadAt(b, l.ClusterOffset(mv.order[i])); err != nil {
-			return fmt.Errorf("fat: reading clusters %d-%d: %w", mv.order[i], mv.order[i]+Cluster(n-1), err)
-		}
-		for k := range n {
-			for in, to := range mv.patches[mv.order[i+k]] {
-				setEntryCluster(b[int64(k)*l.ClusterSize+in:], to, l.Type)
+	// 1. The copies, run by run, in large requests; the entries inside
+	// moved directory clusters are changed on the way.
+	cp := &resize.Copier{
+		ClusterSize: l.ClusterSize,
+		Offset:      func(c uint32) int64 { return l.ClusterOffset(Cluster(c)) },
+		ReadAt: func(p []byte, off int64) (int, error) {
+			n, err := v.dev.ReadAt(p, off)
+			if err == nil && len(mv.patches) > 0 {
+				first := Cluster((off-l.DataOffset)/l.ClusterSize) + FirstCluster
+				for k := int64(0); k < int64(len(p))/l.ClusterSize; k++ {
+					for in, to := range mv.patches[first+Cluster(k)] {
+						setEntryCluster(p[k*l.ClusterSize+in:], to, l.Type)
+					}
+				}
 			}
-		}
-		if _, err := v.dev.WriteAt(b, l.ClusterOffset(mv.to[mv.order[i]])); err != nil {
-			return fmt.Errorf("fat: writing clusters %d-%d: %w", mv.to[mv.order[i]], mv.to[mv.order[i]]+Cluster(n-1), err)
-		}
-		i += n
-		done += int64(len(b))
-		if r.o.Progress != nil {
-			r.o.Progress(done, r.p.MoveBytes)
+			return n, err
+		},
+		Write: func(off int64, p []byte) error {
+			_, err := v.dev.WriteAt(p, off)
+			return err
+		},
+		Buf:      make([]byte, min(int64(mv.count)*l.ClusterSize, max(resize.CopyBufSize, l.ClusterSize))),
+		Progress: r.o.Progress,
+		Total:    r.p.MoveBytes,
+	}
+	per := uint32(max(int64(len(cp.Buf))/l.ClusterSize, 1))
+	for _, m := range mv.runs {
+		// A buffer's worth at a time, so that a long run can be cancelled.
+		for i := uint32(0); i < m.Len; i += per {
+			if err := fsutil.Cancelled(r.o.Context); err != nil {
+				return err
+			}
+			if err := cp.Copy(resize.Move{From: m.From + i, To: m.To + i, Len: min(per, m.Len-i)}); err != nil {
+				return fmt.Errorf("fat: %w", err)
+			}
 		}
 	}
 	if err := v.barrier(); err != nil {
@@ -291,12 +377,17 @@ func (r *resizer) move() error {
 	}
 	// 2. The copies' FAT: chains no entry reaches yet.
 	t := v.table
-	for _, c := range mv.order {
-		next := t.Get(c)
-		if nn, moved := mv.to[next]; moved && !t.IsEOC(next) {
-			next = nn
+	for _, m := range mv.runs {
+		for i := range m.Len {
+			c := Cluster(m.From + i)
+			next := t.Get(c)
+			if !t.IsEOC(next) {
+				if nn, moved := mv.newOf(next); moved {
+					next = nn
+				}
+			}
+			t.Set(Cluster(m.To+i), next)
 		}
-		t.Set(mv.to[c], next)
 	}
 	if err := r.flushFAT(); err != nil {
 		return err
@@ -332,8 +423,10 @@ func (r *resizer) move() error {
 		}
 	}
 	// 4. The old clusters, now reached by nothing.
-	for _, c := range mv.order {
-		t.Set(c, 0)
+	for _, m := range mv.runs {
+		for i := range m.Len {
+			t.Set(Cluster(m.From+i), 0)
+		}
 	}
 	return r.flushFAT()
 }

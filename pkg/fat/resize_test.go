@@ -87,3 +87,30 @@ func TestRenumber(t *testing.T) {
 		}
 	}
 }
+
+// A refusal at the type's limits names the nearest size the layout holds
+// (past the FATs' spare sectors: the data area would move) and a type and
+// cluster size that a new file system of the size asked for could have.
+func TestResizeTypeLimitAdvice(t *testing.T) {
+	l := &Layout{Type: FAT16, Clusters: 5000, ClusterSize: 2048, SectorSize: 512, NumFATs: 2, DataOffset: 100 * 512, FATSize: 20 * 512}
+	for _, tc := range []struct {
+		count     uint32
+		size      int64
+		nearest   int64
+		movesData bool
+		makeType  string
+		makeCS    int64
+	}{
+		{70000, 100*512 + 70000*2048, 100*512 + 65524*2048, true, "16", 4096},
+		{4000, 100*512 + 4000*2048, 100*512 + 4085*2048, false, "12", 2048},
+	} {
+		r := &resizer{l: l, newCount: tc.count, o: resize.Options{Size: tc.size}}
+		var e *resize.TypeLimitError
+		if err := r.typeLimits(); !errors.As(err, &e) || !errors.Is(err, resize.ErrTypeLimit) {
+			t.Fatalf("%d clusters: %v, want a TypeLimitError", tc.count, err)
+		}
+		if e.Nearest != tc.nearest || e.NearestMovesData != tc.movesData || e.MakeType != tc.makeType || e.MakeClusterSize != tc.makeCS {
+			t.Errorf("%d clusters: %+v; want nearest %d (moves data %v), FAT%s with %d-byte clusters", tc.count, e, tc.nearest, tc.movesData, tc.makeType, tc.makeCS)
+		}
+	}
+}

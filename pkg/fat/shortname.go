@@ -37,6 +37,14 @@ func (s ShortName) Display(nt uint8) string {
 	return base + "." + ext
 }
 
+// MayBeShortName reports whether name could be a short name as String
+// shows it (and lookups match it, case-insensitively): at most 12
+// characters, 8 + "." + 3, each byte of the code page decoded to one.
+// A longer name is never any entry's short name.
+func MayBeShortName(name string) bool {
+	return utf8.RuneCountInString(name) <= shortBaseLen+1+shortExtLen
+}
+
 // Label returns the 11 bytes as a volume label: no dot, trailing spaces
 // removed, decoded from the OEM code page.
 func (s ShortName) Label() string {
@@ -134,6 +142,19 @@ func FoldName(s string) string { return strings.Map(unicode.ToUpper, s) }
 // foreign tool's lower-case short name still blocks its upper-case twin.
 type ShortNameSet struct {
 	m map[ShortName]struct{}
+	// last is MakeShortName's last answer for the set as it is (Add and
+	// Remove drop it): a new file's name is asked for twice, when it is
+	// created (the slots its record will take) and when it is closed (the
+	// record), and between the two nothing changes the set when files are
+	// written one at a time. The numeric tail's search is then done once.
+	last    madeShort
+	hasLast bool
+}
+
+// madeShort is one answer of MakeShortName.
+type madeShort struct {
+	long string
+	info NameInfo
 }
 
 // NewShortNameSet returns an empty set.
@@ -149,10 +170,10 @@ func shortKey(n ShortName) ShortName {
 }
 
 // Add records n as used.
-func (s *ShortNameSet) Add(n ShortName) { s.m[shortKey(n)] = struct{}{} }
+func (s *ShortNameSet) Add(n ShortName) { s.m[shortKey(n)] = struct{}{}; s.hasLast = false }
 
 // Remove forgets n.
-func (s *ShortNameSet) Remove(n ShortName) { delete(s.m, shortKey(n)) }
+func (s *ShortNameSet) Remove(n ShortName) { delete(s.m, shortKey(n)); s.hasLast = false }
 
 // Has reports whether n is used.
 func (s *ShortNameSet) Has(n ShortName) bool { _, ok := s.m[shortKey(n)]; return ok }
@@ -200,6 +221,17 @@ const (
 // Errors: long fails ValidateLongName, or every candidate is taken (wraps
 // ErrNoSpace; a directory cannot hold that many entries).
 func MakeShortName(long string, used *ShortNameSet) (NameInfo, error) {
+	if used != nil && used.hasLast && used.last.long == long {
+		return used.last.info, nil
+	}
+	info, err := makeShortName(long, used)
+	if err == nil && used != nil {
+		used.last, used.hasLast = madeShort{long: long, info: info}, true
+	}
+	return info, err
+}
+
+func makeShortName(long string, used *ShortNameSet) (NameInfo, error) {
 	if err := ValidateLongName(long); err != nil {
 		return NameInfo{}, err
 	}
@@ -249,6 +281,11 @@ func MakeShortName(long string, used *ShortNameSet) (NameInfo, error) {
 func exact83(long string) (ShortName, uint8, bool) {
 	base, ext, hasDot := strings.Cut(long, ".")
 	if hasDot && (ext == "" || strings.Contains(ext, ".")) {
+		return ShortName{}, 0, false
+	}
+	if len(base) > shortBaseLen || len(ext) > shortExtLen {
+		// Too long for 8.3 (or not ASCII, refused below too): most long
+		// names end here, without the case checks and the upper-casing.
 		return ShortName{}, 0, false
 	}
 	var nt uint8

@@ -42,13 +42,9 @@ type Updater = fsutil.Updater
 
 // updater is an Updater's state on this file system.
 type updater struct {
-	f      fsutil.FileUpdate
-	v      *Volume
-	parent *dir
-	rec    *Record
-
-	chain    fsutil.Chain[Extent] // the file's clusters now, and how many the entry on disk names
-	diskLast Cluster              // the last of those (0: none)
+	fsutil.InPlace[*dir, *Record, Extent]
+	v        *Volume
+	diskLast Cluster // the last cluster the entry on disk names (0: none)
 }
 
 // OpenFile opens the file name for writing in place. flag is os.O_WRONLY
@@ -86,19 +82,19 @@ func (v *Volume) OpenFile(name string, flag int) (*Updater, error) {
 		return nil, &fs.PathError{Op: "open", Path: p, Err: damaged(fmt.Errorf("%w: the file's size is %d bytes but its chain holds %d clusters of %d bytes", ErrCorrupt, size, have, v.layout.ClusterSize))}
 	}
 	c.OnDisk = have
-	u := &updater{v: v, parent: parent, rec: r, chain: c}
-	u.f = fsutil.FileUpdate{C: (*updateOps)(u), V: fsutil.UpdateVolume{Begin: v.begin, Commit: v.Commit, Dev: v.dev, Closed: func() bool { return v.closed }, ClosedErr: ErrClosed, Pin: parent.node.Pin, Unpin: parent.node.Unpin}, Path: p, Size: size, Append: flag&os.O_APPEND != 0, MaxSize: MaxFileSize, TooLarge: ErrFileTooLarge}
+	u := &updater{InPlace: fsutil.InPlace[*dir, *Record, Extent]{Parent: parent, Rec: r, Chain: c}, v: v}
+	u.File = fsutil.FileUpdate{C: (*updateOps)(u), V: fsutil.UpdateVolume{Begin: v.begin, Commit: v.Commit, Dev: v.dev, Closed: func() bool { return v.closed }, ClosedErr: ErrClosed, Pin: parent.node.Pin, Unpin: parent.node.Unpin}, Path: p, Size: size, Append: flag&os.O_APPEND != 0, MaxSize: MaxFileSize, TooLarge: ErrFileTooLarge}
 	if len(chain) > 0 {
 		u.diskLast = chain[len(chain)-1].End() - 1
 	}
-	return u.f.Start(flag&os.O_TRUNC != 0)
+	return u.File.Start(flag&os.O_TRUNC != 0)
 }
 
 // updateOps is an Updater as the shared fsutil.FileUpdate drives it.
 type updateOps updater
 
 func (o *updateOps) Reach(off, end int64) error    { return (*updater)(o).extend(off, end) }
-func (o *updateOps) Put(p []byte, pos int64) error { return o.v.putRuns(p, pos, o.chain.Runs) }
+func (o *updateOps) Put(p []byte, pos int64) error { return o.v.putRuns(p, pos, o.Chain.Runs) }
 func (o *updateOps) Wrote(off, end int64)          {}
 func (o *updateOps) Shrink(n int64) error          { return (*updater)(o).shrink(n) }
 func (o *updateOps) Record() error                 { (*updater)(o).record(); return nil }
@@ -108,14 +104,14 @@ func (o *updateOps) Record() error                 { (*updater)(o).record(); ret
 // end and off (the old last cluster's slack, new clusters' old contents)
 // are zeroed.
 func (u *updater) extend(off, end int64) error {
-	if end <= u.f.Size {
+	if end <= u.File.Size {
 		return nil
 	}
 	if err := u.grow(end); err != nil {
 		return err
 	}
-	if off > u.f.Size {
-		return fsutil.ZeroRange((*updateOps)(u).Put, u.f.Size, off)
+	if off > u.File.Size {
+		return fsutil.ZeroRange((*updateOps)(u).Put, u.File.Size, off)
 	}
 	return nil
 }
@@ -125,27 +121,21 @@ func (u *updater) extend(off, end int64) error {
 // cluster the entry on disk names is held until Close (phaseOpen).
 func (u *updater) grow(n int64) error {
 	v := u.v
-	need := u.chain.Need(n, v.layout.ClusterSize)
-	if need <= 0 {
-		return nil // the chain holds n bytes already
-	}
-	last := Cluster(u.chain.Last())
-	held := false
-	if last != 0 && last == u.diskLast {
-		if _, ok := v.held[last]; !ok {
-			v.holdLink(last, phaseOpen)
-			held = true
+	return u.Chain.Grow(n, v.layout.ClusterSize, func(need int64, after uint32) ([]Extent, error) {
+		last := Cluster(after)
+		held := false
+		if last != 0 && last == u.diskLast {
+			if _, ok := v.held[last]; !ok {
+				v.holdLink(last, phaseOpen)
+				held = true
+			}
 		}
-	}
-	exts, err := v.allocate(uint32(need), last)
-	if err != nil {
-		if held {
+		exts, err := v.allocate(uint32(need), last)
+		if err != nil && held {
 			delete(v.held, last)
 		}
-		return err
-	}
-	u.chain.Append(exts)
-	return nil
+		return exts, err
+	})
 }
 
 // shrink cuts the file to n bytes.
@@ -154,10 +144,10 @@ func (u *updater) shrink(n int64) error {
 	keep := v.clustersFor(n)
 	// Clusters added since the entry was written: nothing on disk names
 	// them (the link to them is held), so they are free at once.
-	if u.chain.Grown() {
-		cut := max(keep, u.chain.OnDisk)
-		kept, freed := u.chain.Split(cut)
-		if cut == u.chain.OnDisk && u.diskLast != 0 {
+	if u.Chain.Grown() {
+		cut := max(keep, u.Chain.OnDisk)
+		kept, freed := u.Chain.Split(cut)
+		if cut == u.Chain.OnDisk && u.diskLast != 0 {
 			v.table.Set(u.diskLast, v.table.EOC())
 			if h, ok := v.held[u.diskLast]; ok && h.phase == phaseOpen {
 				delete(v.held, u.diskLast)
@@ -166,13 +156,13 @@ func (u *updater) shrink(n int64) error {
 			v.table.Set(kept[len(kept)-1].End()-1, v.table.EOC())
 		}
 		v.freeClusters(freed)
-		u.chain.Runs = kept
+		u.Chain.Runs = kept
 	}
-	if keep >= u.chain.OnDisk {
+	if keep >= u.Chain.OnDisk {
 		return nil
 	}
 	// Clusters the entry on disk names: the entry first, then the free.
-	kept, freed := u.chain.Split(keep)
+	kept, freed := u.Chain.Split(keep)
 	if err := v.guardFree(freed); err != nil {
 		return err
 	}
@@ -184,10 +174,10 @@ func (u *updater) shrink(n int64) error {
 	} else {
 		u.diskLast = 0
 	}
-	u.chain.Runs, u.chain.OnDisk = kept, keep
+	u.Chain.Runs, u.Chain.OnDisk = kept, keep
 	v.pendingFree = append(v.pendingFree, freed...)
 	u.record()
-	u.f.Changed = false
+	u.File.Changed = false
 	return v.Commit()
 }
 
@@ -195,27 +185,27 @@ func (u *updater) shrink(n int64) error {
 // directory: in phaseEntries, or in phaseAfterEntries when the chain on
 // disk grew (its link, held until now, goes out in phaseEntries).
 func (u *updater) record() {
-	v, r := u.v, u.rec
+	v, r := u.v, u.Rec
 	first := Cluster(0)
-	if len(u.chain.Runs) > 0 {
-		first = u.chain.Runs[0].Start
+	if len(u.Chain.Runs) > 0 {
+		first = u.Chain.Runs[0].Start
 	}
 	now := v.Now()
-	r.Entry.Cluster, r.Entry.Size = first, uint32(u.f.Size)
+	r.Entry.Cluster, r.Entry.Size = first, uint32(u.File.Size)
 	r.Entry.Attr |= AttrArchive
 	r.Entry.SetTimes(r.Entry.CreateTimeValue(), now, now)
 	// A chain on disk that grew: its link goes out in phaseEntries (or
 	// where another change held it), the size after it.
-	grown := u.diskLast != 0 && u.chain.Grown()
+	grown := u.diskLast != 0 && u.Chain.Grown()
 	if h, ok := v.held[u.diskLast]; grown && ok && h.phase == phaseOpen {
 		h.phase = phaseEntries
 		v.held[u.diskLast] = h
 	}
 	if grown {
-		v.updateExtended(u.parent, r)
+		v.updateExtended(u.Parent, r)
 	} else {
-		u.parent.update(r)
+		u.Parent.update(r)
 	}
-	u.chain.Recorded()
-	u.diskLast = Cluster(u.chain.Last())
+	u.Chain.Recorded()
+	u.diskLast = Cluster(u.Chain.Last())
 }

@@ -48,6 +48,7 @@ func (v *Volume) fileStore() *fsutil.FileStore[Extent] {
 		Write:       v.writeData,
 		ReadInto:    v.readInto,
 		Request:     int64(v.dev.IOSize()),
+		Now:         v.Now,
 	}
 }
 
@@ -55,7 +56,8 @@ func (v *Volume) fileStore() *fsutil.FileStore[Extent] {
 // that name is replaced once the new one is complete; its clusters are freed
 // after the entry stops naming them. sizeHint is the expected size: that
 // many bytes are allocated at once, and a size beyond the free space fails
-// here, before anything is written.
+// here, before anything is written. A zero mtime records v.Now(), as it
+// does for Mkdir, MkdirSized and MkdirAll (fsutil.Stamp).
 func (v *Volume) Create(name string, sizeHint int64, mtime time.Time) (*Writer, error) {
 	if sizeHint > MaxFileSize {
 		return nil, &fs.PathError{Op: "create", Path: "/" + cleanPath(name), Err: ErrFileTooLarge}
@@ -209,30 +211,18 @@ func (v *Volume) Mkdir(name string, mtime time.Time) error {
 // that it does not grow one piece at a time between its files' data (it
 // still grows past them). Slots of 0 or 2 make one cluster, as Mkdir.
 func (v *Volume) MkdirSized(name string, mtime time.Time, slots int) error {
-	parent, base, err := v.changes().New("mkdir", name)
+	l := v.layout
+	nd, err := fsutil.MkdirStart(v.changes(), name, mtime, slots, l.ClusterSize, MaxDirEntries*DirEntrySize,
+		func() int64 { return int64(v.allocatable()) }, func(n uint32) ([]Extent, error) { return v.allocate(n, 0) })
 	if err != nil {
 		return err
 	}
-	if parent.lookup(base) != nil {
-		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: fs.ErrExist}
-	}
-	if err := checkNewName(base); err != nil {
-		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: err}
-	}
-	if err := v.roomFor(parent, base, v.layout.ClusterSize); err != nil {
-		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: err}
-	}
-	l := v.layout
-	exts, n, err := fsutil.AllocDir(int64(slots), l.ClusterSize, MaxDirEntries*DirEntrySize, int64(v.allocatable()),
-		func(n uint32) ([]Extent, error) { return v.allocate(n, 0) })
-	if err != nil {
-		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: err}
-	}
+	parent, base, exts := nd.Parent, nd.Base, nd.Exts
 	c := exts[0].Start
 	now := v.Now()
-	raw := make([]byte, n*l.ClusterSize)
+	raw := make([]byte, nd.Clusters*l.ClusterSize)
 	dot := DirEntry{Name: DotName, Attr: AttrDirectory, Cluster: c}
-	dot.SetTimes(now, mtime, now)
+	dot.SetTimes(now, nd.Mtime, now)
 	dot.Encode(raw[0:])
 	dotdot := dot
 	dotdot.Name = DotDotName
@@ -252,7 +242,7 @@ func (v *Volume) MkdirSized(name string, mtime time.Time, slots int) error {
 		}
 	}
 	e := DirEntry{Attr: AttrDirectory, Cluster: c}
-	e.SetTimes(now, mtime, now)
+	e.SetTimes(now, nd.Mtime, now)
 	if _, err := parent.add(base, e); err != nil {
 		v.freeClusters(exts)
 		return &fs.PathError{Op: "mkdir", Path: "/" + cleanPath(name), Err: err}

@@ -59,6 +59,9 @@ type CheckOptions struct {
 	// an error wrapping the context's (context.Canceled, say). A check
 	// writes nothing either way. nil: context.Background.
 	Context context.Context
+	// CompareCache keeps the host files Report.Compare reads in the page
+	// cache; by default they pass it without staying (fverify --cache).
+	CompareCache bool
 }
 
 // RepairOptions tune Repair.
@@ -138,7 +141,7 @@ func Check(dev *fio.Device, o CheckOptions) (*Report, error) {
 			v.Close() // nothing changed: it writes nothing
 			return nil, err
 		}
-		r.c = &exfatChecked{v: v, rep: rep, wantPlan: o.Plan}
+		r.c = &exfatChecked{v: v, rep: rep, wantPlan: o.Plan, cache: o.CompareCache}
 	} else {
 		v, bootErr, err := fat.OpenForCheck(dev)
 		if err != nil {
@@ -152,7 +155,7 @@ func Check(dev *fio.Device, o CheckOptions) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.c = &fatChecked{v: v, rep: rep}
+		r.c = &fatChecked{v: v, rep: rep, cache: o.CompareCache}
 	}
 	r.c.fill(r)
 	return r, nil
@@ -218,8 +221,9 @@ func (r *Report) Plan() []string { return r.c.plan() }
 func (r *Report) Close() error { return r.c.close() }
 
 type fatChecked struct {
-	v   *fat.Volume
-	rep *fat.Report
+	v     *fat.Volume
+	rep   *fat.Report
+	cache bool // CheckOptions.CompareCache
 }
 
 func (c *fatChecked) fill(r *Report) {
@@ -230,7 +234,7 @@ func (c *fatChecked) fill(r *Report) {
 }
 
 func (c *fatChecked) compare(host, path string) error {
-	probs, err := fat.Compare(c.v, host, path)
+	probs, err := fat.Compare(c.v, host, path, c.cache)
 	c.rep.Problems = append(c.rep.Problems, probs...)
 	return err
 }
@@ -258,6 +262,7 @@ type exfatChecked struct {
 	v        *exfat.Volume
 	rep      *exfat.Report
 	wantPlan bool
+	cache    bool // CheckOptions.CompareCache
 	left     []exfat.Problem
 	repaired bool
 }
@@ -270,7 +275,7 @@ func (c *exfatChecked) fill(r *Report) {
 }
 
 func (c *exfatChecked) compare(host, path string) error {
-	probs, err := exfat.Compare(c.v, host, path)
+	probs, err := exfat.Compare(c.v, host, path, c.cache)
 	c.rep.Problems = append(c.rep.Problems, probs...)
 	return err
 }

@@ -34,6 +34,14 @@ func FileSizeError(v Volume, n int64) error {
 // IsExFATVolume reports whether v is an exFAT volume.
 func IsExFATVolume(v Volume) bool { return AsExFAT(v) != nil }
 
+// MayBeShortName reports whether name could be the short (8.3) name of
+// an entry on v, which a lookup of name finds as it finds long names:
+// never on exFAT, which has none; on FAT, only a name of at most 12
+// characters.
+func MayBeShortName(v Volume, name string) bool {
+	return !IsExFATVolume(v) && fat.MayBeShortName(name)
+}
+
 // FoldName is FAT's case fold, the one both file systems' names clash
 // under for a host that folds case (see Volume.FoldName for a volume's
 // own).

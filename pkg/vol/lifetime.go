@@ -210,15 +210,15 @@ func (l *locked) CheckTree(name string) error {
 }
 
 func (l *locked) Mkdir(name string, mtime time.Time) error {
-	return l.do("mkdir", true, func() error { return l.Volume.Mkdir(name, l.stamp(mtime)) })
+	return l.do("mkdir", true, func() error { return l.Volume.Mkdir(name, mtime) })
 }
 
 func (l *locked) MkdirSized(name string, mtime time.Time, slots int) error {
-	return l.do("mkdir", true, func() error { return l.Volume.MkdirSized(name, l.stamp(mtime), slots) })
+	return l.do("mkdir", true, func() error { return l.Volume.MkdirSized(name, mtime, slots) })
 }
 
 func (l *locked) MkdirAll(name string, mtime time.Time) error {
-	return l.do("mkdir", true, func() error { return l.Volume.MkdirAll(name, l.stamp(mtime)) })
+	return l.do("mkdir", true, func() error { return l.Volume.MkdirAll(name, mtime) })
 }
 
 func (l *locked) Remove(name string) error {
@@ -315,15 +315,6 @@ func (l *locked) Open(name string) (fs.File, error) {
 	return lf, nil
 }
 
-// stamp is the time a new file or folder records: mtime, or for the zero
-// time (which FAT would store as 1980 and exFAT refuse) the volume's Now.
-func (l *locked) stamp(mtime time.Time) time.Time {
-	if mtime.IsZero() {
-		return l.Volume.Now()
-	}
-	return mtime
-}
-
 // Create starts a file; its writes hold the volume's lock.
 func (l *locked) Create(name string, sizeHint int64, mtime time.Time) (Writer, error) {
 	l.mu.Lock()
@@ -331,7 +322,7 @@ func (l *locked) Create(name string, sizeHint int64, mtime time.Time) (Writer, e
 	if err := l.usable("create"); err != nil {
 		return nil, &fs.PathError{Op: "create", Path: name, Err: err}
 	}
-	w, err := l.Volume.Create(name, sizeHint, l.stamp(mtime))
+	w, err := l.Volume.Create(name, sizeHint, mtime)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,9 @@ package vol
 
 import (
 	"io"
+	"runtime"
+	"sync"
+	"weak"
 
 	"github.com/ftools/ftools/pkg/fat"
 	"github.com/ftools/ftools/pkg/internal/fsutil"
@@ -21,6 +24,12 @@ type ResizePlan = resize.Plan
 // TooSmallError is Resize's refusal to shrink below what the data needs;
 // it matches ErrTooSmall.
 type TooSmallError = resize.TooSmallError
+
+// TypeLimitError is Resize's refusal of a size whose cluster count the
+// FAT type cannot have; it matches ErrTypeLimit and names the nearest size
+// the layout holds and a type and cluster size a new file system of that
+// size could have.
+type TypeLimitError = resize.TypeLimitError
 
 // FATFullError is the refusal to grow past what the FAT can count (FAT's
 // data area or exFAT's cluster heap would move); it matches ErrFATFull
@@ -42,7 +51,11 @@ var (
 // to do first, and shortening them after a shrink. The volume is checked
 // first, as fverify checks it, and refused (DamagedError) unless the check
 // is clean, dirty bit included: then nothing is written. dev must be
-// writable unless o.DryRun.
+// writable unless o.DryRun. A dry run that finds the volume clean lets
+// the next Resize on the same device skip the check, if nothing has been
+// written through the device in between (the device, open for writing,
+// holds the image's lock, so nothing else writes it either): a caller
+// that plans first, then resizes, checks once.
 func Resize(dev *fio.Device, o ResizeOptions) (*ResizePlan, error) {
 	if err := fsutil.Cancelled(o.Context); err != nil {
 		return nil, err
@@ -51,24 +64,45 @@ func Resize(dev *fio.Device, o ResizeOptions) (*ResizePlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ex {
-		v, err := checkedExFAT(dev, o.Context)
+	key := weak.Make(dev)
+	w, ok := checkedDevs.LoadAndDelete(key)
+	if !ok || w.(int64) != writesThrough(dev) || !dev.Writable() {
+		var v interface{ Close() error }
+		if ex {
+			v, err = checkedExFAT(dev, o.Context)
+		} else {
+			v, err = checkedFAT(dev, o.Context)
+		}
 		if err != nil {
 			return nil, resizeRefusal(err)
 		}
 		if err := v.Close(); err != nil {
 			return nil, err
 		}
-		return exfatResize(dev, o)
 	}
-	v, err := checkedFAT(dev, o.Context)
-	if err != nil {
-		return nil, resizeRefusal(err)
+	var plan *ResizePlan
+	if ex {
+		plan, err = exfatResize(dev, o)
+	} else {
+		plan, err = fat.Resize(dev, o)
 	}
-	if err := v.Close(); err != nil {
-		return nil, err
+	if o.DryRun {
+		// Checked clean, and a dry run writes nothing, refusal or not.
+		if _, had := checkedDevs.Swap(key, writesThrough(dev)); !had {
+			runtime.AddCleanup(dev, func(k weak.Pointer[fio.Device]) { checkedDevs.Delete(k) }, key)
+		}
 	}
-	return fat.Resize(dev, o)
+	return plan, err
+}
+
+// checkedDevs holds the devices a dry run of Resize found clean, with
+// writesThrough as it was then.
+var checkedDevs sync.Map // weak.Pointer[fio.Device] -> int64
+
+// writesThrough counts the requests that changed a device's bytes.
+func writesThrough(dev *fio.Device) int64 {
+	s := dev.Stats()
+	return s.WriteRequests + s.ZeroRequests + s.DiscardRequests
 }
 
 // resizeRefusal words a damaged volume's refusal for a resize.
@@ -82,11 +116,12 @@ func resizeRefusal(err error) error {
 // ApplyUndo writes back the bytes an undo file saved (ResizeOptions.Undo)
 // to the volume on dev, which must be the window the resize ran on: after
 // a cut during a resize that was not crash-safe, this puts the old volume
-// back. The whole file is read and checked before anything is written; an
+// back. The whole file is read and checked before anything is written
+// (then read again, a piece at a time, to write it back); an
 // incomplete or altered one is refused (the resize then never began its
 // unsafe writes, or the file is not the one it wrote). It returns the
 // number of records written back.
-func ApplyUndo(dev *fio.Device, r io.Reader) (int, error) {
+func ApplyUndo(dev *fio.Device, r io.ReadSeeker) (int, error) {
 	n, err := resize.ApplyUndo(r, dev.Size(), func(off int64, b []byte) error {
 		_, err := dev.WriteAt(b, off)
 		return err

@@ -62,9 +62,5 @@ type CreateOptions struct {
 
 // CreateFile is v.Create with its optional arguments in o.
 func CreateFile(v Volume, name string, o CreateOptions) (Writer, error) {
-	mtime := o.Mtime
-	if mtime.IsZero() {
-		mtime = v.Now()
-	}
-	return v.Create(name, o.SizeHint, mtime)
+	return v.Create(name, o.SizeHint, o.Mtime)
 }

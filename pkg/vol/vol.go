@@ -286,8 +286,9 @@ type Volume interface {
 
 	// Changing: nothing reaches the device before Commit or Close, then
 	// in the crash-safe order of the format's package doc. A zero mtime
-	// given to Create, Mkdir or MkdirAll is the volume's Now on the
-	// volumes Open and the Open* functions return (OpenAs's pass it on).
+	// given to Create, Mkdir, MkdirSized or MkdirAll is the volume's Now
+	// on every volume (the codecs apply the rule, so OpenAs's unguarded
+	// volumes and pkg/fat and pkg/exfat used alone keep it too).
 	Create(name string, sizeHint int64, mtime time.Time) (Writer, error)
 	// OpenFile opens an existing file for writing in place (flag:
 	// os.O_WRONLY or os.O_RDWR, with O_APPEND, O_CREATE, O_EXCL, O_TRUNC).

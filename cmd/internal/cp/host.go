@@ -3,13 +3,15 @@ package cp
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	fio "github.com/ftools/ftools/pkg/io"
 	"github.com/ftools/ftools/pkg/vol"
@@ -65,40 +67,58 @@ func (h hostSide) stat(p string, top bool) (entry, error) {
 	return h.linkEntry(p, lfi), nil
 }
 
+// list lists the folder p, sorted by name as os.ReadDir sorts. Each
+// member is looked at relative to the open folder (fstatat), into one
+// stat buffer: a walk of a million files makes no path and no FileInfo
+// per file, only for the links it follows.
 func (h hostSide) list(p string) ([]entry, error) {
-	f, err := os.Open(p)
+	var fd int
+	err := ignoringEINTR(func() (err error) {
+		fd, err = unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		return err
+	})
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: p, Err: err}
+	}
+	d := os.NewFile(uintptr(fd), p) // for its directory reads; fd stays usable
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var out []entry
-	for {
-		ents, err := f.ReadDir(listPage)
-		for _, e := range ents {
-			full := filepath.Join(p, e.Name())
-			lfi, err := e.Info()
-			switch {
-			case err != nil:
-				se := entry{name: e.Name(), kind: kindSkip, fail: true}
-				se.withWhy(errText(err))
-				out = append(out, se)
-			case lfi.Mode()&fs.ModeSymlink != 0:
-				le := h.linkEntry(full, lfi)
-				le.name = e.Name()
-				out = append(out, le)
-			default:
-				out = append(out, h.classify(e.Name(), lfi, false))
+	slices.Sort(names)
+	out := make([]entry, 0, len(names))
+	var st unix.Stat_t
+	for _, name := range names {
+		err := ignoringEINTR(func() error { return unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) })
+		switch {
+		case err != nil:
+			err = &os.PathError{Op: "lstat", Path: filepath.Join(p, name), Err: err}
+			out = append(out, skipEntry(name, true, errText(err)))
+		case st.Mode&unix.S_IFMT == unix.S_IFLNK:
+			full := filepath.Join(p, name)
+			lfi, err := os.Lstat(full)
+			if err != nil {
+				out = append(out, skipEntry(name, true, errText(err)))
+				continue
 			}
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
+			le := h.linkEntry(full, lfi)
+			le.name = name
+			out = append(out, le)
+		default:
+			out = append(out, h.classifyStat(name, statOf(&st), false))
 		}
 	}
-	sortEntries(out)
 	return out, nil
+}
+
+// ignoringEINTR retries fn while a signal interrupts it.
+func ignoringEINTR(fn func() error) error {
+	for {
+		if err := fn(); err != unix.EINTR {
+			return err
+		}
+	}
 }
 
 // linkEntry applies the link rules below an operand: a link to a file is
@@ -110,16 +130,13 @@ func (h hostSide) linkEntry(p string, lfi fs.FileInfo) entry {
 		return danglingEntry(p, lfi)
 	}
 	if fi.IsDir() && !h.follow {
-		e := entry{name: lfi.Name(), kind: kindSkip}
-		e.withWhy("is a symbolic link to a directory (" + h.hint().Follow + ")")
-		return e
+		return skipEntry(lfi.Name(), false, "is a symbolic link to a directory ("+h.hint().Follow+")")
 	}
 	return h.classify(lfi.Name(), fi, true)
 }
 
 func danglingEntry(p string, lfi fs.FileInfo) entry {
-	e := entry{name: lfi.Name(), kind: kindSkip, fail: true}
-	e.withWhy("cannot be read: no such file or directory")
+	e := skipEntry(lfi.Name(), true, "cannot be read: no such file or directory")
 	if lfi.Mode()&fs.ModeSymlink != 0 {
 		target, _ := os.Readlink(p)
 		e.withWhy(fmt.Sprintf("is a dangling symbolic link (its target %q does not exist)", target))
@@ -128,21 +145,52 @@ func danglingEntry(p string, lfi fs.FileInfo) entry {
 }
 
 func (h hostSide) classify(name string, fi fs.FileInfo, viaLink bool) entry {
-	e := entry{name: name, size: fi.Size(), mtime: stampOf(fi.ModTime())}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return h.classifyStat(name, hostStat{st.Mode, st.Size, fi.ModTime(), fileID{uint64(st.Dev), st.Ino}}, viaLink)
+	}
+	e := entry{name: name, size: fi.Size(), mtime: stampOf(fi.ModTime()), kind: kindSkip}
 	switch {
 	case fi.IsDir():
 		e.kind = kindDir
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			e.withID(fileID{uint64(st.Dev), st.Ino})
-		}
 	case fi.Mode().IsRegular():
 		e.kind = kindFile
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && h.images[fileID{uint64(st.Dev), st.Ino}] {
+	}
+	return h.kindRules(e, viaLink)
+}
+
+// hostStat is what classify needs of what stat(2) said of a file.
+type hostStat struct {
+	mode  uint32
+	size  int64
+	mtime time.Time
+	id    fileID
+}
+
+func statOf(st *unix.Stat_t) hostStat {
+	return hostStat{st.Mode, st.Size, time.Unix(st.Mtim.Unix()), fileID{uint64(st.Dev), st.Ino}}
+}
+
+// classifyStat is classify from what stat(2) said of the file.
+func (h hostSide) classifyStat(name string, st hostStat, viaLink bool) entry {
+	e := entry{name: name, size: st.size, mtime: stampOf(st.mtime), kind: kindSkip}
+	id := st.id
+	switch st.mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		e.kind = kindDir
+		e.withID(id)
+	case unix.S_IFREG:
+		e.kind = kindFile
+		if h.images[id] {
 			e.kind, e.note = kindSkip, true
 			e.withWhy("it is the target image itself")
 		}
-	default:
-		e.kind = kindSkip
+	}
+	return h.kindRules(e, viaLink)
+}
+
+// kindRules words why e, of a kind fcp does not copy, is skipped.
+func (h hostSide) kindRules(e entry, viaLink bool) entry {
+	if e.kind == kindSkip && e.reason() == "" {
 		e.withWhy("is not a regular file or directory (" + h.hint().Special + ")")
 		if viaLink {
 			e.withWhy("is a symbolic link to something that is not a regular file or directory")

@@ -118,11 +118,12 @@ func (f *fetched) fetch(path string, size int64) {
 		f.err = err
 		return
 	}
-	file := os.NewFile(uintptr(fd), path)
 	if size > prefetchWhole {
-		f.f = file
+		f.f = os.NewFile(uintptr(fd), path)
 		return
 	}
+	// A small file stays a bare descriptor unless it is handed over open:
+	// os.NewFile costs a system call (fcntl) and a cleanup per file.
 	buf := getBuf(int(size) + 1)
 	n := 0
 	for n < len(buf) {
@@ -133,7 +134,7 @@ func (f *fetched) fetch(path string, size int64) {
 		if err != nil {
 			f.data, f.err = buf[:n], &os.PathError{Op: "read", Path: path, Err: err}
 			f.pooled = true
-			file.Close()
+			syscall.Close(fd)
 			return
 		}
 		if m == 0 {
@@ -142,13 +143,13 @@ func (f *fetched) fetch(path string, size int64) {
 		n += m
 	}
 	if n == len(buf) {
-		if _, err := file.Seek(0, io.SeekStart); err == nil {
+		if _, err := syscall.Seek(fd, 0, io.SeekStart); err == nil {
 			putBuf(buf)
-			f.f = file
+			f.f = os.NewFile(uintptr(fd), path)
 			return
 		}
 	}
-	file.Close()
+	syscall.Close(fd)
 	f.data, f.pooled = buf[:n], true
 }
 

@@ -199,10 +199,10 @@ func (x *runner) copyFile(it *item) error {
 		return nil
 	}
 	defer done()
-	if !x.settleLateClash(it) {
+	to, ok := x.settleLateClash(it, from, to) // it may rename it
+	if !ok {
 		return nil
 	}
-	to = x.p.end(it.dst) // settleLateClash may have renamed it
 	x.emptied = ""
 	if it.tight {
 		if err := x.emptyReplaced(to); err != nil {
@@ -318,35 +318,41 @@ func (x *runner) openSource(it *item) (chunker, func(), error) {
 // settleLateClash handles a new volume file whose name turns out taken
 // when it is written: the short name a file got earlier in this copy can
 // equal a later source's long name ("FILE~1.TXT"). The secondary policy
-// applies (autorename unless -D S or -D O); false: skip the file.
-func (x *runner) settleLateClash(it *item) bool {
-	from, to := x.p.ends2(it)
+// applies (autorename unless -D S or -D O); false: skip the file. from
+// and to are the item's ends; the destination returned is to or the name
+// it was renamed to.
+func (x *runner) settleLateClash(it *item, from, to end) (end, bool) {
 	vs, ok := to.side.(volSide)
 	if !ok || it.exists || it.stdout {
-		return true
+		return to, true
+	}
+	if !vol.MayBeShortName(vs.vol, vs.base(to.path)) {
+		// No short name can be this name (and the plan knows the long
+		// names): the lookup, a path walk per file, is not needed.
+		return to, true
 	}
 	ex, err := vs.lookup(to.path)
 	if err != nil || !ex.exists {
-		return true
+		return to, true
 	}
 	why := fmt.Sprintf("%s is the short name of %s, copied in this run", quote(to.show), quoteName(ex.name))
 	switch x.p.effective(false) {
 	case Skip:
 		x.p.problem(false, from.show, why)
-		return false
+		return to, false
 	case Overwrite:
 		if ex.dir {
 			x.p.problemLine(true, from.show, why, mismatch(true, false, from, to))
-			return false
+			return to, false
 		}
-		return true
+		return to, true
 	}
 	dir := parentOf(to)
 	name := x.p.freeName(dir, &dirNames{fold: vs.fold}, vs.base(to.path))
 	to = dir.child(name)
 	it.dst = x.p.whole(to)
 	x.p.renamed(from.show, to.show, why)
-	return true
+	return to, true
 }
 
 // textMode is the line-end conversion for an item (nil: none).

@@ -69,6 +69,13 @@ func (e *entry) withWhy(why string) {
 	e.more = &m
 }
 
+// skipEntry is a member not copied, for why (an error when fail).
+func skipEntry(name string, fail bool, why string) entry {
+	e := entry{name: name, kind: kindSkip, fail: fail}
+	e.withWhy(why)
+	return e
+}
+
 // listPage is how many members a listing reads at a time: a folder of
 // 60,000 names is turned into entries a page at a time, not listed whole
 // (and, on a volume, copied for its lock) before.

@@ -8,7 +8,7 @@ import (
 
 func TestString(t *testing.T) {
 	for _, c := range []struct {
-		a, known uint16
+		a, known Attr
 		want     string
 	}{
 		{0, 0xFF, ""}, {Archive, 0xFF, "A"}, {Directory, 0xFF, "D"},
@@ -27,10 +27,10 @@ func TestCheckApply(t *testing.T) {
 	if err := Check(Changeable, Changeable, errAttr); err != nil {
 		t.Errorf("the changeable bits: %v", err)
 	}
-	for _, bad := range []uint16{Directory, VolumeID, 0x80, 0x100} {
+	for _, bad := range []Attr{Directory, VolumeID, 0x80, 0x100} {
 		err := Check(ReadOnly, bad, errAttr)
 		if !errors.Is(err, errAttr) || !strings.Contains(err.Error(), "0x") {
-			t.Errorf("bit %#x: %v, want errAttr naming it", bad, err)
+			t.Errorf("bit %#x: %v, want errAttr naming it", uint16(bad), err)
 		}
 	}
 	if a, changed := Apply(Archive|Directory, ReadOnly|Hidden, Archive|Hidden); a != ReadOnly|Hidden|Directory || !changed {

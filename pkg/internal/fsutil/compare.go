@@ -41,13 +41,14 @@ const compareBuf = 1 << 20
 // that differ (naming the first differing byte). Names match under fold,
 // as the volume compares them. Host symbolic links are followed; other
 // special files are reported and skipped. The error is for what stops the
-// comparison (the host path cannot be read).
-func Compare(v VolumeFS, fold func(string) string, hostPath, volPath string) ([]Difference, error) {
+// comparison (the host path cannot be read). The host files read pass
+// the page cache without staying there unless cache is set.
+func Compare(v VolumeFS, fold func(string) string, hostPath, volPath string, cache bool) ([]Difference, error) {
 	hi, err := os.Stat(hostPath)
 	if err != nil {
 		return nil, err
 	}
-	c := &comparer{v: v, fold: fold, buf1: make([]byte, compareBuf), buf2: make([]byte, compareBuf)}
+	c := &comparer{v: v, fold: fold, cache: cache, buf1: make([]byte, compareBuf), buf2: make([]byte, compareBuf)}
 	vp := path.Clean("/" + strings.ReplaceAll(strings.TrimPrefix(volPath, "::"), "\\", "/"))
 	vi, err := v.Stat(volPath)
 	if err != nil {
@@ -62,6 +63,7 @@ type comparer struct {
 	fold       func(string) string
 	diffs      []Difference
 	buf1, buf2 []byte
+	cache      bool // keep the host files read in the page cache
 }
 
 func (c *comparer) addf(p, format string, args ...any) {
@@ -144,9 +146,10 @@ func (c *comparer) compareFiles(host string, hi fs.FileInfo, vp string, vi fs.Fi
 	if err != nil {
 		return err
 	}
-	// Read through the page cache without keeping the original there: a
-	// comparison of a card's worth of files must not evict the rest.
-	hf := fio.NewHostFile(f, hi.Size(), false)
+	// Read through the page cache without keeping the original there
+	// (unless cache says to): a comparison of a card's worth of files
+	// must not evict the rest.
+	hf := fio.NewHostFile(f, hi.Size(), c.cache)
 	defer hf.Close()
 	vf, err := c.v.Open(vp)
 	if err != nil {

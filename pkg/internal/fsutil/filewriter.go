@@ -48,6 +48,9 @@ type FileStore[E any] struct {
 	// once when the size hint was short.
 	ReadInto func(off int64, r io.Reader, n int64) (int64, error)
 	Request  int64
+	// Now is the volume's clock: a zero mtime given to NewFileWriter
+	// records it (Stamp).
+	Now func() time.Time
 }
 
 // FileWriter is the state and the steps both codecs' file writers share:
@@ -73,10 +76,10 @@ type FileWriter[E, R any] struct {
 }
 
 // NewFileWriter starts the writer of the file name in the directory whose
-// cache node is parent, to be modified at mtime; Hold pins that directory once the writer is
-// sure to be returned.
+// cache node is parent, to be modified at mtime (the zero time: s.Now, see
+// Stamp); Hold pins that directory once the writer is sure to be returned.
 func NewFileWriter[E, R any](s *FileStore[E], parent *dircache.Node, name string, mtime time.Time) FileWriter[E, R] {
-	return FileWriter[E, R]{Name: name, Mtime: mtime, s: s, parent: parent}
+	return FileWriter[E, R]{Name: name, Mtime: Stamp(mtime, s.Now), s: s, parent: parent}
 }
 
 // Hold keeps the parent directory in memory until the entry is added

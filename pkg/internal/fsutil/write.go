@@ -4,17 +4,26 @@ import (
 	"errors"
 	"io/fs"
 	"path"
+	"time"
 )
 
 // Changes is how a codec starts a change to its tree, for the shared
 // steps below: Begin refuses a read-only or closed volume and arms the
 // dirty flag, Settle makes room in the directory cache, Lookup resolves a
 // path to its directory and record (the root: the zero record), Parent a
-// path that need not exist to its directory and last element.
+// path that need not exist to its directory and last element. The rest
+// serve the steps that make a new entry (MkdirStart): Member finds a name
+// in a directory (the zero record: none), Check refuses a name the file
+// system cannot hold, Room one the directory has no room for with size
+// bytes of data, and Now is the volume's clock (see Stamp).
 type Changes[D, R comparable] struct {
 	Begin, Settle func() error
 	Lookup        func(op, name string) (D, R, error)
 	Parent        func(op, name string) (D, string, error)
+	Member        func(d D, base string) R
+	Check         func(base string) error
+	Room          func(d D, base string, size int64) error
+	Now           func() time.Time
 }
 
 // Entry starts a change to the existing entry name (see ChangeEntry).

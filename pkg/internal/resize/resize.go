@@ -85,6 +85,43 @@ func (e *TooSmallError) Is(target error) bool { return target == ErrTooSmall }
 // ErrTypeLimit says the new size crosses the type's cluster-count limits.
 var ErrTypeLimit = errors.New("the new size crosses the file system type's limits")
 
+// TypeLimitError is the refusal of a size whose cluster count the FAT
+// type cannot have with the volume's cluster size: it matches
+// ErrTypeLimit, and says what a resize that keeps the layout can reach
+// instead and what a new file system of the size asked for would need
+// (fresize converts neither the cluster size nor the type).
+type TypeLimitError struct {
+	Asked int64  // bytes
+	Why   string // the limit crossed, in words
+	// Nearest is the size in bytes nearest Asked that keeps the type and
+	// the cluster size (the largest when growing, the smallest when
+	// shrinking), or 0 when there is none.
+	Nearest int64
+	// NearestMovesData says a growth to Nearest needs more FAT sectors
+	// than the FATs have spare: the data area moves (Options.Undo and
+	// Force).
+	NearestMovesData bool
+	// MakeType and MakeClusterSize are a FAT type ("12", "16", "32") and
+	// cluster size in bytes with which a new file system of Asked bytes
+	// can be made, the volume's own type first; MakeType is "" when none
+	// fits.
+	MakeType        string
+	MakeClusterSize int64
+}
+
+func (e *TypeLimitError) Error() string {
+	s := fmt.Sprintf("resize to %d bytes: %s", e.Asked, e.Why)
+	if e.Nearest > 0 {
+		s += fmt.Sprintf("; the nearest size this layout holds is %d bytes", e.Nearest)
+	}
+	if e.MakeType != "" {
+		s += fmt.Sprintf("; a new FAT%s file system of %d bytes with %d-byte clusters would fit, but converting the cluster size or type is not done in place", e.MakeType, e.Asked, e.MakeClusterSize)
+	}
+	return s + "; nothing was changed"
+}
+
+func (e *TypeLimitError) Is(target error) bool { return target == ErrTypeLimit }
+
 // ErrFATFull says growing the volume needs a larger FAT than the room
 // before the data area (FAT) or cluster heap (exFAT) holds: that area
 // would have to move.

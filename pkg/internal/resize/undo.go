@@ -79,46 +79,81 @@ func (u *UndoWriter) Close() error {
 	return nil
 }
 
-// ApplyUndo reads the undo file r whole, checking every record, and only
-// then writes each record's bytes back with write; it returns the number
-// of records applied.
-func ApplyUndo(r io.Reader, size int64, write func(off int64, b []byte) error) (int, error) {
+// ApplyUndo reads the undo file r through, checking every record, and
+// only then, reading it again from the start, writes each record's bytes
+// back with write, a piece of at most undoChunk bytes at a time (memory
+// stays bounded whatever the file's size); it returns the number of
+// records applied.
+func ApplyUndo(r io.ReadSeeker, size int64, write func(off int64, b []byte) error) (int, error) {
+	n, err := undoRecords(r, size, func(int64, io.Reader, uint32) error { return nil })
+	if err != nil {
+		return 0, err
+	}
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return 0, fmt.Errorf("resize: reading the undo file again: %w", err)
+	}
+	buf := make([]byte, undoChunk)
+	applied := 0
+	_, err = undoRecords(r, size, func(off int64, rec io.Reader, n uint32) error {
+		for n > 0 {
+			b := buf[:min(n, undoChunk)]
+			if _, err := io.ReadFull(rec, b); err != nil {
+				return fmt.Errorf("%w: it changed while it was applied", ErrBadUndo)
+			}
+			if err := write(off, b); err != nil {
+				return err
+			}
+			off += int64(len(b))
+			n -= uint32(len(b))
+		}
+		applied++
+		return nil
+	})
+	if err != nil {
+		return applied, err
+	}
+	return n, nil
+}
+
+// undoChunk is how much of a record ApplyUndo holds at a time.
+const undoChunk = 1 << 20
+
+// undoRecords reads an undo file through, handing each record's offset,
+// bytes (as a reader of n bytes, read whole or not) and length to fn, and
+// checks each record's CRC once fn is done with it, and the end record's
+// count; it returns the number of records.
+func undoRecords(r io.Reader, size int64, fn func(off int64, rec io.Reader, n uint32) error) (int, error) {
 	br := bufio.NewReader(r)
 	magic := make([]byte, len(undoMagic))
 	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != undoMagic {
 		return 0, fmt.Errorf("%w: it does not start as an undo file does", ErrBadUndo)
 	}
-	type rec struct {
-		off int64
-		b   []byte
-	}
-	var recs []rec
+	count := 0
 	for {
 		var h [16]byte
 		if _, err := io.ReadFull(br, h[:]); err != nil {
-			return 0, fmt.Errorf("%w: it ends after %d records, without its end record", ErrBadUndo, len(recs))
+			return 0, fmt.Errorf("%w: it ends after %d records, without its end record", ErrBadUndo, count)
 		}
 		off := binary.LittleEndian.Uint64(h[:])
 		if off == ^uint64(0) {
-			if n := binary.LittleEndian.Uint64(h[8:]); n != uint64(len(recs)) {
-				return 0, fmt.Errorf("%w: its end record counts %d records, it holds %d", ErrBadUndo, n, len(recs))
+			if n := binary.LittleEndian.Uint64(h[8:]); n != uint64(count) {
+				return 0, fmt.Errorf("%w: its end record counts %d records, it holds %d", ErrBadUndo, n, count)
 			}
-			break
+			return count, nil
 		}
 		n := binary.LittleEndian.Uint32(h[8:])
 		if n > maxUndoRecord || int64(off) < 0 || int64(off)+int64(n) > size {
-			return 0, fmt.Errorf("%w: record %d (%d bytes at byte %d) does not fit the %d-byte volume", ErrBadUndo, len(recs)+1, n, off, size)
+			return 0, fmt.Errorf("%w: record %d (%d bytes at byte %d) does not fit the %d-byte volume", ErrBadUndo, count+1, n, off, size)
 		}
-		b := make([]byte, n)
-		if _, err := io.ReadFull(br, b); err != nil || crc32.ChecksumIEEE(b) != binary.LittleEndian.Uint32(h[12:]) {
-			return 0, fmt.Errorf("%w: record %d (%d bytes at byte %d) is cut short or altered", ErrBadUndo, len(recs)+1, n, off)
+		sum := crc32.NewIEEE()
+		lr := &io.LimitedReader{R: br, N: int64(n)}
+		rec := io.TeeReader(lr, sum)
+		if err := fn(int64(off), rec, n); err != nil {
+			return 0, err
 		}
-		recs = append(recs, rec{int64(off), b})
+		if _, err := io.Copy(io.Discard, rec); err != nil || lr.N != 0 || sum.Sum32() != binary.LittleEndian.Uint32(h[12:]) {
+			return 0, fmt.Errorf("%w: record %d (%d bytes at byte %d) is cut short or altered", ErrBadUndo, count+1, n, off)
+		}
+		count++
 	}
-	for i, r := range recs {
-		if err := write(r.off, r.b); err != nil {
-			return i, err
-		}
-	}
-	return len(recs), nil
 }

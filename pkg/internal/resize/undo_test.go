@@ -46,3 +46,30 @@ func TestUndoRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A record larger than ApplyUndo's piece is written back in pieces, each
+// at its offset, the bytes whole.
+func TestUndoLargeRecordInPieces(t *testing.T) {
+	var buf bytes.Buffer
+	u := NewUndoWriter(&buf)
+	rec := make([]byte, 2*undoChunk+100)
+	for i := range rec {
+		rec[i] = byte(i * 7)
+	}
+	if err := u.Record(10, rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.Close(); err != nil {
+		t.Fatal(err)
+	}
+	vol := make([]byte, len(rec)+10)
+	var writes []int
+	n, err := ApplyUndo(bytes.NewReader(buf.Bytes()), int64(len(vol)), func(off int64, b []byte) error {
+		writes = append(writes, len(b))
+		copy(vol[off:], b)
+		return nil
+	})
+	if err != nil || n != 1 || !bytes.Equal(vol[10:], rec) || len(writes) != 3 || writes[0] != undoChunk {
+		t.Fatalf("ApplyUndo: %d records, %v, writes %v", n, err, writes)
+	}
+}

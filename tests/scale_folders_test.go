@@ -27,10 +27,10 @@ import (
 // copying the long names in took 75 MiB and out 64.5-70, the 60,000 files
 // in 104-106 and out 90-111; FAT copied them out in 68-70. With a name
 // index by hash (fsutil.NameIndex), listings read a page at a time and
-// compact plan records, the long names go in in 51 MiB and FAT's 60,000
-// files in 50: held to the bound. Still over it, and logged: exFAT's long
-// names out (62.6-63.8, too near the bound to hold), its 60,000 files in
-// (64.3) and out (71.6-74.4), FAT's out (64.7-66).
+// compact plan records, the long names go in in 50-51 MiB and FAT's
+// 60,000 files in 50: held to the bound. Still near or over it, and
+// logged: exFAT's long names out (61-64 MiB), its 60,000 files in (62-64)
+// and out (71-74), FAT's out (64.5-66).
 func TestManyFoldersAndNamesMemory(t *testing.T) {
 	dir := t.TempDir()
 	tree := filepath.Join(dir, "tree")

@@ -22,7 +22,7 @@ type dir struct {
 	noFAT  bool // the clusters are one run the FAT does not describe
 	raw    []byte
 	recs   []*Record // in slot order; removed ones are nil
-	byName map[string]*Record
+	byName nameIndex
 	sys    []sysEntry // root only
 	dirty  map[int]struct{}
 	end    int // index of the end-of-directory entry (len(raw)/32 if none)
@@ -172,12 +172,8 @@ func (v *Volume) readExtents(exts []Extent, n int64) ([]byte, error) {
 // index parses raw into d's records.
 func (d *dir) index(raw []byte, up *Upcase) {
 	pd := parseDir(raw, up, d.rec == nil)
-	d.raw, d.recs, d.sys, d.end = raw, pd.recs, pd.sys, pd.end
+	d.raw, d.recs, d.byName, d.sys, d.end = raw, pd.recs, pd.byName, pd.sys, pd.end
 	d.dirty = map[int]struct{}{}
-	d.byName = make(map[string]*Record, len(pd.recs))
-	for _, r := range pd.recs {
-		d.byName[r.key] = r
-	}
 	d.locate(pd.recs)
 	d.hidden = nil
 	for _, p := range pd.probs {
@@ -293,7 +289,7 @@ func (d *dir) lookup(name string) *Record {
 	if err != nil {
 		return nil
 	}
-	return d.byName[foldKey(d.v.up, u)]
+	return d.byName.get(d.v.up, u)
 }
 
 // list returns the members in slot order.
@@ -317,17 +313,16 @@ func (d *dir) add(name string, s EntrySet) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := foldKey(d.v.up, u)
-	if d.byName[key] != nil {
+	if d.byName.get(d.v.up, u) != nil {
 		return nil, fs.ErrExist
 	}
 	s.Name = u
-	r := &Record{Name: name, Set: s, key: key}
+	r := &Record{Name: name, Set: s}
 	if err := d.place(r); err != nil {
 		return nil, err
 	}
 	d.insertSorted(r)
-	d.byName[key] = r
+	d.byName.add(d.v.up, r)
 	return r, nil
 }
 
@@ -437,9 +432,7 @@ func (d *dir) remove(r *Record) {
 // forget drops r from the indexes without touching its entries.
 func (d *dir) forget(r *Record) {
 	d.removeRec(r)
-	if d.byName[r.key] == r {
-		delete(d.byName, r.key)
-	}
+	d.byName.remove(d.v.up, r)
 }
 
 func (d *dir) removeRec(r *Record) {

@@ -11,9 +11,8 @@ import (
 type Record struct {
 	Name  string
 	Set   EntrySet
-	Slot  int // index of the file directory entry
-	Slots int // entries of the set
-	key   string
+	Slot  int   // index of the file directory entry
+	Slots int   // entries of the set
 	at    int64 // byte offset of the file entry on the volume; 0 if not known
 }
 
@@ -68,10 +67,11 @@ func (s sysEntry) typ() byte { return s.raw[0] }
 
 // parsedDir is what parseDir found.
 type parsedDir struct {
-	recs  []*Record
-	sys   []sysEntry
-	probs []dirProblem
-	end   int // index of the first end-of-directory entry (len(raw)/32 if none)
+	recs   []*Record
+	byName nameIndex // recs by up-cased name
+	sys    []sysEntry
+	probs  []dirProblem
+	end    int // index of the first end-of-directory entry (len(raw)/32 if none)
 }
 
 // parseDir reads a directory's entries up to its end marker: entry sets,
@@ -83,7 +83,7 @@ func parseDir(raw []byte, up *Upcase, root bool) parsedDir {
 	var pd parsedDir
 	slots := len(raw) / EntrySize
 	pd.end = slots
-	seen := map[string]bool{}
+	pd.byName.Sized(fileEntries(raw))
 	report := func(slot int, kind string, err error) {
 		pd.probs = append(pd.probs, dirProblem{Slot: slot, Kind: kind, Err: err})
 	}
@@ -112,21 +112,21 @@ func parseDir(raw []byte, up *Upcase, root bool) parsedDir {
 				i += max(n, 1)
 				continue
 			}
-			r := &Record{Name: decodeName(s.Name), Set: *s, Slot: i, Slots: n, key: foldKey(up, s.Name)}
+			r := &Record{Name: decodeName(s.Name), Set: *s, Slot: i, Slots: n}
 			if err := s.CheckNameHash(up, int64(i*EntrySize)); err != nil {
 				report(i, KindNameHash, err)
 			}
 			if err := s.CheckName(int64(i * EntrySize)); err != nil {
 				report(i, KindName, err)
 			}
-			if seen[r.key] {
+			if pd.byName.get(up, s.Name) != nil {
 				// Not returned, but the clusters it names are not free
 				// for the taking.
 				st := s.Stream
 				pd.probs = append(pd.probs, dirProblem{Slot: i, Kind: KindDuplicate, Stream: &st,
 					Err: fmt.Errorf("%w: %q is a second member with the same name", ErrCorrupt, r.Name)})
 			} else {
-				seen[r.key] = true
+				pd.byName.add(up, r)
 				pd.recs = append(pd.recs, r)
 			}
 			i += n
@@ -143,6 +143,19 @@ func parseDir(raw []byte, up *Upcase, root bool) parsedDir {
 		}
 	}
 	return pd
+}
+
+// fileEntries counts the file entries before the end marker, as many as
+// the members (fewer when some are damaged): what the name index is sized
+// for.
+func fileEntries(raw []byte) int {
+	n := 0
+	for i := 0; i+EntrySize <= len(raw) && raw[i] != TypeEndOfDirectory; i += EntrySize {
+		if raw[i] == TypeFile {
+			n++
+		}
+	}
+	return n
 }
 
 // findFreeSlots returns the first run of n unused entries (InUse clear,

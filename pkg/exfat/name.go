@@ -6,6 +6,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/ftools/ftools/pkg/internal/fsutil"
 	"github.com/ftools/ftools/pkg/internal/names"
 )
 
@@ -56,6 +57,58 @@ func ValidateName(name string) error { return checkNewName(name) }
 // decodeName converts stored UTF-16 to a string; unpaired surrogates
 // become U+FFFD.
 func decodeName(u []uint16) string { return string(utf16.Decode(u)) }
+
+// nameIndex is a directory's index of its members by up-cased name
+// (fsutil.NameIndex: by a hash of it, not a copy).
+type nameIndex struct{ fsutil.NameIndex[*Record] }
+
+// add indexes r by its name.
+func (x *nameIndex) add(up *Upcase, r *Record) {
+	u := r.Set.Name
+	x.Add(foldHash(up, u), r, namedAs(up, u), foldOf(up, u))
+}
+
+// get returns the member named u, or nil.
+func (x *nameIndex) get(up *Upcase, u []uint16) *Record {
+	return x.Get(foldHash(up, u), namedAs(up, u), foldOf(up, u))
+}
+
+// remove drops r's name from the index if r holds it.
+func (x *nameIndex) remove(up *Upcase, r *Record) {
+	u := r.Set.Name
+	x.Remove(foldHash(up, u), r, namedAs(up, u), foldOf(up, u))
+}
+
+func namedAs(up *Upcase, u []uint16) func(*Record) bool {
+	return func(r *Record) bool { return foldEqual(up, r.Set.Name, u) }
+}
+
+func foldOf(up *Upcase, u []uint16) func() string { return func() string { return foldKey(up, u) } }
+
+// foldHash is the FNV-1a hash of foldKey(up, u), computed without building
+// it.
+func foldHash(up *Upcase, u []uint16) uint64 {
+	h := fsutil.FoldHashInit
+	for _, c := range u {
+		c = up.ToUpper(c)
+		h = (h ^ uint64(byte(c))) * fsutil.FoldHashPrime
+		h = (h ^ uint64(byte(c>>8))) * fsutil.FoldHashPrime
+	}
+	return h
+}
+
+// foldEqual reports whether a and b are one name up-cased by up.
+func foldEqual(up *Upcase, a, b []uint16) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if up.ToUpper(a[i]) != up.ToUpper(b[i]) {
+			return false
+		}
+	}
+	return true
+}
 
 // foldKey is the key names are compared by: the name up-cased with the
 // volume's table, as UTF-16 code units packed into a string.

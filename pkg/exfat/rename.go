@@ -53,10 +53,9 @@ func (v *Volume) Rename(oldName, newName string) error {
 	set := r.Set
 	set.Name = u
 	if od == nd && target == nil && set.Entries() == r.Slots {
+		nd.forget(r) // by its old name
 		r.Set, r.Name = set, base
-		nd.forget(r)
-		r.key = foldKey(v.up, u)
-		nd.byName[r.key] = r
+		nd.byName.add(v.up, r)
 		nd.insertSorted(r)
 		return nd.update(r)
 	}
@@ -77,7 +76,7 @@ func (v *Volume) Rename(oldName, newName string) error {
 	nr, err := nd.add(base, set)
 	if err != nil {
 		// Put the old name back: its entries were never cleared.
-		od.byName[r.key] = r
+		od.byName.add(v.up, r)
 		od.insertSorted(r)
 		return linkErr(err)
 	}

@@ -263,7 +263,7 @@ func (v *Volume) MkdirSized(name string, mtime time.Time, slots int) error {
 		v.release(exts)
 		return pathErr("mkdir", name, err)
 	}
-	d := &dir{v: v, first: c, parent: parent, rec: r, exts: exts, noFAT: noFAT, raw: zero, byName: map[string]*Record{}, dirty: map[int]struct{}{}}
+	d := &dir{v: v, first: c, parent: parent, rec: r, exts: exts, noFAT: noFAT, raw: zero, dirty: map[int]struct{}{}}
 	v.cacheDir(d)
 	// Written whole again at the commit (as pkg/fat's writeNewDirs does):
 	// new directories made one after another then go out as one run, not

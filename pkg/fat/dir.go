@@ -89,7 +89,17 @@ func (v *Volume) loadDir(first Cluster) (*dir, error) {
 		}
 	}
 	recs, _ := ParseDir(d.raw, l.Type)
-	d.byName.m = make(map[uint64]*Record, 2*len(recs))
+	// Sized for the names it takes (a short name that is not the long
+	// one is a second), not twice the records: the 60,000 short names
+	// of one folder would reserve room for 120,000.
+	names := 0
+	for i := range recs {
+		if r := &recs[i]; !foldEqual(r.Short.String(), r.Name) {
+			names++
+		}
+		names++
+	}
+	d.byName.Sized(names)
 	d.shorts = NewShortNameSet()
 	for i := range recs {
 		r := &recs[i]
@@ -127,54 +137,27 @@ func (d *dir) lookup(name string) *Record {
 	return d.byName.get(name)
 }
 
-// nameIndex finds records by name as FoldName compares them. It keys them
-// by a 64-bit hash of the folded name, not the folded name itself (a
-// folder of 60,000 names would otherwise hold 120,000 more strings), and
-// checks the name of the record it finds; a name whose hash another
-// name's record holds goes into collide, keyed by its folded form.
-type nameIndex struct {
-	m       map[uint64]*Record
-	collide map[string]*Record
-}
+// nameIndex finds records by name as FoldName compares them
+// (fsutil.NameIndex: by a hash of the folded name, not a copy of it).
+type nameIndex struct{ fsutil.NameIndex[*Record] }
 
 // add indexes r under name (its long or short name).
 func (x *nameIndex) add(name string, r *Record) {
-	if x.m == nil {
-		x.m = map[uint64]*Record{}
-	}
-	h := foldHash(name)
-	if o := x.m[h]; o != nil && o != r && !o.named(name) {
-		if x.collide == nil {
-			x.collide = map[string]*Record{}
-		}
-		x.collide[FoldName(name)] = r
-		return
-	}
-	x.m[h] = r
+	x.Add(foldHash(name), r, namedBy(name), foldOf(name))
 }
 
 // get returns the record named name, or nil.
 func (x *nameIndex) get(name string) *Record {
-	if r := x.m[foldHash(name)]; r != nil && r.named(name) {
-		return r
-	}
-	if len(x.collide) > 0 {
-		return x.collide[FoldName(name)]
-	}
-	return nil
+	return x.Get(foldHash(name), namedBy(name), foldOf(name))
 }
 
 // remove drops name's entry if it is r's.
 func (x *nameIndex) remove(name string, r *Record) {
-	h := foldHash(name)
-	if x.m[h] == r && r.named(name) {
-		delete(x.m, h)
-		return
-	}
-	if k := FoldName(name); len(x.collide) > 0 && x.collide[k] == r {
-		delete(x.collide, k)
-	}
+	x.Remove(foldHash(name), r, namedBy(name), foldOf(name))
 }
+
+func namedBy(name string) func(*Record) bool { return func(r *Record) bool { return r.named(name) } }
+func foldOf(name string) func() string       { return func() string { return FoldName(name) } }
 
 // named reports whether name is r's long or short name, as FoldName
 // compares them.
@@ -185,12 +168,12 @@ func (r *Record) named(name string) bool {
 // foldHash is the FNV-1a hash of FoldName(s), computed without building
 // it.
 func foldHash(s string) uint64 {
-	h := uint64(14695981039346656037)
+	h := fsutil.FoldHashInit
 	for _, c := range s {
 		c = unicode.ToUpper(c)
 		for i := 0; i < 4; i++ {
 			h ^= uint64(byte(c >> (8 * i)))
-			h *= 1099511628211
+			h *= fsutil.FoldHashPrime
 		}
 	}
 	return h

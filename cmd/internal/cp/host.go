@@ -60,7 +60,7 @@ func (h hostSide) stat(p string, top bool) (entry, error) {
 			// Named on the command line (a FIFO, <(command), /dev/zero):
 			// its contents are the file, as cp and mcopy read them.
 			// Inside a tree such things are skipped (classify).
-			return entry{name: filepath.Base(p), kind: kindFile, size: -1, mtime: fi.ModTime(), stream: true}, nil
+			return entry{name: filepath.Base(p), kind: kindFile, size: -1, mtime: stampOf(fi.ModTime()), stream: true}, nil
 		}
 		return h.classify(filepath.Base(p), fi, false), nil
 	}
@@ -94,12 +94,12 @@ func (h hostSide) list(p string) ([]entry, error) {
 		switch {
 		case err != nil:
 			err = &os.PathError{Op: "lstat", Path: filepath.Join(p, name), Err: err}
-			out = append(out, entry{name: name, kind: kindSkip, fail: true, why: errText(err)})
+			out = append(out, skipEntry(name, true, errText(err)))
 		case st.Mode&unix.S_IFMT == unix.S_IFLNK:
 			full := filepath.Join(p, name)
 			lfi, err := os.Lstat(full)
 			if err != nil {
-				out = append(out, entry{name: name, kind: kindSkip, fail: true, why: errText(err)})
+				out = append(out, skipEntry(name, true, errText(err)))
 				continue
 			}
 			le := h.linkEntry(full, lfi)
@@ -130,16 +130,16 @@ func (h hostSide) linkEntry(p string, lfi fs.FileInfo) entry {
 		return danglingEntry(p, lfi)
 	}
 	if fi.IsDir() && !h.follow {
-		return entry{name: lfi.Name(), kind: kindSkip, why: "is a symbolic link to a directory (" + h.hint().Follow + ")"}
+		return skipEntry(lfi.Name(), false, "is a symbolic link to a directory ("+h.hint().Follow+")")
 	}
 	return h.classify(lfi.Name(), fi, true)
 }
 
 func danglingEntry(p string, lfi fs.FileInfo) entry {
-	e := entry{name: lfi.Name(), kind: kindSkip, fail: true, why: "cannot be read: no such file or directory"}
+	e := skipEntry(lfi.Name(), true, "cannot be read: no such file or directory")
 	if lfi.Mode()&fs.ModeSymlink != 0 {
 		target, _ := os.Readlink(p)
-		e.why = fmt.Sprintf("is a dangling symbolic link (its target %q does not exist)", target)
+		e.withWhy(fmt.Sprintf("is a dangling symbolic link (its target %q does not exist)", target))
 	}
 	return e
 }
@@ -148,7 +148,7 @@ func (h hostSide) classify(name string, fi fs.FileInfo, viaLink bool) entry {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return h.classifyStat(name, hostStat{st.Mode, st.Size, fi.ModTime(), fileID{uint64(st.Dev), st.Ino}}, viaLink)
 	}
-	e := entry{name: name, size: fi.Size(), mtime: fi.ModTime(), kind: kindSkip}
+	e := entry{name: name, size: fi.Size(), mtime: stampOf(fi.ModTime()), kind: kindSkip}
 	switch {
 	case fi.IsDir():
 		e.kind = kindDir
@@ -172,15 +172,17 @@ func statOf(st *unix.Stat_t) hostStat {
 
 // classifyStat is classify from what stat(2) said of the file.
 func (h hostSide) classifyStat(name string, st hostStat, viaLink bool) entry {
-	e := entry{name: name, size: st.size, mtime: st.mtime, kind: kindSkip}
+	e := entry{name: name, size: st.size, mtime: stampOf(st.mtime), kind: kindSkip}
 	id := st.id
 	switch st.mode & unix.S_IFMT {
 	case unix.S_IFDIR:
-		e.kind, e.id = kindDir, id
+		e.kind = kindDir
+		e.withID(id)
 	case unix.S_IFREG:
 		e.kind = kindFile
 		if h.images[id] {
-			e.kind, e.note, e.why = kindSkip, true, "it is the target image itself"
+			e.kind, e.note = kindSkip, true
+			e.withWhy("it is the target image itself")
 		}
 	}
 	return h.kindRules(e, viaLink)
@@ -188,10 +190,10 @@ func (h hostSide) classifyStat(name string, st hostStat, viaLink bool) entry {
 
 // kindRules words why e, of a kind fcp does not copy, is skipped.
 func (h hostSide) kindRules(e entry, viaLink bool) entry {
-	if e.kind == kindSkip && e.why == "" {
-		e.why = "is not a regular file or directory (" + h.hint().Special + ")"
+	if e.kind == kindSkip && e.reason() == "" {
+		e.withWhy("is not a regular file or directory (" + h.hint().Special + ")")
 		if viaLink {
-			e.why = "is a symbolic link to something that is not a regular file or directory"
+			e.withWhy("is a symbolic link to something that is not a regular file or directory")
 		}
 	}
 	return e

@@ -36,7 +36,7 @@ func TestHostListAllocations(t *testing.T) {
 	if len(ents) != files+1 || ents[0].name != "file 000.txt" || ents[files].name != "sub" || ents[files].kind != kindDir {
 		t.Fatalf("listed %d: first %+v, last %+v", len(ents), ents[0], ents[len(ents)-1])
 	}
-	if e := ents[7]; e.kind != kindFile || e.size != files-1-7 || !e.mtime.Equal(when) {
+	if e := ents[7]; e.kind != kindFile || e.size != files-1-7 || !e.mtime.t().Equal(when) {
 		t.Fatalf("file 007.txt: %+v", e)
 	}
 	allocs := testing.AllocsPerRun(5, func() {

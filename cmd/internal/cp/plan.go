@@ -67,8 +67,29 @@ func (s stamp) t() time.Time    { return time.Unix(s.sec, int64(s.nsec)) }
 // items still needed move to spill, and the chunk is let go.
 type itemList struct {
 	chunks [][]item
-	spill  map[int32]*item
+	spill  map[int32]*kept
 	n      int
+}
+
+// kept is a retired item still needed: a directory's, or one that the
+// registry of its directory's names refers to, all of a folder's files
+// until the folder is done. It holds what those read (the ends and the
+// kind), in half an item: a folder of 60,000 files keeps 60,000 of them.
+type kept struct {
+	srcAt, dstAt     int32
+	srcName, dstName string
+	kind             itemKind
+	named            bool
+}
+
+func keep(it *item) *kept {
+	return &kept{srcAt: it.src.at, dstAt: it.dst.at, srcName: it.src.name, dstName: it.dst.name, kind: it.kind, named: it.named}
+}
+
+// item is the retired item as at returns it: a copy, whose changes are
+// not kept (a retired item only goes: itemList.free).
+func (k *kept) item() *item {
+	return &item{kind: k.kind, named: k.named, src: ref{k.srcAt, k.srcName}, dst: ref{k.dstAt, k.dstName}, parent: -1, ahead: -1}
 }
 
 const itemChunk = 4096
@@ -78,7 +99,10 @@ func (l *itemList) at(i int) *item {
 	if c := l.chunks[i/itemChunk]; c != nil {
 		return &c[i%itemChunk]
 	}
-	return l.spill[int32(i)]
+	if k := l.spill[int32(i)]; k != nil {
+		return k.item()
+	}
+	return nil
 }
 
 // add appends an item to the plan.
@@ -367,7 +391,7 @@ func (p *Plan) expand(op cmdutil.Operand, vols map[string]vol.Volume) []end {
 func (p *Plan) planStdin(dst end) {
 	src := end{hostSide{}, "-", "-"}
 	name := dst.side.base(dst.path)
-	t, ex, ok := p.place(parentOf(dst), src, entry{name: name, kind: kindFile, size: -1, mtime: cmdutil.Now()}, name)
+	t, ex, ok := p.place(parentOf(dst), src, entry{name: name, kind: kindFile, size: -1, mtime: stampOf(cmdutil.Now())}, name)
 	if !ok {
 		return
 	}
@@ -389,7 +413,7 @@ func (p *Plan) planStdout(srcs []cmdutil.Operand, vols map[string]vol.Volume) er
 			case e.kind != kindFile:
 				p.problem(true, s.show, "is a directory; only files can be copied to standard output")
 			default:
-				p.add(item{kind: itemFile, src: p.whole(s), dst: p.whole(end{show: "-"}), size: e.size, mtime: stampOf(e.mtime), parent: -1, ahead: -1, stdout: true})
+				p.add(item{kind: itemFile, src: p.whole(s), dst: p.whole(end{show: "-"}), size: e.size, mtime: e.mtime, parent: -1, ahead: -1, stdout: true})
 				p.bytes += e.size
 				p.noteSource(s.side, e)
 			}
@@ -456,7 +480,7 @@ func (p *Plan) planSource(s end, contents bool, dst end, intoDir bool) {
 		return
 	}
 	if e.kind == kindDir {
-		p.planDir(s, target, e, ex.exists, -1, []ancestor{{e.id, s.show}})
+		p.planDir(s, target, e, ex.exists, -1, []ancestor{{e.ident(), s.show}})
 		return
 	}
 	p.addFile(p.whole(s), p.whole(target), s.side, e, ex, -1)
@@ -472,7 +496,7 @@ type ancestor struct {
 func (p *Plan) planDir(src, dst end, e entry, merge bool, parent int, up []ancestor) {
 	idx := p.items.len()
 	srcAt, dstAt := p.register(src), p.register(dst)
-	p.add(item{kind: itemMkdir, src: ref{at: srcAt}, dst: ref{at: dstAt}, mtime: stampOf(e.mtime), exists: merge, parent: int32(parent), ahead: -1})
+	p.add(item{kind: itemMkdir, src: ref{at: srcAt}, dst: ref{at: dstAt}, mtime: e.mtime, exists: merge, parent: int32(parent), ahead: -1})
 	p.claim()
 	p.dirState(dst, !merge)
 	ents, err := src.side.list(src.path)
@@ -494,7 +518,7 @@ func (p *Plan) planDir(src, dst end, e entry, merge bool, parent int, up []ances
 			p.skip(c, cs.show)
 			continue
 		case kindDir:
-			if a, loop := loopOf(up, c.id); loop {
+			if a, loop := loopOf(up, c.ident()); loop {
 				p.problem(false, cs.show, fmt.Sprintf("leads back to %s, a directory that holds it (a loop)", quote(a.show)))
 				continue
 			}
@@ -504,7 +528,7 @@ func (p *Plan) planDir(src, dst end, e entry, merge bool, parent int, up []ances
 			continue
 		}
 		if c.kind == kindDir {
-			p.planDir(cs, t, c, ex.exists, idx, append(up, ancestor{c.id, cs.show}))
+			p.planDir(cs, t, c, ex.exists, idx, append(up, ancestor{c.ident(), cs.show}))
 			continue
 		}
 		// The stored name shares the source's string when they are the
@@ -517,7 +541,7 @@ func (p *Plan) planDir(src, dst end, e entry, merge bool, parent int, up []ances
 		}
 		p.addFile(ref{srcAt, c.name}, ref{dstAt, stored}, src.side, c, ex, idx)
 	}
-	p.add(item{kind: itemDirDone, closes: true, src: ref{at: srcAt}, dst: ref{at: dstAt}, mtime: stampOf(e.mtime), parent: int32(idx), ahead: -1})
+	p.add(item{kind: itemDirDone, closes: true, src: ref{at: srcAt}, dst: ref{at: dstAt}, mtime: e.mtime, parent: int32(idx), ahead: -1})
 }
 
 func loopOf(up []ancestor, id fileID) (ancestor, bool) {
@@ -533,7 +557,7 @@ func loopOf(up []ancestor, id fileID) (ancestor, bool) {
 }
 
 func (p *Plan) addFile(src, dst ref, from side, e entry, ex existing, parent int) {
-	p.add(item{kind: itemFile, src: src, dst: dst, size: max(e.size, 0), mtime: stampOf(e.mtime), stream: e.stream,
+	p.add(item{kind: itemFile, src: src, dst: dst, size: max(e.size, 0), mtime: e.mtime, stream: e.stream,
 		exists: ex.exists, over: ex.first, parent: int32(parent), ahead: -1})
 	p.claim()
 	p.bytes += max(e.size, 0)
@@ -622,10 +646,10 @@ func (p *Plan) problem(fail bool, path, reason string) {
 // target image met in the tree, which is not lost from the copy).
 func (p *Plan) skip(e entry, show string) {
 	if e.note {
-		p.o.Warn(line(fmt.Sprintf("skipping %s: %s", quote(show), e.why)))
+		p.o.Warn(line(fmt.Sprintf("skipping %s: %s", quote(show), e.reason())))
 		return
 	}
-	p.problem(e.fail, show, e.why)
+	p.problem(e.fail, show, e.reason())
 }
 
 // problemLine is problem with the line standard error shows.

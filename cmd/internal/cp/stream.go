@@ -178,10 +178,9 @@ func (p *Plan) retire() {
 		for k := range l.chunks[c] {
 			if it := &l.chunks[c][k]; !it.gone {
 				if l.spill == nil {
-					l.spill = map[int32]*item{}
+					l.spill = map[int32]*kept{}
 				}
-				cp := *it
-				l.spill[int32(c*itemChunk+k)] = &cp
+				l.spill[int32(c*itemChunk+k)] = keep(it)
 			}
 		}
 		l.chunks[c] = nil
@@ -202,13 +201,13 @@ func (p *Plan) countBytes() int64 {
 			return
 		}
 		for _, id := range up {
-			if id == e.id && id != (fileID{}) {
+			if id == e.ident() && id != (fileID{}) {
 				return
 			}
 		}
 		ents, _ := s.side.list(s.path)
 		for _, c := range ents {
-			walk(s.child(c.name), c, append(up, e.id))
+			walk(s.child(c.name), c, append(up, e.ident()))
 		}
 	}
 	for _, list := range p.walked {
@@ -265,7 +264,7 @@ func (p *Plan) surelyFits(srcs []cmdutil.Operand, expanded [][]end, dst end, int
 	var walk func(s end, e entry, up []fileID) bool
 	walk = func(s end, e entry, up []fileID) bool {
 		for _, id := range up {
-			if id == e.id && id != (fileID{}) {
+			if id == e.ident() && id != (fileID{}) {
 				return true // a loop: skipped
 			}
 		}
@@ -283,7 +282,7 @@ func (p *Plan) surelyFits(srcs []cmdutil.Operand, expanded [][]end, dst end, int
 			switch {
 			case c.kind == kindFile && !fileFits(c.size):
 				return false
-			case c.kind == kindDir && !walk(s.child(c.name), c, append(up, e.id)):
+			case c.kind == kindDir && !walk(s.child(c.name), c, append(up, e.ident())):
 				return false
 			}
 		}

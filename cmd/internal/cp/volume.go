@@ -2,6 +2,7 @@ package cp
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"path"
 	"strings"
@@ -29,33 +30,63 @@ func (v volSide) stat(p string, _ bool) (entry, error) {
 }
 
 func (v volSide) entryOf(fi fs.FileInfo) entry {
-	e := entry{name: fi.Name(), size: fi.Size(), mtime: fi.ModTime(), kind: kindFile}
+	e := entry{name: fi.Name(), size: fi.Size(), mtime: stampOf(fi.ModTime()), kind: kindFile}
 	e.first = v.vol.Entry(fi).FirstCluster
 	if fi.IsDir() {
 		e.kind = kindDir
-		e.id = fileID{ino: uint64(e.first)}
+		e.withID(fileID{ino: uint64(e.first)})
 	}
 	return e
 }
 
 func (v volSide) list(p string) ([]entry, error) {
-	ents, err := v.vol.ReadDir(p)
+	d, err := v.openDir(p)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]entry, 0, len(ents))
-	for _, de := range ents {
-		fi, err := de.Info()
+	defer d.Close()
+	var out []entry
+	for {
+		ents, err := d.ReadDir(listPage)
+		for _, de := range ents {
+			fi, err := de.Info()
+			if err != nil {
+				return nil, err
+			}
+			e := v.entryOf(fi)
+			if why := cmdutil.Unaddressable(de.Name()); why != "" {
+				e.kind = kindSkip
+				e.withWhy("the name " + quoteName(de.Name()) + " " + why)
+			}
+			out = append(out, e)
+		}
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
 			return nil, err
 		}
-		e := v.entryOf(fi)
-		if why := cmdutil.Unaddressable(de.Name()); why != "" {
-			e.kind, e.why = kindSkip, "the name "+quoteName(de.Name())+" "+why
-		}
-		out = append(out, e)
 	}
-	return out, nil // Volume.ReadDir sorts by name
+	sortEntries(out) // as Volume.ReadDir sorts
+	return out, nil
+}
+
+// openDir opens directory p for listing it a page at a time. What is no
+// directory gets Volume.ReadDir's error.
+func (v volSide) openDir(p string) (fs.ReadDirFile, error) {
+	f, err := v.vol.Open(p)
+	if err == nil {
+		if d, ok := f.(fs.ReadDirFile); ok {
+			if fi, serr := d.Stat(); serr == nil && fi.IsDir() {
+				return d, nil
+			}
+		}
+		f.Close()
+	}
+	if _, err := v.vol.ReadDir(p); err != nil {
+		return nil, err
+	}
+	return nil, &fs.PathError{Op: "readdir", Path: p, Err: fs.ErrInvalid}
 }
 
 func (volSide) join(d, n string) string {

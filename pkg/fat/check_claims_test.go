@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // longChainsImage is a FAT32 volume of 512-byte clusters holding /A.BIN and
@@ -16,8 +18,10 @@ func longChainsImage(t *testing.T, n int) ([]byte, *Layout, map[string]Cluster) 
 	return chainsImage(t, 8<<20, n)
 }
 
-// chainsImage is longChainsImage on a volume of size bytes.
-func chainsImage(t *testing.T, size int64, n int) ([]byte, *Layout, map[string]Cluster) {
+// smallClusterVolume formats size bytes of memory as a FAT32 volume of
+// 512-byte clusters (small enough for a test to make many clusters
+// cheaply) and opens it.
+func smallClusterVolume(t *testing.T, size int64) (*fio.Device, *Volume) {
 	t.Helper()
 	dev := memDevice(t, make([]byte, size))
 	if _, _, err := Format(dev, FormatParams{Size: size, Type: FAT32, AllowSmallFAT32: true, ClusterSize: 512, VolumeID: 9}, checkClock); err != nil {
@@ -27,6 +31,13 @@ func chainsImage(t *testing.T, size int64, n int) ([]byte, *Layout, map[string]C
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dev, v
+}
+
+// chainsImage is longChainsImage on a volume of size bytes.
+func chainsImage(t *testing.T, size int64, n int) ([]byte, *Layout, map[string]Cluster) {
+	t.Helper()
+	dev, v := smallClusterVolume(t, size)
 	v.Clock = func() time.Time { return checkClock }
 	for i, name := range []string{"/A.BIN", "/B.BIN"} {
 		w, err := v.Create(name, int64(n)*512, checkClock)
@@ -48,7 +59,7 @@ func chainsImage(t *testing.T, size int64, n int) ([]byte, *Layout, map[string]C
 		t.Fatal(err)
 	}
 	img := memBytes(t, dev)
-	v, err = Open(memDevice(t, img))
+	v, err := Open(memDevice(t, img))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+
+	"github.com/ftools/ftools/pkg/internal/voltest"
 )
 
 // The tree walk holds a small node per file, not a path: what stays live
@@ -42,14 +44,7 @@ func TestCheckTreeBytesPerFile(t *testing.T) {
 func manyFilesVolume(t *testing.T, dirs, per int) *Volume {
 	t.Helper()
 	size := int64(dirs*per)*512 + 16<<20
-	dev := memDevice(t, make([]byte, size))
-	if _, _, err := Format(dev, FormatParams{Size: size, Type: FAT32, AllowSmallFAT32: true, ClusterSize: 512, VolumeID: 9}, checkClock); err != nil {
-		t.Fatal(err)
-	}
-	v, err := Open(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev, v := smallClusterVolume(t, size)
 	for d := range dirs {
 		dir := fmt.Sprintf("/folder%04d", d)
 		if err := v.Mkdir(dir, checkClock); err != nil {
@@ -57,21 +52,13 @@ func manyFilesVolume(t *testing.T, dirs, per int) *Volume {
 		}
 		for f := range per {
 			w, err := v.Create(fmt.Sprintf("%s/file_%07d.dat", dir, d*per+f), 1, checkClock)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := w.Write([]byte{'x'}); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
+			voltest.Put(t, w, err, []byte{'x'})
 		}
 	}
 	if err := v.Close(); err != nil {
 		t.Fatal(err)
 	}
-	v, err = Open(memDevice(t, memBytes(t, dev)))
+	v, err := Open(memDevice(t, memBytes(t, dev)))
 	if err != nil {
 		t.Fatal(err)
 	}

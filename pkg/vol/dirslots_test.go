@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ftools/ftools/pkg/internal/voltest"
 )
 
 // A directory made with MkdirSized for the slots DirSlots counts holds
@@ -23,15 +25,7 @@ func TestMkdirSizedHoldsItsMembers(t *testing.T) {
 		}
 		for _, n := range names {
 			w, err := v.Create("d/"+n, 1, stamp)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := w.Write([]byte{'x'}); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
+			voltest.Put(t, w, err, []byte{'x'})
 		}
 		if err := v.Commit(); err != nil {
 			t.Fatal(err)

@@ -170,13 +170,15 @@ import (
 
 	"github.com/ftools/ftools/pkg/exfat"
 	"github.com/ftools/ftools/pkg/fat"
+	"github.com/ftools/ftools/pkg/internal/fsattr"
 	"github.com/ftools/ftools/pkg/internal/fserr"
 	"github.com/ftools/ftools/pkg/internal/readahead"
 	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // Attr holds the attribute bits FAT and exFAT share, with the values both
-// store them with.
+// store them with (pkg/internal/fsattr's, which both codecs use: a test
+// keeps the two the same).
 type Attr uint16
 
 const (
@@ -189,18 +191,7 @@ const (
 
 // String lists the set bits as letters in the order R H S D A, as pkg/fat
 // and pkg/exfat write them; "" when none is set.
-func (a Attr) String() string {
-	var s string
-	for _, l := range []struct {
-		bit Attr
-		ch  string
-	}{{AttrReadOnly, "R"}, {AttrHidden, "H"}, {AttrSystem, "S"}, {AttrDirectory, "D"}, {AttrArchive, "A"}} {
-		if a&l.bit != 0 {
-			s += l.ch
-		}
-	}
-	return s
-}
+func (a Attr) String() string { return fsattr.Attr(a).String() }
 
 // Entry is a file or directory as the commands show it.
 type Entry struct {

@@ -531,11 +531,12 @@ func (d *dir) markDirty(slot, n int) {
 	d.v.dirtyDirs[d] = struct{}{}
 }
 
-// flush queues the dirty sectors into b.
-func (d *dir) flush(b interface{ Write(int64, []byte) error }) error {
+// flush queues the dirty sectors into b, not copied: raw must not change
+// until b is flushed.
+func (d *dir) flush(b interface{ WriteShared(int64, []byte) error }) error {
 	at := func(off int64) (int64, error) { return fileOffset(d.v.layout, d.exts, off) }
 	write := func(dev int64, p []byte) error {
-		if err := b.Write(dev, p); err != nil {
+		if err := b.WriteShared(dev, p); err != nil {
 			return fmt.Errorf("exfat: writing directory entries: %w", err)
 		}
 		return nil

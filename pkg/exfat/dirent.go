@@ -133,8 +133,8 @@ type StreamEntry struct {
 	Flags           uint8 // streamAllocOK, streamNoFATChain
 	NameLength      uint8
 	NameHash        uint16
+	FirstCluster    Cluster // before the lengths: 24 bytes, not 32, kept per name
 	ValidDataLength uint64
-	FirstCluster    Cluster
 	DataLength      uint64
 }
 

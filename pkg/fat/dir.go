@@ -456,8 +456,9 @@ func (d *dir) offsetOf(off int64) int64 {
 	return d.v.layout.ClusterOffset(d.chain[off/cs]) + off%cs
 }
 
-// flush queues the dirty sectors into b.
-func (d *dir) flush(b interface{ Write(int64, []byte) error }) error {
+// flush queues the dirty sectors into b, not copied: raw must not change
+// until b is flushed.
+func (d *dir) flush(b interface{ WriteShared(int64, []byte) error }) error {
 	at := func(off int64) (int64, error) { return d.offsetOf(off), nil }
-	return fsutil.FlushSectors(d.dirty, d.raw, d.v.layout.SectorSize, at, b.Write)
+	return fsutil.FlushSectors(d.dirty, d.raw, d.v.layout.SectorSize, at, b.WriteShared)
 }

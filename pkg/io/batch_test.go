@@ -212,6 +212,37 @@ func TestBatchAutoFlush(t *testing.T) {
 	}
 }
 
+// WriteShared keeps the caller's bytes instead of copying them, and the
+// writes are those Write makes: the same requests, auto-flushes included.
+func TestBatchWriteShared(t *testing.T) {
+	var calls [2][]call
+	var data [2][]byte
+	for k, shared := range []bool{false, true} {
+		d, fb := newFake(t, 1<<20, 512, 4096)
+		b := d.NewBatch()
+		for i := range 40 {
+			p := bytes.Repeat([]byte{byte(i + 1)}, 512+i*100)
+			off := int64(i) * 5000
+			if shared {
+				must(t, b.WriteShared(off, p))
+			} else {
+				must(t, b.Write(off, p))
+			}
+		}
+		if shared && cap(b.data) != 0 {
+			t.Errorf("WriteShared copied %d bytes", cap(b.data))
+		}
+		must(t, b.Flush())
+		calls[k], data[k] = fb.calls, fb.data
+	}
+	if diff := cmp.Diff(calls[0], calls[1]); diff != "" {
+		t.Errorf("requests, Write -, WriteShared +:\n%s", diff)
+	}
+	if !bytes.Equal(data[0], data[1]) {
+		t.Error("WriteShared wrote other bytes than Write")
+	}
+}
+
 func TestBatchRandomAgainstShadow(t *testing.T) {
 	for _, align := range []int{1, 512, 4096} {
 		t.Run(fmt.Sprint("align", align), func(t *testing.T) {
@@ -233,6 +264,8 @@ func TestBatchRandomAgainstShadow(t *testing.T) {
 					must(t, b.Flush()) // queued writes are older than this one
 					_, err := d.WriteAt(p, off)
 					must(t, err)
+				} else if rng.IntN(2) == 0 {
+					must(t, b.WriteShared(off, p)) // p is not changed after
 				} else {
 					must(t, b.Write(off, p))
 				}

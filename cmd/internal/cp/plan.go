@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -67,8 +68,17 @@ func (s stamp) t() time.Time    { return time.Unix(s.sec, int64(s.nsec)) }
 // items still needed move to spill, and the chunk is let go.
 type itemList struct {
 	chunks [][]item
-	spill  map[int32]*kept
+	spill  []*spilled // by chunk: what a retired chunk keeps; nil for none
 	n      int
+}
+
+// spilled is what one retired chunk keeps: its items still needed, in one
+// array, found by their places in the chunk (ascending). An item took an
+// allocation of its own and a map entry (some 72 bytes, not 50).
+type spilled struct {
+	at   []uint16
+	kept []kept
+	live int // items not let go yet: at 0 the chunk's spill goes
 }
 
 // kept is a retired item still needed: a directory's, or one that the
@@ -80,10 +90,11 @@ type kept struct {
 	srcName, dstName string
 	kind             itemKind
 	named            bool
+	gone             bool // let go (itemList.free)
 }
 
-func keep(it *item) *kept {
-	return &kept{srcAt: it.src.at, dstAt: it.dst.at, srcName: it.src.name, dstName: it.dst.name, kind: it.kind, named: it.named}
+func keep(it *item) kept {
+	return kept{srcAt: it.src.at, dstAt: it.dst.at, srcName: it.src.name, dstName: it.dst.name, kind: it.kind, named: it.named}
 }
 
 // item is the retired item as at returns it: a copy, whose changes are
@@ -99,10 +110,24 @@ func (l *itemList) at(i int) *item {
 	if c := l.chunks[i/itemChunk]; c != nil {
 		return &c[i%itemChunk]
 	}
-	if k := l.spill[int32(i)]; k != nil {
+	if k := l.kept(i); k != nil {
 		return k.item()
 	}
 	return nil
+}
+
+// kept is what the retired chunk of item i keeps of it, nil if nothing.
+func (l *itemList) kept(i int) *kept {
+	c := i / itemChunk
+	if c >= len(l.spill) || l.spill[c] == nil {
+		return nil
+	}
+	s := l.spill[c]
+	j, ok := slices.BinarySearch(s.at, uint16(i%itemChunk))
+	if !ok || s.kept[j].gone {
+		return nil
+	}
+	return &s.kept[j]
 }
 
 // add appends an item to the plan.

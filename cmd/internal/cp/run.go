@@ -77,6 +77,7 @@ func (x *runner) runBatch() error {
 // paths as it reaches them.
 func (x *runner) startReadAhead(from, to int) {
 	items := map[string][]int32{}
+	bytes := map[string]int64{} // the files' total size, by volume
 	vols := map[string]vol.Volume{}
 	var hostPaths []string
 	var hostSizes []int64
@@ -98,11 +99,14 @@ func (x *runner) startReadAhead(from, to int) {
 		id := vs.id()
 		it.ahead = int32(len(items[id]))
 		items[id] = append(items[id], int32(i))
+		bytes[id] += max(it.size, 0)
 		vols[id] = vs.vol
 	}
 	for id, list := range items {
 		name := func(k int) string { return x.p.end(x.p.items.at(int(list[k])).src).path }
-		x.ra[id] = vols[id].ReadAheadFunc(len(list), name, x.o.ReadAhead)
+		o := x.o.ReadAhead
+		o.Bytes = bytes[id] // small files take fewer, smaller buffers
+		x.ra[id] = vols[id].ReadAheadFunc(len(list), name, o)
 	}
 	if len(hostPaths) > 1 {
 		x.pf = newPrefetch(hostPaths, hostSizes)

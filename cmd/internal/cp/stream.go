@@ -161,7 +161,13 @@ func (p *Plan) drop(i int) {
 func (l *itemList) free(i int) {
 	c := l.chunks[i/itemChunk]
 	if c == nil {
-		delete(l.spill, int32(i))
+		if k := l.kept(i); k != nil {
+			*k = kept{gone: true}
+			s := l.spill[i/itemChunk]
+			if s.live--; s.live == 0 {
+				l.spill[i/itemChunk] = nil
+			}
+		}
 		return
 	}
 	c[i%itemChunk] = item{gone: true}
@@ -175,13 +181,24 @@ func (p *Plan) retire() {
 		if l.chunks[c] == nil {
 			continue
 		}
+		n := 0
 		for k := range l.chunks[c] {
-			if it := &l.chunks[c][k]; !it.gone {
-				if l.spill == nil {
-					l.spill = map[int32]*kept{}
-				}
-				l.spill[int32(c*itemChunk+k)] = keep(it)
+			if !l.chunks[c][k].gone {
+				n++
 			}
+		}
+		if n > 0 {
+			s := &spilled{at: make([]uint16, 0, n), kept: make([]kept, 0, n), live: n}
+			for k := range l.chunks[c] {
+				if it := &l.chunks[c][k]; !it.gone {
+					s.at = append(s.at, uint16(k))
+					s.kept = append(s.kept, keep(it))
+				}
+			}
+			for len(l.spill) <= c {
+				l.spill = append(l.spill, nil)
+			}
+			l.spill[c] = s
 		}
 		l.chunks[c] = nil
 	}

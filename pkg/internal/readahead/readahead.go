@@ -31,6 +31,40 @@ type Options struct {
 	// reads through rather than splitting (default 64 KiB): the slack of a
 	// small file's last cluster costs less to read than a second request.
 	MaxGap int64
+	// Bytes is the files' total size when the caller knows it (0 when
+	// not). Small files (fewer than SmallFile bytes each on average) are
+	// read with one worker, two buffers and requests of at most
+	// SmallRequest bytes, unless Workers or Buffers is set: what limits
+	// such a copy is the work of each file (a host file made and written
+	// per file), not the reads, and each request holds hundreds of files.
+	// Copying 60,000 one-byte files out of an exFAT image peaked at 71-73
+	// MiB with the 20 MiB of buffers of the default, with no faster copy.
+	Bytes int64
+}
+
+// SmallFile and SmallRequest: see Options.Bytes.
+const (
+	SmallFile    = 64 << 10
+	SmallRequest = 2 << 20
+)
+
+// sized fills in o's defaults for n files read from a device of ioSize
+// bytes a request, and returns the request size to use.
+func (o Options) sized(n int, ioSize int) (Options, int) {
+	if o.Workers <= 0 && o.Buffers <= 0 && o.Bytes > 0 && n > 0 && o.Bytes/int64(n) < SmallFile {
+		o.Workers, o.Buffers = 1, 2
+		ioSize = min(ioSize, SmallRequest)
+	}
+	if o.Workers <= 0 {
+		o.Workers = 3
+	}
+	if o.Buffers <= 0 {
+		o.Buffers = o.Workers + 2
+	}
+	if o.MaxGap <= 0 {
+		o.MaxGap = 64 << 10
+	}
+	return o, ioSize
 }
 
 // Piece is a run of a file's bytes on the device: Len bytes at byte Off
@@ -120,21 +154,13 @@ func New(dev *fio.Device, files []Source, o Options) *ReadAhead {
 // File and Chunk), in order, a few requests ahead of the consumer, so the
 // caller may look the files up as the read-ahead reaches them.
 func NewFunc(dev *fio.Device, n int, resolve func(i int) Source, o Options) *ReadAhead {
-	if o.Workers <= 0 {
-		o.Workers = 3
-	}
-	if o.Buffers <= 0 {
-		o.Buffers = o.Workers + 2
-	}
-	if o.MaxGap <= 0 {
-		o.MaxGap = 64 << 10
-	}
+	o, ioSize := o.sized(n, dev.IOSize())
 	ra := &ReadAhead{dev: dev, n: n, resolve: resolve, ahead: o.Buffers + o.Workers + 2, at: -1,
 		stop: make(chan struct{}), work: make(chan *req), free: make(chan []byte, o.Buffers), wake: make(chan struct{}, 1)}
-	ra.b = builder{ra: ra, ioSize: int64(dev.IOSize()), align: int64(dev.Align()), start: dev.Start(), size: dev.Size(), maxGap: o.MaxGap}
+	ra.b = builder{ra: ra, ioSize: int64(ioSize), align: int64(dev.Align()), start: dev.Start(), size: dev.Size(), maxGap: o.MaxGap}
 	ra.resolveTo(-1)
 	for range o.Buffers {
-		b := getBuffer(dev, dev.IOSize())
+		b := getBuffer(dev, ioSize)
 		ra.bufs = append(ra.bufs, b)
 		ra.free <- b
 	}

@@ -171,6 +171,9 @@ type Plan struct {
 	loose    []planned                  // names taken by no item (registry.go)
 	asked    Policy                     // answers given "for all" (capital letters)
 	images   map[fileID]bool            // the image files' device and inode (hostSide.images)
+	ahead    *listAhead                 // lists the host source walked ahead (listahead.go)
+	// selfListed counts the folders the walk listed itself (tests).
+	selfListed int
 
 	stream // planning in batches, carried out as they come (stream.go)
 }
@@ -480,6 +483,9 @@ func (p *Plan) planSource(s end, contents bool, dst end, intoDir bool) {
 		return
 	}
 	if e.kind == kindDir {
+		if p.ahead = aheadFor(s, e); p.ahead != nil {
+			defer func() { p.ahead.stop(); p.ahead = nil }()
+		}
 		p.planDir(s, target, e, ex.exists, -1, []ancestor{{e.ident(), s.show}})
 		return
 	}
@@ -499,7 +505,7 @@ func (p *Plan) planDir(src, dst end, e entry, merge bool, parent int, up []ances
 	p.add(item{kind: itemMkdir, src: ref{at: srcAt}, dst: ref{at: dstAt}, mtime: e.mtime, exists: merge, parent: int32(parent), ahead: -1})
 	p.claim()
 	p.dirState(dst, !merge)
-	ents, err := src.side.list(src.path)
+	ents, err := p.listDir(src)
 	if err != nil {
 		p.problemLine(true, src.show, "cannot be read: "+errText(err), fmt.Sprintf("cannot read directory %s: %s", quote(src.show), errText(err)))
 	}

@@ -52,17 +52,14 @@ type prefetch struct {
 	queue chan *fetched // in plan order, as handed to the workers
 	next  int           // the place in paths the writer takes next
 
-	mu     sync.Mutex
-	cond   *sync.Cond
-	used   int64 // bytes held
-	closed bool
-	wg     sync.WaitGroup
+	held budget // bytes held
+	wg   sync.WaitGroup
 }
 
 // newPrefetch starts reading paths (of sizes bytes, as planned) ahead.
 func newPrefetch(paths []string, sizes []int64) *prefetch {
 	pf := &prefetch{paths: paths, sizes: sizes, queue: make(chan *fetched, prefetchFiles)}
-	pf.cond = sync.NewCond(&pf.mu)
+	pf.held.init(prefetchBytes)
 	jobs := make(chan *fetched)
 	pf.wg.Add(1 + prefetchWorkers)
 	go func() {
@@ -71,7 +68,7 @@ func newPrefetch(paths []string, sizes []int64) *prefetch {
 		defer close(pf.queue)
 		for k := range paths {
 			cost := min(max(sizes[k], 0)+1, prefetchWhole+1)
-			if !pf.take(cost) {
+			if !pf.held.take(cost) {
 				return
 			}
 			f := &fetched{k: k, cost: cost, done: make(chan struct{})}
@@ -91,22 +88,46 @@ func newPrefetch(paths []string, sizes []int64) *prefetch {
 	return pf
 }
 
-// take waits until n more bytes may be held; false once closed.
-func (pf *prefetch) take(n int64) bool {
-	pf.mu.Lock()
-	defer pf.mu.Unlock()
-	for !pf.closed && pf.used > 0 && pf.used+n > prefetchBytes {
-		pf.cond.Wait()
-	}
-	pf.used += n
-	return !pf.closed
+// budget bounds what a goroutine working ahead of a consumer holds:
+// take waits until n more may be held (one thing alone may be more than
+// the limit), give hands n back. Once closed, take returns false at once.
+type budget struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	limit  int64
+	used   int64
+	closed bool
 }
 
-func (pf *prefetch) give(n int64) {
-	pf.mu.Lock()
-	pf.used -= n
-	pf.mu.Unlock()
-	pf.cond.Broadcast()
+func (b *budget) init(limit int64) {
+	b.limit = limit
+	b.cond = sync.NewCond(&b.mu)
+}
+
+// take waits until n more may be held; false once closed.
+func (b *budget) take(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for !b.closed && b.used > 0 && b.used+n > b.limit {
+		b.cond.Wait()
+	}
+	b.used += n
+	return !b.closed
+}
+
+func (b *budget) give(n int64) {
+	b.mu.Lock()
+	b.used -= n
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+// close makes take return false, now and from then on.
+func (b *budget) close() {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+	b.cond.Broadcast()
 }
 
 // fetch opens the file and, when small, reads it whole: into a buffer one
@@ -227,16 +248,13 @@ func (pf *prefetch) release(f *fetched) {
 		f.pooled = false
 	}
 	f.data = nil
-	pf.give(f.cost)
+	pf.held.give(f.cost)
 	f.cost = 0
 }
 
 // close stops the prefetch and lets go of what it read.
 func (pf *prefetch) close() {
-	pf.mu.Lock()
-	pf.closed = true
-	pf.mu.Unlock()
-	pf.cond.Broadcast()
+	pf.held.close()
 	go func() {
 		// Drain, so that the feeder blocked on a full queue ends.
 		for f := range pf.queue {

@@ -133,6 +133,8 @@ func (b *budget) close() {
 // fetch opens the file and, when small, reads it whole: into a buffer one
 // byte longer than planned, so that a file grown since it was listed is
 // seen (it is then handed over open, from its start, as a large one is).
+// One read does it: one that returns the size planned, short of the byte
+// more asked, met the file's end.
 func (f *fetched) fetch(path string, size int64) {
 	fd, err := openRead(path)
 	if err != nil {
@@ -161,7 +163,14 @@ func (f *fetched) fetch(path string, size int64) {
 		if m == 0 {
 			break
 		}
+		short := m < len(buf)-n
 		n += m
+		if short && n == int(size) {
+			// Short of what was asked, at the size planned: the file's
+			// end (a regular file's read stops short only there), with
+			// no read more to see it.
+			break
+		}
 	}
 	if n == len(buf) {
 		if _, err := syscall.Seek(fd, 0, io.SeekStart); err == nil {

@@ -87,7 +87,7 @@ func (r FS) Clean(name string) (clean, note string, err error) {
 		c, _ := utf8.DecodeRuneInString(clean[i:])
 		return clean, note, refuse("holds %q, which %s names cannot hold", c, r.name)
 	}
-	if n := len(utf16.Encode([]rune(clean))); n > MaxUnits {
+	if n := UTF16Len(clean); n > MaxUnits {
 		return clean, note, refuse("is %d UTF-16 units long, more than %s's %d", n, r.name, MaxUnits)
 	}
 	if IsDevice(clean) {
@@ -122,4 +122,15 @@ func IsDevice(name string) bool {
 		return true
 	}
 	return len(base) == 4 && (base[:3] == "COM" || base[:3] == "LPT") && base[3] >= '1' && base[3] <= '9'
+}
+
+// UTF16Len is how many UTF-16 code units s takes (invalid UTF-8 counts as
+// U+FFFD, one unit, as utf16.Encode([]rune(s)) has it), without making
+// them.
+func UTF16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
 }

@@ -85,12 +85,11 @@ func (x *runner) startReadAhead(from, to int) {
 		if it.kind != itemFile {
 			continue
 		}
-		src := x.p.end(it.src)
-		vs, ok := src.side.(volSide)
+		vs, ok := x.p.sideAt(it.src).(volSide)
 		if !ok {
-			if _, in := x.p.end(it.dst).side.(volSide); in && !it.stdin && !it.stream && !prefetchOff {
+			if _, in := x.p.sideAt(it.dst).(volSide); in && !it.stdin && !it.stream && !prefetchOff {
 				it.ahead = int32(len(hostPaths))
-				hostPaths = append(hostPaths, src.path)
+				hostPaths = append(hostPaths, x.p.pathAt(it.src))
 				hostSizes = append(hostSizes, it.size)
 			}
 			continue
@@ -101,7 +100,7 @@ func (x *runner) startReadAhead(from, to int) {
 		vols[id] = vs.vol
 	}
 	for id, list := range items {
-		name := func(k int) string { return x.p.end(x.p.items.at(int(list[k])).src).path }
+		name := func(k int) string { return x.p.pathAt(x.p.items.at(int(list[k])).src) }
 		x.ra[id] = vols[id].ReadAheadFunc(len(list), name, x.o.ReadAhead)
 	}
 	if len(hostPaths) > 1 {
@@ -328,21 +327,20 @@ func (x *runner) openSource(it *item) (chunker, func(), error) {
 	if it.stdin {
 		return newAsyncChunker(x.o.Stdin, x.o.IOSize, x.o.Stop), func() {}, nil
 	}
-	from := x.p.end(it.src)
 	if it.stream {
 		// Opened and read by the chunker's goroutine: opening a FIFO
 		// blocks until a writer comes, and a stop must not wait for it.
-		lf := &lazyFile{path: from.path}
+		lf := &lazyFile{path: x.p.pathAt(it.src)}
 		return newAsyncChunker(lf, x.o.IOSize, x.o.Stop), lf.close, nil
 	}
-	if vs, ok := from.side.(volSide); ok {
+	if vs, ok := x.p.sideAt(it.src).(volSide); ok {
 		f, err := x.ra[vs.id()].File(int(it.ahead))
 		return f, func() {}, err
 	}
 	if x.pf != nil {
 		return x.fetchedSource(x.pf, int(it.ahead))
 	}
-	f, err := os.Open(from.path)
+	f, err := os.Open(x.p.pathAt(it.src))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -105,7 +105,7 @@ func (p *Plan) next() bool {
 	if p.co.ended = <-p.co.ready; p.co.ended {
 		p.checkRoom()
 		p.settleName()
-		p.dirs, p.loose = nil, nil
+		p.dirs, p.loose, p.lastDir = nil, nil, lastDir{}
 		return true
 	}
 	p.checkRoom()
@@ -131,6 +131,9 @@ func (p *Plan) release(i int) {
 				}
 			}
 			delete(p.dirs, key)
+			if p.lastDir.d == d {
+				p.lastDir = lastDir{}
+			}
 		}
 		if mk := p.items.at(int(it.parent)); mk != nil && !mk.gone && !mk.named {
 			p.drop(int(it.parent))

@@ -156,7 +156,10 @@ func (w *Walker[D, R]) Parent(op, name string) (D, string, error) {
 	if err != nil {
 		return noD, "", &fs.PathError{Op: op, Path: "/" + name, Err: err}
 	}
-	if r := w.Lookup(d, base); dirOnly && r != noR && !w.IsDir(r) {
+	if !dirOnly {
+		return d, base, nil // the caller looks base up as it needs
+	}
+	if r := w.Lookup(d, base); r != noR && !w.IsDir(r) {
 		return noD, "", &fs.PathError{Op: op, Path: "/" + name + "/", Err: w.NotDir}
 	}
 	return d, base, nil

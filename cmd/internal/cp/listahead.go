@@ -23,44 +23,112 @@ type listing struct {
 	err  error
 }
 
-// listAhead lists one host source tree's folders ahead of the walk.
+// listAhead lists one host source tree's folders ahead of the walk. Its
+// goroutine goes through the tree in the walk's order; a second one lists
+// the folder after the one it goes into, so that two folders are listed
+// at once (the system calls of one run while the other's wait).
 type listAhead struct {
 	ch   chan listing
 	quit chan struct{}
 	done chan struct{}
+	side side
 
 	held budget // members listed and not taken
+
+	// jobs hands a folder to the second lister (when it is idle);
+	// pending counts those it listed that are not taken yet (at most
+	// listAheadPending, so that a few large folders are not held at once).
+	jobs    chan *aheadJob
+	pending int
+}
+
+// listAheadPending is how many folders the second lister may have
+// listed and not handed over.
+const listAheadPending = 2
+
+// aheadJob is a folder given to the second lister.
+type aheadJob struct {
+	l    listing
+	done chan struct{}
 }
 
 // startListAhead starts listing the folder root of side s (identified by
 // id, for loops) and every folder below it that a walk goes into.
 func startListAhead(s side, root string, id fileID) *listAhead {
-	la := &listAhead{ch: make(chan listing, 64), quit: make(chan struct{}), done: make(chan struct{})}
+	la := &listAhead{ch: make(chan listing, 64), quit: make(chan struct{}), done: make(chan struct{}), side: s, jobs: make(chan *aheadJob)}
 	la.held.init(listAheadEntries)
+	go func() {
+		for {
+			select {
+			case j := <-la.jobs:
+				j.l.ents, j.l.err = s.list(j.l.path)
+				close(j.done)
+			case <-la.quit:
+				return
+			}
+		}
+	}()
 	go func() {
 		defer close(la.done)
 		defer close(la.ch)
-		la.walk(s, root, []fileID{id})
+		la.walk(la.listed(root, nil), []fileID{id})
 	}()
 	return la
 }
 
-// walk lists dir and the folders below it, depth first; false: stopped.
-func (la *listAhead) walk(s side, dir string, up []fileID) bool {
-	ents, err := s.list(dir)
-	if !la.held.take(int64(len(ents))) {
+// ahead gives folder dir to the second lister, if it is idle and few of
+// its listings wait; nil: not given.
+func (la *listAhead) ahead(dir string) *aheadJob {
+	if la.pending >= listAheadPending {
+		return nil
+	}
+	j := &aheadJob{l: listing{path: dir}, done: make(chan struct{})}
+	select {
+	case la.jobs <- j:
+		la.pending++
+		return j
+	default:
+		return nil
+	}
+}
+
+// listed is the listing of dir: the second lister's (j), or made now.
+func (la *listAhead) listed(dir string, j *aheadJob) listing {
+	if j != nil {
+		<-j.done
+		la.pending--
+		return j.l
+	}
+	ents, err := la.side.list(dir)
+	return listing{dir, ents, err}
+}
+
+// walk hands l over, then lists the folders in it and below, depth
+// first; false: stopped.
+func (la *listAhead) walk(l listing, up []fileID) bool {
+	if !la.held.take(int64(len(l.ents))) {
 		return false
 	}
 	select {
-	case la.ch <- listing{dir, ents, err}:
+	case la.ch <- l:
 	case <-la.quit:
 		return false
 	}
-	for _, c := range ents {
-		if c.kind != kindDir || loopOfID(up, c.ident()) {
-			continue
+	var subs []int // the members it goes into
+	for i, c := range l.ents {
+		if c.kind == kindDir && !loopOfID(up, c.ident()) {
+			subs = append(subs, i)
 		}
-		if !la.walk(s, s.join(dir, c.name), append(up, c.ident())) {
+	}
+	var next *aheadJob
+	for k, i := range subs {
+		this := next
+		next = nil
+		if k+1 < len(subs) {
+			next = la.ahead(la.side.join(l.path, l.ents[subs[k+1]].name))
+		}
+		c := l.ents[i]
+		if !la.walk(la.listed(la.side.join(l.path, c.name), this), append(up, c.ident())) {
 			return false
 		}
 	}

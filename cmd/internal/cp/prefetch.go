@@ -42,15 +42,29 @@ type fetched struct {
 	// pooled: data is a buffer from getBuf, handed back when let go.
 	pooled bool
 	cost   int64 // bytes counted against prefetchBytes
-	done   chan struct{}
 }
+
+// fetchGroup is a run of files, in plan order, that one worker opens and
+// reads and hands over at once: a hand-over (channel operations, a
+// goroutine woken on each side) per group, not per file.
+type fetchGroup struct {
+	files []fetched
+	done  chan struct{}
+}
+
+// prefetchGroup is how many files a group holds at most (fewer when the
+// bytes held would wait for the writer).
+const prefetchGroup = 16
 
 // prefetch reads the host files of one batch ahead of the writer.
 type prefetch struct {
 	paths []string // the files, in plan order
 	sizes []int64
-	queue chan *fetched // in plan order, as handed to the workers
-	next  int           // the place in paths the writer takes next
+	queue chan *fetchGroup // in plan order, as handed to the workers
+	cur   *fetchGroup      // the group the writer takes files from
+	ci    int              // the next file of cur
+	// groups counts the groups the writer took (tests).
+	groups int
 
 	held budget // bytes held
 	wg   sync.WaitGroup
@@ -58,30 +72,43 @@ type prefetch struct {
 
 // newPrefetch starts reading paths (of sizes bytes, as planned) ahead.
 func newPrefetch(paths []string, sizes []int64) *prefetch {
-	pf := &prefetch{paths: paths, sizes: sizes, queue: make(chan *fetched, prefetchFiles)}
+	pf := &prefetch{paths: paths, sizes: sizes, queue: make(chan *fetchGroup, prefetchFiles/prefetchGroup)}
 	pf.held.init(prefetchBytes)
-	jobs := make(chan *fetched)
+	jobs := make(chan *fetchGroup)
 	pf.wg.Add(1 + prefetchWorkers)
 	go func() {
 		defer pf.wg.Done()
 		defer close(jobs)
 		defer close(pf.queue)
-		for k := range paths {
-			cost := min(max(sizes[k], 0)+1, prefetchWhole+1)
-			if !pf.held.take(cost) {
-				return
+		for k := 0; k < len(paths); {
+			g := &fetchGroup{files: make([]fetched, 0, min(prefetchGroup, len(paths)-k)), done: make(chan struct{})}
+			for len(g.files) < cap(g.files) {
+				cost := min(max(sizes[k], 0)+1, prefetchWhole+1)
+				// A group's first file waits for room; a later one
+				// that would wait ends the group instead (the writer
+				// frees room only from groups handed over).
+				if len(g.files) == 0 && !pf.held.take(cost) {
+					return
+				}
+				if len(g.files) > 0 && !pf.held.tryTake(cost) {
+					break
+				}
+				g.files = append(g.files, fetched{k: k, cost: cost})
+				k++
 			}
-			f := &fetched{k: k, cost: cost, done: make(chan struct{})}
-			pf.queue <- f // blocks while prefetchFiles are ahead
-			jobs <- f
+			pf.queue <- g // blocks while prefetchFiles are ahead
+			jobs <- g
 		}
 	}()
 	for w := 0; w < prefetchWorkers; w++ {
 		go func() {
 			defer pf.wg.Done()
-			for f := range jobs {
-				f.fetch(paths[f.k], sizes[f.k])
-				close(f.done)
+			for g := range jobs {
+				for i := range g.files {
+					f := &g.files[i]
+					f.fetch(paths[f.k], sizes[f.k])
+				}
+				close(g.done)
 			}
 		}()
 	}
@@ -113,6 +140,18 @@ func (b *budget) take(n int64) bool {
 	}
 	b.used += n
 	return !b.closed
+}
+
+// tryTake is take that does not wait: false when n more may not be held
+// now (or once closed).
+func (b *budget) tryTake(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed || (b.used > 0 && b.used+n > b.limit) {
+		return false
+	}
+	b.used += n
+	return true
 }
 
 func (b *budget) give(n int64) {
@@ -233,13 +272,19 @@ func openRead(path string) (int, error) {
 // the files skipped are let go).
 func (pf *prefetch) get(k int) *fetched {
 	for {
-		f, ok := <-pf.queue
-		if !ok {
-			return nil
+		if pf.cur == nil || pf.ci == len(pf.cur.files) {
+			g, ok := <-pf.queue
+			if !ok {
+				pf.cur = nil
+				return nil
+			}
+			<-g.done
+			pf.cur, pf.ci = g, 0
+			pf.groups++
 		}
-		<-f.done
+		f := &pf.cur.files[pf.ci]
+		pf.ci++
 		if f.k == k {
-			pf.next = k + 1
 			return f
 		}
 		pf.release(f)
@@ -264,11 +309,19 @@ func (pf *prefetch) release(f *fetched) {
 // close stops the prefetch and lets go of what it read.
 func (pf *prefetch) close() {
 	pf.held.close()
+	if g := pf.cur; g != nil {
+		for i := pf.ci; i < len(g.files); i++ {
+			pf.release(&g.files[i])
+		}
+		pf.cur = nil
+	}
 	go func() {
 		// Drain, so that the feeder blocked on a full queue ends.
-		for f := range pf.queue {
-			<-f.done
-			pf.release(f)
+		for g := range pf.queue {
+			<-g.done
+			for i := range g.files {
+				pf.release(&g.files[i])
+			}
 		}
 	}()
 	pf.wg.Wait()

@@ -140,7 +140,8 @@ func (w *Walker[D, R]) Parent(op, name string) (D, string, error) {
 		return noD, "", &fs.PathError{Op: op, Path: "/", Err: fs.ErrExist}
 	}
 	dirName, base := path.Split(name)
-	pd, pr, _, err := w.Walk(op, CleanPath(dirName), false)
+	// dirName is name's clean folder and a slash: without it, it is clean.
+	pd, pr, _, err := w.Walk(op, CleanPath(strings.TrimSuffix(dirName, "/")), false)
 	if err != nil {
 		return noD, "", err
 	}

@@ -26,6 +26,13 @@ func (v *Volume) dirOf(parent *dir, r *Record) (*dir, error) {
 
 // walker resolves paths over v's directories (see fsutil.Walker).
 func (v *Volume) walker() *fsutil.Walker[*dir, *Record] {
+	if v.walkers == nil {
+		v.walkers = v.newWalker()
+	}
+	return v.walkers
+}
+
+func (v *Volume) newWalker() *fsutil.Walker[*dir, *Record] {
 	return &fsutil.Walker[*dir, *Record]{
 		Root:   func() (*dir, error) { return v.root(), nil },
 		Walks:  &v.walks,
@@ -78,6 +85,9 @@ var errDirLoop = fmt.Errorf("%w: directory loop: this entry leads back to a dire
 // a new entry goes in (the walker's Parent: the directory that holds a
 // name that need not exist, and the name's last element).
 func (v *Volume) changes() fsutil.Changes[*dir, *Record] {
-	return fsutil.Changes[*dir, *Record]{Begin: v.begin, Settle: v.settleWrite, Lookup: v.lookup, Parent: v.walker().Parent,
-		Member: (*dir).lookup, Check: checkNewName, Room: v.roomFor, Now: v.Now}
+	if v.chg == nil {
+		v.chg = &fsutil.Changes[*dir, *Record]{Begin: v.begin, Settle: v.settleWrite, Lookup: v.lookup, Parent: v.walker().Parent,
+			Member: (*dir).lookup, Check: checkNewName, Room: v.roomFor, Now: v.Now}
+	}
+	return *v.chg
 }

@@ -52,6 +52,14 @@ type Volume struct {
 	pendingFree []Extent        // clusters to free once the entries that named them are gone
 	deferred    []deferredClear // rename sources, deleted after the new entries are durable
 
+	// The helpers changes are made with (fileStore, walker, changes),
+	// built at their first use: built per call, their closures cost a
+	// dozen allocations per file written.
+	store   *fsutil.FileStore[Extent]
+	walkers *fsutil.Walker[*dir, *Record]
+	chg     *fsutil.Changes[*dir, *Record]
+	mark    func(flush bool) error // markDirty, made once (marker)
+
 	// Clock stamps the times ftools writes (creation, access, and
 	// modification where none is given); nil means time.Now. Tests and
 	// reproducible builds set it.
@@ -240,7 +248,9 @@ func (v *Volume) begin() error {
 	case v.bitmap == nil:
 		return fmt.Errorf("%w: the allocation bitmap is unusable; repair the volume first", ErrCorrupt)
 	}
-	v.dirty.Arm(v.dev, false, v.markDirty)
+	if v.dirty.Armable(false) {
+		v.dirty.Arm(v.dev, false, v.markDirty)
+	}
 	return nil
 }
 
@@ -250,6 +260,9 @@ func (v *Volume) begin() error {
 // flag is made durable first; data needs no flush of its own, since the
 // commit flushes the data before any metadata that refers to it.
 func (v *Volume) markDirty(flush bool) error {
+	if !v.dirty.Armed {
+		return nil // on the device, or nothing to put there (DirtyFlag.Mark)
+	}
 	write := func() error {
 		v.boot.SetDirty(true)
 		return v.writeBootFlags()
@@ -292,7 +305,7 @@ var testHookBarrier func()
 // writeData queues file data (or a new directory cluster) at off; it goes
 // out in large merged writes before any metadata that refers to it.
 func (v *Volume) writeData(off int64, p []byte) error {
-	return v.data.Write(v.dev, v.markDirty, off, p)
+	return v.data.Write(v.dev, v.marker(), off, p)
 }
 
 // flushData writes queued data and waits for it.
@@ -447,3 +460,12 @@ func OpenForCheck(dev *fio.Device) (v *Volume, bootErr, err error) {
 // SystemEntries returns the root directory's allocation bitmap and up-case
 // table entries, as read (a zero entry when the root holds none).
 func (v *Volume) SystemEntries() (bitmap, upcase AllocEntry) { return v.bitmapEnt, v.upcaseEnt }
+
+// marker is markDirty as a function value, made once: the data paths pass
+// it with every write.
+func (v *Volume) marker() func(flush bool) error {
+	if v.mark == nil {
+		v.mark = v.markDirty
+	}
+	return v.mark
+}

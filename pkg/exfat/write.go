@@ -40,6 +40,13 @@ func pathErr(op, name string, err error) error {
 // request beyond the free clusters fails first, naming both in bytes);
 // the chain, if the file needs one, is written at Close (streamFor).
 func (v *Volume) fileStore() *fsutil.FileStore[Extent] {
+	if v.store == nil {
+		v.store = v.newFileStore()
+	}
+	return v.store
+}
+
+func (v *Volume) newFileStore() *fsutil.FileStore[Extent] {
 	cs := v.layout.ClusterSize
 	return &fsutil.FileStore[Extent]{
 		FS:          "exfat",
@@ -135,7 +142,7 @@ func (v *Volume) offsetOf(c uint32) int64 { return v.layout.ClusterOffset(Cluste
 
 // readInto reads at most n bytes of r into the data stream at off.
 func (v *Volume) readInto(off int64, r io.Reader, n int64) (int64, error) {
-	return v.data.ReadFrom(v.dev, v.markDirty, off, r, n)
+	return v.data.ReadFrom(v.dev, v.marker(), off, r, n)
 }
 
 // Close gives back the clusters the file did not use and records its

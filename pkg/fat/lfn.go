@@ -96,13 +96,7 @@ func ValidateLongName(name string) error {
 // mtools do before storing a long name.
 func CleanLongName(name string) string { return strings.TrimRight(name, " .") }
 
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		n += utf16.RuneLen(r)
-	}
-	return n
-}
+func utf16Len(s string) int { return names.UTF16Len(s) }
 
 // utf16Units converts s to UTF-16; invalid UTF-8 becomes U+FFFD.
 func utf16Units(s string) []uint16 { return utf16.Encode([]rune(s)) }

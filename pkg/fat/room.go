@@ -2,7 +2,6 @@ package fat
 
 import (
 	"fmt"
-	"unicode/utf16"
 )
 
 // NameSlots is how many directory slots a new member named name takes at
@@ -18,7 +17,7 @@ func NameSlots(name string) int {
 	if _, _, ok := exact83(name); ok {
 		return 1
 	}
-	return 1 + (len(utf16.Encode([]rune(name)))+12)/13
+	return 1 + (utf16Len(name)+12)/13
 }
 
 // DirSlots is a directory's room in slots of DirEntrySize bytes.

@@ -55,6 +55,14 @@ type Volume struct {
 	commits     int                  // commits so far (tests)
 	closedFree  uint32               // the free count at Close, when it was counted
 
+	// The helpers changes are made with (fileStore, walker, changes),
+	// built at their first use: built per call, their closures cost a
+	// dozen allocations per file written.
+	store   *fsutil.FileStore[Extent]
+	walkers *fsutil.Walker[*dir, *Record]
+	chg     *fsutil.Changes[*dir, *Record]
+	mark    func(flush bool) error // markDirty, made once (marker)
+
 	// Clock stamps the times ftools writes (creation, access, and
 	// modification where none is given); nil means time.Now. Tests and
 	// reproducible builds set it.
@@ -314,7 +322,9 @@ func (v *Volume) begin() error {
 	if v.closed {
 		return ErrClosed
 	}
-	v.dirty.Arm(v.dev, v.layout.Type == FAT12, v.markDirty)
+	if v.dirty.Armable(v.layout.Type == FAT12) {
+		v.dirty.Arm(v.dev, v.layout.Type == FAT12, v.markDirty)
+	}
 	return nil
 }
 
@@ -324,6 +334,9 @@ func (v *Volume) begin() error {
 // bit is made durable first; data needs no flush of its own, since the
 // commit flushes the data before any metadata that refers to it.
 func (v *Volume) markDirty(flush bool) error {
+	if !v.dirty.Armed {
+		return nil // on the device, or nothing to put there (DirtyFlag.Mark)
+	}
 	// Only the dirty bit changes on the device now: a new label or volume
 	// id waits in v.boot for its own place in the commit (writeLabel).
 	state := ext16 + relState
@@ -558,7 +571,7 @@ func (v *Volume) writeData(off int64, p []byte) error {
 	if v.closed {
 		return ErrClosed
 	}
-	return v.data.Write(v.dev, v.markDirty, off, p)
+	return v.data.Write(v.dev, v.marker(), off, p)
 }
 
 // flushData writes queued data and waits for it, so that it can be read
@@ -627,4 +640,13 @@ func (v *Volume) releaseFAT() {
 		v.table.release()
 	}
 	v.table = nil
+}
+
+// marker is markDirty as a function value, made once: the data paths pass
+// it with every write.
+func (v *Volume) marker() func(flush bool) error {
+	if v.mark == nil {
+		v.mark = v.markDirty
+	}
+	return v.mark
 }

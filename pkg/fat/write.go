@@ -34,6 +34,13 @@ type Writer struct {
 // the volume's clusters: chained in the FAT as they are taken, the chain
 // ended where Close cuts the file.
 func (v *Volume) fileStore() *fsutil.FileStore[Extent] {
+	if v.store == nil {
+		v.store = v.newFileStore()
+	}
+	return v.store
+}
+
+func (v *Volume) newFileStore() *fsutil.FileStore[Extent] {
 	return &fsutil.FileStore[Extent]{
 		FS:          "fat",
 		ClusterSize: v.layout.ClusterSize,
@@ -101,7 +108,7 @@ func (v *Volume) offsetOf(c uint32) int64 { return v.layout.ClusterOffset(Cluste
 
 // readInto reads at most n bytes of r into the data stream at off.
 func (v *Volume) readInto(off int64, r io.Reader, n int64) (int64, error) {
-	return v.data.ReadFrom(v.dev, v.markDirty, off, r, n)
+	return v.data.ReadFrom(v.dev, v.marker(), off, r, n)
 }
 
 // clustersFor is how many clusters n bytes take (bounds.ClustersFor).

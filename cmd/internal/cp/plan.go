@@ -171,6 +171,18 @@ func (p *Plan) end(r ref) end {
 	return e.child(r.name)
 }
 
+// sideAt is the side of the end r names, and pathAt its path: each
+// without the rest of the end (a child's shown path, one join more).
+func (p *Plan) sideAt(r ref) side { return p.ends[r.at].side }
+
+func (p *Plan) pathAt(r ref) string {
+	e := p.ends[r.at]
+	if r.name == "" {
+		return e.path
+	}
+	return e.side.join(e.path, r.name)
+}
+
 // ends are an item's source and destination.
 func (p *Plan) ends2(it *item) (src, dst end) { return p.end(it.src), p.end(it.dst) }
 
@@ -196,6 +208,10 @@ type Plan struct {
 	loose    []planned                  // names taken by no item (registry.go)
 	asked    Policy                     // answers given "for all" (capital letters)
 	images   map[fileID]bool            // the image files' device and inode (hostSide.images)
+	lastDir  lastDir                    // dirState's last answer
+	ahead    *listAhead                 // lists the host source walked ahead (listahead.go)
+	// selfListed counts the folders the walk listed itself (tests).
+	selfListed int
 
 	stream // planning in batches, carried out as they come (stream.go)
 }
@@ -252,7 +268,7 @@ func (p *Plan) planned() {
 	p.checkOverlap()
 	p.checkRoom()
 	p.settleName()
-	p.dirs, p.loose = nil, nil
+	p.dirs, p.loose, p.lastDir = nil, nil, lastDir{}
 }
 
 // Bytes is how much file data the plan copies (made in batches: the
@@ -505,6 +521,9 @@ func (p *Plan) planSource(s end, contents bool, dst end, intoDir bool) {
 		return
 	}
 	if e.kind == kindDir {
+		if p.ahead = aheadFor(s, e); p.ahead != nil {
+			defer func() { p.ahead.stop(); p.ahead = nil }()
+		}
 		p.planDir(s, target, e, ex.exists, -1, []ancestor{{e.ident(), s.show}})
 		return
 	}
@@ -524,7 +543,7 @@ func (p *Plan) planDir(src, dst end, e entry, merge bool, parent int, up []ances
 	p.add(item{kind: itemMkdir, src: ref{at: srcAt}, dst: ref{at: dstAt}, mtime: e.mtime, exists: merge, parent: int32(parent), ahead: -1})
 	p.claim()
 	p.dirState(dst, !merge)
-	ents, err := src.side.list(src.path)
+	ents, err := p.listDir(src)
 	if err != nil {
 		p.problemLine(true, src.show, "cannot be read: "+errText(err), fmt.Sprintf("cannot read directory %s: %s", quote(src.show), errText(err)))
 	}
@@ -646,14 +665,43 @@ func dirKey(dir end) string {
 }
 
 // dirState is the registry of names going into a destination directory.
+// The one returned last is kept with the directory it is for: a folder's
+// members are placed one after another, and its key costs a fold of its
+// path (and a few strings) per member.
 func (p *Plan) dirState(dir end, fresh bool) *dirNames {
+	if l := &p.lastDir; l.d != nil && l.path == dir.path && sameKeySide(l.side, dir.side) {
+		return l.d
+	}
 	key := dirKey(dir)
 	d := p.dirs[key]
 	if d == nil {
 		d = &dirNames{fresh: fresh, fold: dir.side.fold}
 		p.dirs[key] = d
 	}
+	p.lastDir = lastDir{dir.path, dir.side, d}
 	return d
+}
+
+// lastDir is the registry dirState returned last, and the directory it is
+// for (dropped with the registry).
+type lastDir struct {
+	path string
+	side side
+	d    *dirNames
+}
+
+// sameKeySide reports whether a directory's path on side a and on side b
+// have one dirKey: the same image, or both the host.
+func sameKeySide(a, b side) bool {
+	switch a := a.(type) {
+	case volSide:
+		b, ok := b.(volSide)
+		return ok && a.spec == b.spec
+	case hostSide:
+		_, ok := b.(hostSide)
+		return ok
+	}
+	return false
 }
 
 // problem records a source that will not be copied: a failure (an error)

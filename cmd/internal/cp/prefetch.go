@@ -42,76 +42,138 @@ type fetched struct {
 	// pooled: data is a buffer from getBuf, handed back when let go.
 	pooled bool
 	cost   int64 // bytes counted against prefetchBytes
-	done   chan struct{}
 }
+
+// fetchGroup is a run of files, in plan order, that one worker opens and
+// reads and hands over at once: a hand-over (channel operations, a
+// goroutine woken on each side) per group, not per file.
+type fetchGroup struct {
+	files []fetched
+	done  chan struct{}
+}
+
+// prefetchGroup is how many files a group holds at most (fewer when the
+// bytes held would wait for the writer).
+const prefetchGroup = 16
 
 // prefetch reads the host files of one batch ahead of the writer.
 type prefetch struct {
 	paths []string // the files, in plan order
 	sizes []int64
-	queue chan *fetched // in plan order, as handed to the workers
-	next  int           // the place in paths the writer takes next
+	queue chan *fetchGroup // in plan order, as handed to the workers
+	cur   *fetchGroup      // the group the writer takes files from
+	ci    int              // the next file of cur
+	// groups counts the groups the writer took (tests).
+	groups int
 
-	mu     sync.Mutex
-	cond   *sync.Cond
-	used   int64 // bytes held
-	closed bool
-	wg     sync.WaitGroup
+	held budget // bytes held
+	wg   sync.WaitGroup
 }
 
 // newPrefetch starts reading paths (of sizes bytes, as planned) ahead.
 func newPrefetch(paths []string, sizes []int64) *prefetch {
-	pf := &prefetch{paths: paths, sizes: sizes, queue: make(chan *fetched, prefetchFiles)}
-	pf.cond = sync.NewCond(&pf.mu)
-	jobs := make(chan *fetched)
+	pf := &prefetch{paths: paths, sizes: sizes, queue: make(chan *fetchGroup, prefetchFiles/prefetchGroup)}
+	pf.held.init(prefetchBytes)
+	jobs := make(chan *fetchGroup)
 	pf.wg.Add(1 + prefetchWorkers)
 	go func() {
 		defer pf.wg.Done()
 		defer close(jobs)
 		defer close(pf.queue)
-		for k := range paths {
-			cost := min(max(sizes[k], 0)+1, prefetchWhole+1)
-			if !pf.take(cost) {
-				return
+		for k := 0; k < len(paths); {
+			g := &fetchGroup{files: make([]fetched, 0, min(prefetchGroup, len(paths)-k)), done: make(chan struct{})}
+			for len(g.files) < cap(g.files) {
+				cost := min(max(sizes[k], 0)+1, prefetchWhole+1)
+				// A group's first file waits for room; a later one
+				// that would wait ends the group instead (the writer
+				// frees room only from groups handed over).
+				if len(g.files) == 0 && !pf.held.take(cost) {
+					return
+				}
+				if len(g.files) > 0 && !pf.held.tryTake(cost) {
+					break
+				}
+				g.files = append(g.files, fetched{k: k, cost: cost})
+				k++
 			}
-			f := &fetched{k: k, cost: cost, done: make(chan struct{})}
-			pf.queue <- f // blocks while prefetchFiles are ahead
-			jobs <- f
+			pf.queue <- g // blocks while prefetchFiles are ahead
+			jobs <- g
 		}
 	}()
 	for w := 0; w < prefetchWorkers; w++ {
 		go func() {
 			defer pf.wg.Done()
-			for f := range jobs {
-				f.fetch(paths[f.k], sizes[f.k])
-				close(f.done)
+			for g := range jobs {
+				for i := range g.files {
+					f := &g.files[i]
+					f.fetch(paths[f.k], sizes[f.k])
+				}
+				close(g.done)
 			}
 		}()
 	}
 	return pf
 }
 
-// take waits until n more bytes may be held; false once closed.
-func (pf *prefetch) take(n int64) bool {
-	pf.mu.Lock()
-	defer pf.mu.Unlock()
-	for !pf.closed && pf.used > 0 && pf.used+n > prefetchBytes {
-		pf.cond.Wait()
-	}
-	pf.used += n
-	return !pf.closed
+// budget bounds what a goroutine working ahead of a consumer holds:
+// take waits until n more may be held (one thing alone may be more than
+// the limit), give hands n back. Once closed, take returns false at once.
+type budget struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	limit  int64
+	used   int64
+	closed bool
 }
 
-func (pf *prefetch) give(n int64) {
-	pf.mu.Lock()
-	pf.used -= n
-	pf.mu.Unlock()
-	pf.cond.Broadcast()
+func (b *budget) init(limit int64) {
+	b.limit = limit
+	b.cond = sync.NewCond(&b.mu)
+}
+
+// take waits until n more may be held; false once closed.
+func (b *budget) take(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for !b.closed && b.used > 0 && b.used+n > b.limit {
+		b.cond.Wait()
+	}
+	b.used += n
+	return !b.closed
+}
+
+// tryTake is take that does not wait: false when n more may not be held
+// now (or once closed).
+func (b *budget) tryTake(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed || (b.used > 0 && b.used+n > b.limit) {
+		return false
+	}
+	b.used += n
+	return true
+}
+
+func (b *budget) give(n int64) {
+	b.mu.Lock()
+	b.used -= n
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+// close makes take return false, now and from then on.
+func (b *budget) close() {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+	b.cond.Broadcast()
 }
 
 // fetch opens the file and, when small, reads it whole: into a buffer one
 // byte longer than planned, so that a file grown since it was listed is
 // seen (it is then handed over open, from its start, as a large one is).
+// One read does it: one that returns the size planned, short of the byte
+// more asked, met the file's end.
 func (f *fetched) fetch(path string, size int64) {
 	fd, err := openRead(path)
 	if err != nil {
@@ -140,7 +202,14 @@ func (f *fetched) fetch(path string, size int64) {
 		if m == 0 {
 			break
 		}
+		short := m < len(buf)-n
 		n += m
+		if short && n == int(size) {
+			// Short of what was asked, at the size planned: the file's
+			// end (a regular file's read stops short only there), with
+			// no read more to see it.
+			break
+		}
 	}
 	if n == len(buf) {
 		if _, err := syscall.Seek(fd, 0, io.SeekStart); err == nil {
@@ -203,13 +272,19 @@ func openRead(path string) (int, error) {
 // the files skipped are let go).
 func (pf *prefetch) get(k int) *fetched {
 	for {
-		f, ok := <-pf.queue
-		if !ok {
-			return nil
+		if pf.cur == nil || pf.ci == len(pf.cur.files) {
+			g, ok := <-pf.queue
+			if !ok {
+				pf.cur = nil
+				return nil
+			}
+			<-g.done
+			pf.cur, pf.ci = g, 0
+			pf.groups++
 		}
-		<-f.done
+		f := &pf.cur.files[pf.ci]
+		pf.ci++
 		if f.k == k {
-			pf.next = k + 1
 			return f
 		}
 		pf.release(f)
@@ -227,21 +302,26 @@ func (pf *prefetch) release(f *fetched) {
 		f.pooled = false
 	}
 	f.data = nil
-	pf.give(f.cost)
+	pf.held.give(f.cost)
 	f.cost = 0
 }
 
 // close stops the prefetch and lets go of what it read.
 func (pf *prefetch) close() {
-	pf.mu.Lock()
-	pf.closed = true
-	pf.mu.Unlock()
-	pf.cond.Broadcast()
+	pf.held.close()
+	if g := pf.cur; g != nil {
+		for i := pf.ci; i < len(g.files); i++ {
+			pf.release(&g.files[i])
+		}
+		pf.cur = nil
+	}
 	go func() {
 		// Drain, so that the feeder blocked on a full queue ends.
-		for f := range pf.queue {
-			<-f.done
-			pf.release(f)
+		for g := range pf.queue {
+			<-g.done
+			for i := range g.files {
+				pf.release(&g.files[i])
+			}
 		}
 	}()
 	pf.wg.Wait()

@@ -26,11 +26,16 @@ func (p *Plan) checkRoom() {
 	defer func() { p.checked = n }()
 	for i := p.checked; i < n; i++ {
 		it := p.items.at(i)
-		dst := p.end(it.dst)
-		vs, ok := dst.side.(volSide)
+		// The destination's path only: its shown form is made for a
+		// refusal (dropNoRoom).
+		vs, ok := p.sideAt(it.dst).(volSide)
+		var dst string
+		if ok {
+			dst = p.pathAt(it.dst)
+		}
 		if it.closes && it.walk && p.room != nil && ok {
 			// Nothing more goes in this directory.
-			p.room.Forget(dst.path)
+			p.room.Forget(dst)
 		}
 		if d, ok := p.roomDropped[it.parent]; ok && it.parent >= 0 {
 			p.dropInside(i, d)
@@ -51,7 +56,7 @@ func (p *Plan) checkRoom() {
 		switch it.kind {
 		case itemMkdir:
 			if !it.exists {
-				why = roomText(r.Add(dst.path, 0, true))
+				why = roomText(r.Add(dst, 0, true))
 			}
 		case itemFile:
 			clusters := r.Clusters(it.size)
@@ -66,7 +71,7 @@ func (p *Plan) checkRoom() {
 				// first, and the new one written into its clusters.
 				why = roomText(r.Take(clusters))
 				if why != "" && p.o.tightOK(it) {
-					switch held := r.Held(dst.path); {
+					switch held := r.Held(dst); {
 					case clusters <= r.Free()+held:
 						it.tight = true
 						r.Give(held)
@@ -77,7 +82,7 @@ func (p *Plan) checkRoom() {
 					}
 				}
 			} else {
-				why = roomText(r.Add(dst.path, it.size, false))
+				why = roomText(r.Add(dst, it.size, false))
 			}
 		}
 		if why == "" {

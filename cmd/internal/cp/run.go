@@ -86,12 +86,11 @@ func (x *runner) startReadAhead(from, to int) {
 		if it.kind != itemFile {
 			continue
 		}
-		src := x.p.end(it.src)
-		vs, ok := src.side.(volSide)
+		vs, ok := x.p.sideAt(it.src).(volSide)
 		if !ok {
-			if _, in := x.p.end(it.dst).side.(volSide); in && !it.stdin && !it.stream && !prefetchOff {
+			if _, in := x.p.sideAt(it.dst).(volSide); in && !it.stdin && !it.stream && !prefetchOff {
 				it.ahead = int32(len(hostPaths))
-				hostPaths = append(hostPaths, src.path)
+				hostPaths = append(hostPaths, x.p.pathAt(it.src))
 				hostSizes = append(hostSizes, it.size)
 			}
 			continue
@@ -103,7 +102,7 @@ func (x *runner) startReadAhead(from, to int) {
 		vols[id] = vs.vol
 	}
 	for id, list := range items {
-		name := func(k int) string { return x.p.end(x.p.items.at(int(list[k])).src).path }
+		name := func(k int) string { return x.p.pathAt(x.p.items.at(int(list[k])).src) }
 		o := x.o.ReadAhead
 		o.Bytes = bytes[id] // small files take fewer, smaller buffers
 		x.ra[id] = vols[id].ReadAheadFunc(len(list), name, o)
@@ -231,10 +230,13 @@ type chunker interface {
 // that does not fit (a full volume or directory) is named and the copy goes
 // on: a later, smaller file or shorter name may still fit, as in mcopy.
 func (x *runner) copyFile(it *item) error {
-	from, to := x.p.ends2(it)
+	// The source's end is made where a message or the pool needs it:
+	// a copy of many files into a volume names none of them.
+	to := x.p.end(it.dst)
+	from := func() end { return x.p.end(it.src) }
 	src, done, err := x.openSource(it)
 	if err != nil {
-		x.p.problemLine(true, from.show, "cannot be read: "+errText(err), fmt.Sprintf("cannot open %s for reading: %s", quote(from.show), errText(err)))
+		x.p.problemLine(true, from().show, "cannot be read: "+errText(err), fmt.Sprintf("cannot open %s for reading: %s", quote(from().show), errText(err)))
 		return nil
 	}
 	defer done()
@@ -248,26 +250,26 @@ func (x *runner) copyFile(it *item) error {
 			if errors.Is(err, errCommit) {
 				return err
 			}
-			x.fileError(it, fmt.Sprintf("cannot copy %s to %s", quote(from.show), quote(to.show)), err)
+			x.fileError(it, fmt.Sprintf("cannot copy %s to %s", quote(from().show), quote(to.show)), err)
 			return nil
 		}
 	}
 	if x.pooled(it, to) {
 		if x.o.Verbose != nil {
-			x.o.Verbose(from.show, to.show)
+			x.o.Verbose(from().show, to.show)
 		}
-		return x.handOver(it, src, from, to)
+		return x.handOver(it, src, from(), to)
 	}
 	var w fileSink = stdoutSink{x.o.Stdout}
 	if !it.stdout {
 		hint := max(it.size, 0)
 		if w, err = to.side.create(to.path, hint, it.mtime.t()); err != nil {
-			x.fileError(it, fmt.Sprintf("cannot copy %s to %s", quote(from.show), quote(to.show)), err)
+			x.fileError(it, fmt.Sprintf("cannot copy %s to %s", quote(from().show), quote(to.show)), err)
 			return nil
 		}
 	}
 	if x.o.Verbose != nil {
-		x.o.Verbose(from.show, to.show)
+		x.o.Verbose(from().show, to.show)
 	}
 	n, err := x.pump(w, src, x.textMode(it))
 	if err == nil && !it.stdin && !it.stream && !x.o.Text && n != it.size {
@@ -277,15 +279,15 @@ func (x *runner) copyFile(it *item) error {
 		w.Abort()
 		if errors.Is(err, ErrInterrupted) {
 			if x.emptied != "" {
-				x.fileError(it, fmt.Sprintf("copying %s to %s", quote(from.show), quote(to.show)), err)
+				x.fileError(it, fmt.Sprintf("copying %s to %s", quote(from().show), quote(to.show)), err)
 			}
 			return err
 		}
-		x.fileError(it, fmt.Sprintf("copying %s to %s", quote(from.show), quote(to.show)), err)
+		x.fileError(it, fmt.Sprintf("copying %s to %s", quote(from().show), quote(to.show)), err)
 		return nil
 	}
 	if err := w.Close(); err != nil {
-		x.fileError(it, fmt.Sprintf("cannot copy %s to %s", quote(from.show), quote(to.show)), err)
+		x.fileError(it, fmt.Sprintf("cannot copy %s to %s", quote(from().show), quote(to.show)), err)
 		return nil
 	}
 	if hf, ok := w.(*hostFile); ok {
@@ -332,21 +334,20 @@ func (x *runner) openSource(it *item) (chunker, func(), error) {
 	if it.stdin {
 		return newAsyncChunker(x.o.Stdin, x.o.IOSize, x.o.Stop), func() {}, nil
 	}
-	from := x.p.end(it.src)
 	if it.stream {
 		// Opened and read by the chunker's goroutine: opening a FIFO
 		// blocks until a writer comes, and a stop must not wait for it.
-		lf := &lazyFile{path: from.path}
+		lf := &lazyFile{path: x.p.pathAt(it.src)}
 		return newAsyncChunker(lf, x.o.IOSize, x.o.Stop), lf.close, nil
 	}
-	if vs, ok := from.side.(volSide); ok {
+	if vs, ok := x.p.sideAt(it.src).(volSide); ok {
 		f, err := x.ra[vs.id()].File(int(it.ahead))
 		return f, func() {}, err
 	}
 	if x.pf != nil {
 		return x.fetchedSource(x.pf, int(it.ahead))
 	}
-	f, err := os.Open(from.path)
+	f, err := os.Open(x.p.pathAt(it.src))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -357,10 +358,11 @@ func (x *runner) openSource(it *item) (chunker, func(), error) {
 // settleLateClash handles a new volume file whose name turns out taken
 // when it is written: the short name a file got earlier in this copy can
 // equal a later source's long name ("FILE~1.TXT"). The secondary policy
-// applies (autorename unless -D S or -D O); false: skip the file. from
-// and to are the item's ends; the destination returned is to or the name
-// it was renamed to.
-func (x *runner) settleLateClash(it *item, from, to end) (end, bool) {
+// applies (autorename unless -D S or -D O); false: skip the file. source
+// makes the item's source end (when a clash needs it), to is its
+// destination; the destination returned is to or the name it was renamed
+// to.
+func (x *runner) settleLateClash(it *item, source func() end, to end) (end, bool) {
 	vs, ok := to.side.(volSide)
 	if !ok || it.exists || it.stdout {
 		return to, true
@@ -374,6 +376,7 @@ func (x *runner) settleLateClash(it *item, from, to end) (end, bool) {
 	if err != nil || !ex.exists {
 		return to, true
 	}
+	from := source()
 	why := fmt.Sprintf("%s is the short name of %s, copied in this run", quote(to.show), quoteName(ex.name))
 	switch x.p.effective(false) {
 	case Skip:

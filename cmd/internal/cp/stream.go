@@ -105,7 +105,7 @@ func (p *Plan) next() bool {
 	if p.co.ended = <-p.co.ready; p.co.ended {
 		p.checkRoom()
 		p.settleName()
-		p.dirs, p.loose = nil, nil
+		p.dirs, p.loose, p.lastDir = nil, nil, lastDir{}
 		return true
 	}
 	p.checkRoom()
@@ -131,6 +131,9 @@ func (p *Plan) release(i int) {
 				}
 			}
 			delete(p.dirs, key)
+			if p.lastDir.d == d {
+				p.lastDir = lastDir{}
+			}
 		}
 		if mk := p.items.at(int(it.parent)); mk != nil && !mk.gone && !mk.named {
 			p.drop(int(it.parent))
@@ -285,7 +288,7 @@ func (p *Plan) surelyFits(srcs []cmdutil.Operand, expanded [][]end, dst end, int
 				return true // a loop: skipped
 			}
 		}
-		ents, _ := s.side.list(s.path)
+		ents, _ := p.listDir(s)
 		slots := int64(2)
 		for _, c := range ents {
 			if c.kind == kindSkip {
@@ -327,6 +330,25 @@ func (p *Plan) surelyFits(srcs []cmdutil.Operand, expanded [][]end, dst end, int
 	if !intoDir {
 		in = parentOf(dst)
 	}
+	// source counts one source, its folders listed ahead (listahead.go).
+	source := func(op cmdutil.Operand, s end, e entry) bool {
+		if p.ahead = aheadFor(s, e); p.ahead != nil {
+			defer func() { p.ahead.stop(); p.ahead = nil }()
+		}
+		switch {
+		case op.Contents && e.kind == kindDir && intoDir:
+			ents, _ := p.listDir(s)
+			for _, c := range ents {
+				if c.kind != kindSkip && !top(s.child(c.name), c, c.name, in) {
+					return false
+				}
+			}
+			return true
+		case intoDir:
+			return top(s, e, s.side.base(s.path), in)
+		}
+		return top(s, e, dst.side.base(dst.path), in)
+	}
 	for i, op := range srcs {
 		if isStd(op) {
 			return false
@@ -336,22 +358,8 @@ func (p *Plan) surelyFits(srcs []cmdutil.Operand, expanded [][]end, dst end, int
 			if err != nil || e.kind == kindSkip || (e.kind == kindDir && !p.o.Recursive) {
 				continue
 			}
-			switch {
-			case op.Contents && e.kind == kindDir && intoDir:
-				ents, _ := s.side.list(s.path)
-				for _, c := range ents {
-					if c.kind != kindSkip && !top(s.child(c.name), c, c.name, in) {
-						return false
-					}
-				}
-			case intoDir:
-				if !top(s, e, s.side.base(s.path), in) {
-					return false
-				}
-			default:
-				if !top(s, e, dst.side.base(dst.path), in) {
-					return false
-				}
+			if !source(op, s, e) {
+				return false
 			}
 		}
 	}

@@ -22,12 +22,16 @@ type DirtyFlag struct {
 // unless the flag is armed, set, was set already, or the volume has none
 // (none: FAT12).
 func (f *DirtyFlag) Arm(dev FirstWriter, none bool, mark func(flush bool) error) {
-	if f.Armed || f.Set || f.Was || none {
+	if !f.Armable(none) {
 		return
 	}
 	f.Armed = true
 	dev.BeforeFirstWrite(func() error { return mark(true) })
 }
+
+// Armable reports whether Arm would arm the flag: a change that begins
+// builds its mark function (a method value, an allocation) only then.
+func (f *DirtyFlag) Armable(none bool) bool { return !(f.Armed || f.Set || f.Was || none) }
 
 // Mark puts the armed flag on the device with write, if it is not there
 // yet: the device runs it before the first write of the session (Arm), and

@@ -140,7 +140,8 @@ func (w *Walker[D, R]) Parent(op, name string) (D, string, error) {
 		return noD, "", &fs.PathError{Op: op, Path: "/", Err: fs.ErrExist}
 	}
 	dirName, base := path.Split(name)
-	pd, pr, _, err := w.Walk(op, CleanPath(dirName), false)
+	// dirName is name's clean folder and a slash: without it, it is clean.
+	pd, pr, _, err := w.Walk(op, CleanPath(strings.TrimSuffix(dirName, "/")), false)
 	if err != nil {
 		return noD, "", err
 	}
@@ -156,7 +157,10 @@ func (w *Walker[D, R]) Parent(op, name string) (D, string, error) {
 	if err != nil {
 		return noD, "", &fs.PathError{Op: op, Path: "/" + name, Err: err}
 	}
-	if r := w.Lookup(d, base); dirOnly && r != noR && !w.IsDir(r) {
+	if !dirOnly {
+		return d, base, nil // the caller looks base up as it needs
+	}
+	if r := w.Lookup(d, base); r != noR && !w.IsDir(r) {
 		return noD, "", &fs.PathError{Op: op, Path: "/" + name + "/", Err: w.NotDir}
 	}
 	return d, base, nil

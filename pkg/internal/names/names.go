@@ -87,7 +87,7 @@ func (r FS) Clean(name string) (clean, note string, err error) {
 		c, _ := utf8.DecodeRuneInString(clean[i:])
 		return clean, note, refuse("holds %q, which %s names cannot hold", c, r.name)
 	}
-	if n := len(utf16.Encode([]rune(clean))); n > MaxUnits {
+	if n := UTF16Len(clean); n > MaxUnits {
 		return clean, note, refuse("is %d UTF-16 units long, more than %s's %d", n, r.name, MaxUnits)
 	}
 	if IsDevice(clean) {
@@ -114,12 +114,39 @@ func (r FS) Check(name string) error {
 // IsDevice reports whether a name is one DOS and Windows reserve for a
 // device: CON, PRN, AUX, NUL, COM1-COM9 or LPT1-LPT9, in any case, with or
 // without an extension ("con.txt" too), as Windows reads it.
+//
+// Only ASCII letters and digits spell one (no other letter upper-cases to
+// one of theirs), so an ASCII fold decides it, without a copy of the name:
+// every name a copy writes is asked about.
 func IsDevice(name string) bool {
 	base, _, _ := strings.Cut(name, ".")
-	base = strings.ToUpper(strings.TrimRight(base, " "))
-	switch base {
-	case "CON", "PRN", "AUX", "NUL":
-		return true
+	base = strings.TrimRight(base, " ")
+	if len(base) != 3 && len(base) != 4 {
+		return false
 	}
-	return len(base) == 4 && (base[:3] == "COM" || base[:3] == "LPT") && base[3] >= '1' && base[3] <= '9'
+	var up [4]byte
+	for i := range len(base) {
+		c := base[i]
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		up[i] = c
+	}
+	if len(base) == 3 {
+		w := string(up[:3])
+		return w == "CON" || w == "PRN" || w == "AUX" || w == "NUL"
+	}
+	w := string(up[:3])
+	return (w == "COM" || w == "LPT") && up[3] >= '1' && up[3] <= '9'
+}
+
+// UTF16Len is how many UTF-16 code units s takes (invalid UTF-8 counts as
+// U+FFFD, one unit, as utf16.Encode([]rune(s)) has it), without making
+// them.
+func UTF16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
 }

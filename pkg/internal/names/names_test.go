@@ -77,9 +77,14 @@ func TestIsDevice(t *testing.T) {
 		"CON": true, "con": true, "Con.txt": true, "con .txt": true, "PRN": true, "AUX.c": true, "NUL": true,
 		"COM1": true, "com9.log": true, "LPT1": true, "lpt5.x.y": true,
 		"COM0": false, "COM10": false, "LPT": false, "CONS": false, "xCON": false, "": false, ".con": false,
+		"\u017fon": false, "n\u0131l": false, "cOn  ": true, "COM\u00b9": false, "C\u00d3N": false,
 	} {
 		if got := IsDevice(name); got != want {
 			t.Errorf("IsDevice(%q) = %v, want %v", name, got, want)
 		}
+	}
+	// Asked of every name a copy writes: it makes no copy of the name.
+	if n := testing.AllocsPerRun(10, func() { IsDevice("a file named 042.txt"); IsDevice("con.txt") }); n != 0 {
+		t.Errorf("IsDevice: %.0f allocations, want none", n)
 	}
 }

@@ -92,7 +92,6 @@ func (j *hostWrite) write() {
 	if hs, ok := j.to.side.(hostSide); ok && len(j.data) < fio.HostDropMin {
 		if err := hs.writeWhole(j.to.path, j.data, j.mtime.t()); err != nil {
 			j.err, j.what = err, fmt.Sprintf("cannot copy %s to %s", quote(j.from.show), quote(j.to.show))
-			return
 		}
 		return
 	}

@@ -6,8 +6,8 @@ import (
 	"io"
 )
 
-// JSONList prints the first list of a command's --json object member by
-// member as the command finds them, not all of them at the end, so that
+// JSONList prints the first list of a command's --json object as the
+// command finds its members (a few KiB at a time), not all at the end, so that
 // a listing of a million paths (fls -R, fverify -l) holds none: the list
 // comes first, then the rest of the object, in the bytes PrintJSON prints
 // (the list's members indented as there). The command adds each member
@@ -21,7 +21,14 @@ type JSONList struct {
 	field string
 	n     int
 	err   error
+	// buf holds the members printed and not yet written: they go out
+	// jsonListChunk bytes at a time (one write each, not two per member)
+	// and before the rest of the object.
+	buf []byte
 }
+
+// jsonListChunk is how much of the list a JSONList writes at once.
+const jsonListChunk = 32 << 10
 
 // NewJSONList prints the list named field of the object on out.
 func NewJSONList(out io.Writer, field string) *JSONList {
@@ -38,18 +45,25 @@ func (l *JSONList) Add(v any) {
 		l.err = err
 		return
 	}
-	lead := ",\n    "
 	if l.n == 0 {
-		lead = "{\n  " + quoteField(l.field) + ": [\n    "
+		l.buf = append(l.buf, "{\n  "+quoteField(l.field)+": [\n    "...)
+	} else {
+		l.buf = append(l.buf, ",\n    "...)
 	}
 	l.n++
-	if _, err := io.WriteString(l.out, lead); err != nil {
-		l.err = err
-		return
+	l.buf = append(l.buf, b...)
+	if len(l.buf) >= jsonListChunk {
+		l.flush()
 	}
-	if _, err := l.out.Write(b); err != nil {
-		l.err = err
+}
+
+// flush writes the members held.
+func (l *JSONList) flush() error {
+	if len(l.buf) > 0 && l.err == nil {
+		_, l.err = l.out.Write(l.buf)
 	}
+	l.buf = l.buf[:0]
+	return l.err
 }
 
 // Len is how many members were printed.
@@ -69,10 +83,10 @@ func (l *JSONList) Write(p []byte) (int, error) {
 	if empty := []byte("\n  " + quoteField(l.field) + ": [],"); bytes.HasPrefix(rest, empty) {
 		rest = rest[len(empty):]
 	}
-	if _, err := io.WriteString(l.out, "\n  ],"); err != nil {
+	if err := l.flush(); err != nil {
 		return 0, err
 	}
-	if _, err := l.out.Write(rest); err != nil {
+	if _, err := l.out.Write(append([]byte("\n  ],"), rest...)); err != nil {
 		return 0, err
 	}
 	return len(p), nil

@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -29,6 +30,13 @@ func TestJSONListAsPrintJSON(t *testing.T) {
 		Files  int    `json:"files"`
 		Outcome
 	}
+	many := func(n int) []entry {
+		var es []entry
+		for i := range n {
+			es = append(es, entry{strings.Repeat("n", i%50), i})
+		}
+		return es
+	}
 	for _, tc := range []struct {
 		name    string
 		members []entry
@@ -37,6 +45,7 @@ func TestJSONListAsPrintJSON(t *testing.T) {
 		{"field empty", []entry{{"a", 1}, {"b <&>", 2}}, &whole{Files: 2}},
 		{"field left out", []entry{{"a", 1}}, &omitted{Device: "d", Files: 1}},
 		{"one member, field empty", []entry{{"x", 0}}, &whole{Files: 1}},
+		{"many members, written in chunks", many(3000), &whole{Files: 3000}},
 		{"no member", nil, &whole{}},
 		{"no member, field left out", nil, &without{}},
 	} {

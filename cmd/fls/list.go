@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -69,9 +67,8 @@ type lister struct {
 	dirs     int       // directories listed, for mdir's "Total files listed"
 	row      []string  // -w: names waiting to be printed
 	tot      dirTotals // the directory being listed
-	// jsonEntries: --json entries printed so far (see jsonTail).
-	jsonEntries int
-	jsonErr     error
+	// entries prints --json's entries as they are listed (see list).
+	entries *cmdutil.JSONList
 }
 
 // dirTotals counts one directory's listing, as mdir's totals line does.
@@ -83,6 +80,7 @@ type dirTotals struct {
 func list(c *cli.Context, args []string, stdout, stderr io.Writer) error {
 	l := &lister{all: c.Bool("all"), rec: c.Bool("recursive"), json: c.Bool(cmdutil.FlagJSON), out: stdout,
 		headers: len(args) > 1 || c.Bool("recursive")}
+	l.entries = cmdutil.NewJSONList(stdout, "entries")
 	switch {
 	case c.Bool("long"):
 		l.format = long
@@ -109,9 +107,9 @@ func list(c *cli.Context, args []string, stdout, stderr io.Writer) error {
 			ms, skipped, err = cmdutil.Glob(im.Vol, op)
 		}
 		if cmdutil.IsInterrupt(err) {
-			if l.jsonEntries > 0 {
+			if l.entries.Len() > 0 {
 				// The entries printed are closed with the outcome.
-				return cmdutil.Finish(c, &jsonTail{l}, stderr, &l.rep, imgs.Stats, err)
+				return cmdutil.Finish(c, l.entries, stderr, &l.rep, imgs.Stats, err)
 			}
 			return err
 		}
@@ -149,57 +147,13 @@ func list(c *cli.Context, args []string, stdout, stderr io.Writer) error {
 		err = cmdutil.Exit(1, nil) // each was named
 		l.rep.Error = cmdutil.Reasons(l.rep.Failed)
 	}
-	if l.jsonErr != nil && err == nil {
-		return l.jsonErr
+	if l.entries.Err() != nil && err == nil {
+		return l.entries.Err()
 	}
-	return cmdutil.Finish(c, &jsonTail{l}, stderr, &l.rep, imgs.Stats, err)
-}
-
-// --json prints each entry as it is listed, not all of them at the end,
-// so that fls --json -R of a million files holds none (a text listing
-// holds none either): the object's "entries" come first, entry by entry,
-// and the rest of the object (PrintJSON's, whose "entries" is then empty)
-// follows them, in the bytes PrintJSON would have printed whole.
-
-// jsonHead is how PrintJSON's object starts when it lists no entries.
-const jsonHead = "{\n  \"entries\": [],"
-
-// emitJSON prints entry e of --json's "entries".
-func (l *lister) emitJSON(e entry) {
-	b, err := json.MarshalIndent(e, "    ", "  ")
-	if err != nil {
-		l.jsonErr = err
-		return
-	}
-	lead := ",\n    "
-	if l.jsonEntries == 0 {
-		lead = jsonHead[:len(jsonHead)-2] + "\n    "
-	}
-	l.jsonEntries++
-	if _, err := io.WriteString(l.out, lead); err != nil {
-		l.jsonErr = err
-		return
-	}
-	if _, err := l.out.Write(b); err != nil {
-		l.jsonErr = err
-	}
-}
-
-// jsonTail is standard output for Finish: it closes the entries printed
-// and prints the rest of the object.
-type jsonTail struct{ l *lister }
-
-func (t *jsonTail) Write(p []byte) (int, error) {
-	if t.l.jsonEntries == 0 || !bytes.HasPrefix(p, []byte(jsonHead)) {
-		return t.l.out.Write(p)
-	}
-	if _, err := io.WriteString(t.l.out, "\n  ],"); err != nil {
-		return 0, err
-	}
-	if _, err := t.l.out.Write(p[len(jsonHead):]); err != nil {
-		return 0, err
-	}
-	return len(p), nil
+	// --json prints each entry as it is listed, not all of them at the
+	// end, so that fls --json -R of a million files holds none (a text
+	// listing holds none either).
+	return cmdutil.Finish(c, l.entries, stderr, &l.rep, imgs.Stats, err)
 }
 
 func contains(ims []*cmdutil.Image, im *cmdutil.Image) bool {
@@ -339,7 +293,7 @@ func (l *lister) entryOf(v vol.Volume, p string, fi fs.FileInfo) entry {
 // full its whole path (for -b).
 func (l *lister) emit(e entry, name, full string) {
 	if l.json {
-		l.emitJSON(e)
+		l.entries.Add(e)
 	}
 	l.rep.Files++
 	l.tot.files++

@@ -127,6 +127,13 @@ func parseCompares(specs []string) ([]comparison, error) {
 // verify opens, checks, compares, repairs and reports.
 func verify(c *cli.Context, spec string, m mode, compares []comparison, stdout, stderr io.Writer) error {
 	jsonOut := c.Bool(cmdutil.FlagJSON)
+	var checked *cmdutil.JSONList
+	if jsonOut && m.list {
+		// The paths checked are printed as the check goes, and the rest
+		// of the object after them (everything below writes stdout).
+		checked = cmdutil.NewJSONList(stdout, "checked")
+		stdout = checked
+	}
 	// fail ends a check that could not be made: the JSON object has the
 	// device and the error, with what is known (res, if the check ran).
 	// An exFAT volume's failure names its file system: it is known
@@ -162,8 +169,7 @@ func verify(c *cli.Context, spec string, m mode, compares []comparison, stdout, 
 	}
 	// Files a repair makes get SOURCE_DATE_EPOCH when it is set.
 	opts := vol.CheckOptions{Salvage: m.salvage, Plan: m.verbose, Clock: cmdutil.Now, ExFAT: &ex, CompareCache: c.Bool(cmdutil.FlagCache)}
-	var checked []string
-	opts.Visit, opts.Progress = visitors(m, jsonOut, stdout, stderr, &checked)
+	opts.Visit, opts.Progress = visitors(m, checked, stdout, stderr)
 	rep, err := vol.Check(dev, opts)
 	if err != nil {
 		return fail(nil, nil, fmt.Errorf("%s: %w", spec, err))
@@ -173,7 +179,7 @@ func verify(c *cli.Context, spec string, m mode, compares []comparison, stdout, 
 			return fail(nil, nil, fmt.Errorf("--compare %s=%s: %w", cmp.host, cmp.vol, err))
 		}
 	}
-	res := result{rep: rep, checked: checked}
+	res := result{rep: rep}
 	repair := (m.repair || m.dryRun) && rep.NeedsRepair()
 	if !repair || readOnly != nil {
 		res.plan = rep.Plan() // what -v and --json show of a repair not made

@@ -14,14 +14,15 @@ import (
 // result is what verify has to print.
 type result struct {
 	rep      *vol.Report
-	checked  []string // -l with --json: the paths checked
 	plan     []string // the repair, one sentence per fix
 	planned  bool     // Repair worked the plan out (--repair or --dry-run)
 	repaired bool     // and carried it out
 	after    *summary // the check made again after a repair
 }
 
-// output is --json's object.
+// output is --json's object. With -l, its first list, "checked" (each
+// path as it is checked), is printed before it as the check goes
+// (cmdutil.JSONList).
 type output struct {
 	Device   string        `json:"device"`
 	FATType  string        `json:"fat_type,omitempty"`
@@ -30,7 +31,6 @@ type output struct {
 	Fixes    []string      `json:"fixes"`          // the fixes made (--repair)
 	Plan     []string      `json:"plan,omitempty"` // the fixes planned, not made
 	Left     []vol.Problem `json:"left,omitempty"` // what the repair leaves (--repair, --dry-run)
-	Checked  []string      `json:"checked,omitempty"`
 	Summary  *summary      `json:"summary,omitempty"`
 	// After is the summary of the check made again after --repair.
 	After *summary `json:"after_repair,omitempty"`
@@ -76,7 +76,7 @@ func finish(c *cli.Context, w, stderr io.Writer, spec string, m mode, res result
 	out := &output{Device: spec}
 	if c.Bool(cmdutil.FlagJSON) {
 		out = &output{Device: spec, FATType: rep.Type, Problems: rep.Problems, Warnings: rep.Warnings,
-			Fixes: []string{}, Left: rep.Left, Checked: res.checked, Summary: s, After: res.after}
+			Fixes: []string{}, Left: rep.Left, Summary: s, After: res.after}
 		if res.repaired {
 			out.Fixes = res.plan
 		} else {

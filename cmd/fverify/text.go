@@ -11,13 +11,13 @@ import (
 )
 
 // visitors returns the check's callbacks for -l (each path checked, on
-// stdout or into checked for --json) and -v (each stage, on stderr); nil
-// when not asked for.
-func visitors(m mode, jsonOut bool, stdout, stderr io.Writer, checked *[]string) (visit, progress func(string)) {
+// stdout, or added to list for --json) and -v (each stage, on stderr);
+// nil when not asked for.
+func visitors(m mode, list *cmdutil.JSONList, stdout, stderr io.Writer) (visit, progress func(string)) {
 	if m.list {
 		visit = func(p string) {
-			if jsonOut {
-				*checked = append(*checked, p)
+			if list != nil {
+				list.Add(p)
 			} else {
 				fmt.Fprintf(stdout, "checking %s\n", cmdutil.Sanitize(p))
 			}

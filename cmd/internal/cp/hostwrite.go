@@ -3,6 +3,8 @@ package cp
 import (
 	"fmt"
 	"io"
+
+	fio "github.com/ftools/ftools/pkg/io"
 )
 
 // A copy of many small files out of a volume spends most of its time
@@ -11,10 +13,19 @@ import (
 // each small file from the volume in plan order, as before, and hands its
 // data over; a worker creates the host file, writes and closes it.
 // Directories are still made by the copy itself, in plan order, before
-// anything goes in them; a directory's time is set (-p) once every file
-// handed over before it is written. The outcome of each file (counted,
-// or named as not copied, with the same messages) is taken in plan
-// order, so that the report is what it was.
+// anything goes in them. The outcome of each file (counted, or named as
+// not copied, with the same messages) is taken in plan order, so that the
+// report is what it was; a directory's time (-p) is set when its turn
+// comes in that order, once every file handed over before it is written,
+// without holding the copy up until then.
+//
+// Files are handed over in batches of up to writeBatch (a worker takes a
+// batch at a time: one hand-over and one wake-up per batch, not per
+// file), the batch being filled going out when full, or when the copy
+// must wait for the pool. A file under fio.HostDropMin is written with
+// the fewest system calls the host allows (hostSide.writeWhole: open,
+// write, set its time on the open descriptor, close); larger ones pass
+// fio.HostFile, which keeps them out of the page cache.
 //
 // What the pool holds is bounded: at most writeFiles files handed over
 // and not yet written, and writeBytes of their data. A copy that stops at
@@ -24,38 +35,52 @@ import (
 const (
 	writeWorkers = 4
 	writeFiles   = 64
+	writeBatch   = writeFiles / writeWorkers
 	writeBytes   = 4 << 20
 	writeWhole   = 1 << 20
 )
 
 // hostWrite is one file handed to the pool: what it needs of its item,
-// which the plan may let go once handed over (release).
+// which the plan may let go once handed over (release). A directory's
+// time to set, in its turn, is one too (dir).
 type hostWrite struct {
-	mtime  stamp
-	from   end
-	to     end
-	data   []byte
-	err    error  // what failed, with what: the message's start
-	what   string // the message's start when err is set
-	copied bool
-	done   chan struct{}
+	mtime stamp
+	from  end
+	to    end
+	data  []byte
+	dir   bool   // set the time of directory to (its files are written)
+	err   error  // what failed, with what: the message's start
+	what  string // the message's start when err is set
+	mode  string // how it passed the page cache (fio.HostFile's Mode)
+}
+
+// hostBatch is files handed over together, written by one worker in
+// order; done is closed when all are.
+type hostBatch struct {
+	jobs []*hostWrite
+	done chan struct{}
 }
 
 // writePool writes host files on a few workers.
 type writePool struct {
-	jobs    chan *hostWrite
-	pending []*hostWrite // handed over, outcome not yet taken, in plan order
+	batches chan *hostBatch
+	pending []*hostBatch // handed over, outcomes not yet taken, in plan order
+	open    *hostBatch   // being filled, not yet handed over (nil: none)
+	files   int          // in pending and open
 	bytes   int
-	closed  bool
 }
 
 func newWritePool() *writePool {
-	wp := &writePool{jobs: make(chan *hostWrite, writeFiles)}
+	wp := &writePool{batches: make(chan *hostBatch, writeWorkers)}
 	for w := 0; w < writeWorkers; w++ {
 		go func() {
-			for j := range wp.jobs {
-				j.write()
-				close(j.done)
+			for b := range wp.batches {
+				for _, j := range b.jobs {
+					if !j.dir {
+						j.write()
+					}
+				}
+				close(b.done)
 			}
 		}()
 	}
@@ -64,6 +89,12 @@ func newWritePool() *writePool {
 
 // write creates the host file and writes it whole.
 func (j *hostWrite) write() {
+	if hs, ok := j.to.side.(hostSide); ok && len(j.data) < fio.HostDropMin {
+		if err := hs.writeWhole(j.to.path, j.data, j.mtime.t()); err != nil {
+			j.err, j.what = err, fmt.Sprintf("cannot copy %s to %s", quote(j.from.show), quote(j.to.show))
+		}
+		return
+	}
 	w, err := j.to.side.create(j.to.path, int64(len(j.data)), j.mtime.t())
 	if err != nil {
 		j.err, j.what = err, fmt.Sprintf("cannot copy %s to %s", quote(j.from.show), quote(j.to.show))
@@ -78,7 +109,9 @@ func (j *hostWrite) write() {
 		j.err, j.what = err, fmt.Sprintf("cannot copy %s to %s", quote(j.from.show), quote(j.to.show))
 		return
 	}
-	j.copied = true
+	if hf, ok := w.(*hostFile); ok {
+		j.mode = hf.h.Mode()
+	}
 }
 
 // pooled reports whether the copy hands item it to the pool.
@@ -123,44 +156,100 @@ func (x *runner) handOver(it *item, src chunker, from, to end) error {
 		putBuf(data)
 		return nil
 	}
-	for len(x.wp.pending) >= writeFiles || (x.wp.bytes+len(data) > writeBytes && len(x.wp.pending) > 0) {
-		x.reap(true)
-	}
-	j := &hostWrite{mtime: it.mtime, from: from, to: to, data: data, done: make(chan struct{})}
-	x.wp.pending = append(x.wp.pending, j)
-	x.wp.bytes += len(data)
-	x.wp.jobs <- j
-	x.reap(false)
+	x.queue(&hostWrite{mtime: it.mtime, from: from, to: to, data: data})
 	return nil
 }
 
-// reap takes the outcomes of the files written, in plan order: the first
-// one, waiting for it when wait is set, and every one after it already
-// written.
+// queue adds j to the batch being filled, after waiting, if the pool
+// holds its most, for the outcomes of the first files handed over; a
+// full batch goes to the workers.
+func (x *runner) queue(j *hostWrite) {
+	wp := x.wp
+	for wp.files >= writeFiles || (wp.bytes+len(j.data) > writeBytes && wp.files > 0) {
+		if len(wp.pending) == 0 {
+			x.flush()
+		}
+		x.reap(true)
+	}
+	if wp.open == nil {
+		wp.open = &hostBatch{done: make(chan struct{})}
+	}
+	wp.open.jobs = append(wp.open.jobs, j)
+	wp.files++
+	wp.bytes += len(j.data)
+	if len(wp.open.jobs) >= writeBatch {
+		x.flush()
+	}
+	x.reap(false)
+}
+
+// flush hands the batch being filled to the workers.
+func (x *runner) flush() {
+	if b := x.wp.open; b != nil {
+		x.wp.open = nil
+		x.wp.pending = append(x.wp.pending, b)
+		x.wp.batches <- b
+	}
+}
+
+// dirDone sets a directory's time (-p) once the files handed over before
+// it are written: now when the pool holds none, else in its turn.
+func (x *runner) dirDone(dst end, mtime stamp) {
+	if x.wp == nil || x.wp.files == 0 {
+		x.finishDir(dst, mtime)
+		return
+	}
+	x.queue(&hostWrite{dir: true, to: dst, mtime: mtime})
+}
+
+// finishDir sets a directory's time (-p).
+func (x *runner) finishDir(dst end, mtime stamp) {
+	if ferr := dst.side.finishDir(dst.path, mtime.t()); ferr != nil {
+		x.p.problem(true, dst.show, "cannot set its time: "+errText(ferr))
+	}
+}
+
+// reap takes the outcomes of the files written, in plan order: those of
+// the first batch, waiting for it when wait is set, and of every one
+// after it already written.
 func (x *runner) reap(wait bool) {
 	wp := x.wp
 	for len(wp.pending) > 0 {
-		j := wp.pending[0]
+		b := wp.pending[0]
 		if !wait {
 			select {
-			case <-j.done:
+			case <-b.done:
 			default:
 				return
 			}
 		}
-		<-j.done
+		<-b.done
 		wait = false
 		wp.pending = wp.pending[1:]
-		wp.bytes -= len(j.data)
-		putBuf(j.data)
-		if j.err != nil {
-			why := errText(j.err)
-			x.p.problemLine(true, j.from.show, why, j.what+": "+why)
-			continue
+		for _, j := range b.jobs {
+			x.outcome(j)
 		}
-		x.res.Files++
-		x.res.Bytes += int64(len(j.data))
 	}
+}
+
+// outcome takes one file's outcome (or sets a directory's time).
+func (x *runner) outcome(j *hostWrite) {
+	wp := x.wp
+	wp.files--
+	if j.dir {
+		x.finishDir(j.to, j.mtime)
+		return
+	}
+	wp.bytes -= len(j.data)
+	putBuf(j.data)
+	x.res.PageCache.Add(j.mode)
+	if j.err != nil {
+		why := errText(j.err)
+		x.p.problemLine(true, j.from.show, why, j.what+": "+why)
+		return
+	}
+	x.res.Files++
+	x.res.Bytes += int64(len(j.data))
 }
 
 // settle waits for every file handed over and takes their outcomes.
@@ -168,6 +257,7 @@ func (x *runner) settle() {
 	if x.wp == nil {
 		return
 	}
+	x.flush()
 	for len(x.wp.pending) > 0 {
 		x.reap(true)
 	}
@@ -179,6 +269,6 @@ func (x *runner) closePool() {
 		return
 	}
 	x.settle()
-	close(x.wp.jobs)
+	close(x.wp.batches)
 	x.wp = nil
 }

@@ -189,11 +189,8 @@ func (x *runner) step(i int, it *item) error {
 	case itemFile:
 		return x.copyFile(it)
 	case itemDirDone:
-		x.settle() // the files in it are written before its time is set
-		dst := x.p.end(it.dst)
-		if ferr := dst.side.finishDir(dst.path, it.mtime.t()); ferr != nil {
-			x.p.problem(true, dst.show, "cannot set its time: "+errText(ferr))
-		}
+		// Its time is set once the files in it are written.
+		x.dirDone(x.p.end(it.dst), it.mtime)
 	}
 	return nil
 }

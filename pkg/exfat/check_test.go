@@ -149,6 +149,14 @@ func TestCheckDamage(t *testing.T) {
 			off, _ := recordOffset(t, img, "b.bin")
 			patchImage(t, img, off+offModifyTime, []byte{0x11})
 		}, KindSetChecksum, true, true},
+		{"set-checksum-end-marker", func(t *testing.T, img string) {
+			// The stream entry's type byte is 0x00, the end marker: the
+			// set is deleted whole, and the deleted entry must not end
+			// the folder there, which would hide the members after it
+			// and leave their clusters lost.
+			off, _ := recordOffset(t, img, "b.bin")
+			patchImage(t, img, off+EntrySize, []byte{TypeEndOfDirectory})
+		}, KindSetChecksum, true, true},
 		{"name-hash", func(t *testing.T, img string) {
 			off, _ := recordOffset(t, img, "b.bin")
 			set := voltest.ReadFileAt(t, img, off, 3*EntrySize)

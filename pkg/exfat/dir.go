@@ -447,7 +447,7 @@ func (d *dir) removeRec(r *Record) {
 // clearSlots marks n entries from slot unused.
 func (d *dir) clearSlots(slot, n int) {
 	for i := slot; i < slot+n; i++ {
-		d.raw[i*EntrySize] &^= typeInUse
+		d.raw[i*EntrySize] = deletedType(d.raw[i*EntrySize])
 	}
 	d.markDirty(slot, n)
 	if slot < d.hint {

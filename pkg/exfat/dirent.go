@@ -30,6 +30,17 @@ const (
 	typeBenign    = 0x20
 )
 
+// deletedType is the type byte of an entry of type t once deleted: InUse
+// cleared. An entry whose type was already 0x00 or 0x80 (a damaged set
+// may hold one) becomes an unused file entry instead of 0x00, which would
+// end the directory there and hide every member after it.
+func deletedType(t byte) byte {
+	if t &^= typeInUse; t == TypeEndOfDirectory {
+		return TypeFile &^ typeInUse
+	}
+	return t
+}
+
 // Common entry fields.
 const (
 	offEntryType      = 0

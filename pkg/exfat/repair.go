@@ -161,7 +161,7 @@ func Repair(v *Volume, rep *Report, opts RepairOptions) ([]string, error) {
 			if _, err := v.dev.ReadAt(typ[:], off); err != nil {
 				return fixes, fmt.Errorf("exfat: reading the entry at byte %d: %w", off, err)
 			}
-			typ[0] &^= typeInUse
+			typ[0] = deletedType(typ[0])
 			if err := b.Write(off, typ[:]); err != nil {
 				return fixes, err
 			}

@@ -119,6 +119,24 @@ func TestFcatText(t *testing.T) {
 			t.Errorf("fcat without -t changed the bytes: %q", got)
 		}
 	}
+	// A file of several read requests (fcat reads through the volume's
+	// read-ahead, in chunks of up to a request, converting a copy), its
+	// Ctrl-Z in the third; and the same bytes without -t, read whole.
+	bigDOS := strings.Repeat("0123456789abcd\r\n", 600_000) + "\x1aafter the end\r\n"
+	bigWant := strings.ReplaceAll(bigDOS[:strings.IndexByte(bigDOS, 0x1a)], "\r", "")
+	big := filepath.Join(t.TempDir(), "big.txt")
+	if err := os.WriteFile(big, []byte(bigDOS), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, im := range []string{img, x} {
+		ok(t, "fcp", "-i", im, big, "::/")
+		if got := ok(t, "fcat", "-t", "-i", im, "::/big.txt"); got != bigWant {
+			t.Errorf("fcat -t of a %d-byte file on %s: %d bytes, want %d", len(bigDOS), im, len(got), len(bigWant))
+		}
+		if got := ok(t, "fcat", "-i", im, "::/big.txt", "::/dos.txt"); got != bigDOS+dos {
+			t.Errorf("fcat of the big file and the small one on %s: %d bytes, want %d", im, len(got), len(bigDOS+dos))
+		}
+	}
 }
 
 // The partition fls picks is named for what it holds: "the only exFAT

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ftools/ftools/cmd/internal/cmdutil"
 	fio "github.com/ftools/ftools/pkg/io"
+	"github.com/ftools/ftools/pkg/vol"
 )
 
 func main() { cmdutil.Main(run) }
@@ -99,8 +100,30 @@ func catOne(c *cli.Context, imgs cmdutil.Images, arg string, stdout, stderr io.W
 	if err != nil {
 		errs = append(errs, err)
 	}
+	// The files' data comes through the volume's read-ahead, several
+	// requests in flight while the last chunk is written out (reading
+	// in turn with writing, a 1 GiB file took twice as long as fcp's
+	// copy out). A name ending in a slash is left to catFile's checks.
+	var names []string
 	for _, o := range ops {
-		err := catFile(im, o, stdout, buf, c.Bool("text"))
+		if !o.Slash {
+			names = append(names, o.Path)
+		}
+	}
+	var ra *vol.ReadAhead
+	if len(names) > 0 {
+		ra = im.Vol.ReadAhead(names, vol.ReadAheadOptions{})
+		defer ra.Close()
+	}
+	k := 0
+	for _, o := range ops {
+		var err error
+		if o.Slash {
+			err = catFile(im, o, stdout, buf, c.Bool("text"))
+		} else {
+			err = catAhead(im, ra, k, o, stdout, buf, c.Bool("text"))
+			k++
+		}
 		var we *writeError
 		if errors.As(err, &we) {
 			return err
@@ -110,6 +133,49 @@ func catOne(c *cli.Context, imgs cmdutil.Images, arg string, stdout, stderr io.W
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// catAhead writes the k-th file of the read-ahead. A file the read-ahead
+// cannot give (a directory, a name not found, a damaged chain) goes to
+// catFile, which names what is wrong as it always has.
+func catAhead(im *cmdutil.Image, ra *vol.ReadAhead, k int, op cmdutil.Operand, stdout io.Writer, buf []byte, text bool) error {
+	f, err := ra.File(k)
+	if err != nil {
+		return catFile(im, op, stdout, buf, text)
+	}
+	write := func(b []byte) error {
+		if len(b) == 0 {
+			return nil
+		}
+		if _, err := stdout.Write(b); err != nil {
+			return &writeError{fmt.Errorf("writing standard output: %s", cmdutil.ErrText(err))}
+		}
+		return nil
+	}
+	for {
+		b, rerr := f.Chunk()
+		for text && len(b) > 0 {
+			// The chunk is the read-ahead's: convert a copy.
+			n := copy(buf, b)
+			b = b[n:]
+			m, end := dosText(buf[:n])
+			if err := write(buf[:m]); err != nil {
+				return err
+			}
+			if end {
+				return nil
+			}
+		}
+		if err := write(b); err != nil {
+			return err
+		}
+		if rerr == io.EOF {
+			return nil
+		}
+		if rerr != nil {
+			return fmt.Errorf("%s: %s", cmdutil.Quote(op.Show(op.Path)), cmdutil.ErrText(rerr))
+		}
+	}
 }
 
 // catFile writes one file; text converts it as mtype -t does (dosText).

@@ -135,14 +135,39 @@ func catOne(c *cli.Context, imgs cmdutil.Images, arg string, stdout, stderr io.W
 	return errors.Join(errs...)
 }
 
-// catAhead writes the k-th file of the read-ahead. A file the read-ahead
-// cannot give (a directory, a name not found, a damaged chain) goes to
-// catFile, which names what is wrong as it always has.
+// catAhead writes the k-th file of the read-ahead, chunk by chunk without
+// a copy. A file the read-ahead cannot give (a directory, a name not
+// found, a damaged chain) goes to catFile, which names what is wrong as it
+// always has.
 func catAhead(im *cmdutil.Image, ra *vol.ReadAhead, k int, op cmdutil.Operand, stdout io.Writer, buf []byte, text bool) error {
 	f, err := ra.File(k)
 	if err != nil {
 		return catFile(im, op, stdout, buf, text)
 	}
+	return writeOut(op, stdout, buf, text, f.Chunk)
+}
+
+// catFile writes one file; text converts it as mtype -t does (dosText).
+func catFile(im *cmdutil.Image, op cmdutil.Operand, stdout io.Writer, buf []byte, text bool) error {
+	f, err := im.Vol.Open(op.VolPath())
+	if err != nil {
+		return fmt.Errorf("%s: %s", cmdutil.Quote(op.Show(op.VolPath())), cmdutil.ErrText(err))
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s: is a directory", cmdutil.Quote(op.Show(op.Path)))
+	}
+	return writeOut(op, stdout, buf, text, func() ([]byte, error) {
+		n, err := f.Read(buf)
+		return buf[:n], err
+	})
+}
+
+// writeOut writes the bytes next gives until io.EOF. With text, each
+// piece is converted in buf (a chunk next hands out may not be written
+// to; one it read into buf is converted where it lies) and a Ctrl-Z ends
+// the file. A failed write is a *writeError; a failed read names op.
+func writeOut(op cmdutil.Operand, stdout io.Writer, buf []byte, text bool, next func() ([]byte, error)) error {
 	write := func(b []byte) error {
 		if len(b) == 0 {
 			return nil
@@ -153,9 +178,8 @@ func catAhead(im *cmdutil.Image, ra *vol.ReadAhead, k int, op cmdutil.Operand, s
 		return nil
 	}
 	for {
-		b, rerr := f.Chunk()
+		b, rerr := next()
 		for text && len(b) > 0 {
-			// The chunk is the read-ahead's: convert a copy.
 			n := copy(buf, b)
 			b = b[n:]
 			m, end := dosText(buf[:n])
@@ -170,36 +194,6 @@ func catAhead(im *cmdutil.Image, ra *vol.ReadAhead, k int, op cmdutil.Operand, s
 			return err
 		}
 		if rerr == io.EOF {
-			return nil
-		}
-		if rerr != nil {
-			return fmt.Errorf("%s: %s", cmdutil.Quote(op.Show(op.Path)), cmdutil.ErrText(rerr))
-		}
-	}
-}
-
-// catFile writes one file; text converts it as mtype -t does (dosText).
-func catFile(im *cmdutil.Image, op cmdutil.Operand, stdout io.Writer, buf []byte, text bool) error {
-	f, err := im.Vol.Open(op.VolPath())
-	if err != nil {
-		return fmt.Errorf("%s: %s", cmdutil.Quote(op.Show(op.VolPath())), cmdutil.ErrText(err))
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return fmt.Errorf("%s: is a directory", cmdutil.Quote(op.Show(op.Path)))
-	}
-	for {
-		n, rerr := f.Read(buf)
-		end := false
-		if text {
-			n, end = dosText(buf[:n])
-		}
-		if n > 0 {
-			if _, err := stdout.Write(buf[:n]); err != nil {
-				return &writeError{fmt.Errorf("writing standard output: %s", cmdutil.ErrText(err))}
-			}
-		}
-		if rerr == io.EOF || end {
 			return nil
 		}
 		if rerr != nil {
